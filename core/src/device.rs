@@ -1,0 +1,868 @@
+//! The device side: the [`Device`] trait a firmware implements, and the request
+//! contexts its handlers read arguments from and write results through.
+//!
+//! Every context writes straight into the output [`Sink`](crate::json::Sink) as the
+//! handler produces content — a 1 MiB blob needs no 1 MiB buffer. The response envelope
+//! is opened lazily at the first content, so a handler may still decline (e.g. a
+//! resource that does not exist) before writing anything.
+
+use core::fmt;
+
+use crate::json::{JsonWriter, Str, Value};
+use crate::registry::{Prompt, Resource, ResourceTemplate, Tool};
+use crate::rpc::{self, Id};
+
+/// What a tool handler did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[must_use]
+pub enum Step {
+    /// The result is complete (whatever was written is the result).
+    Done,
+    /// The work goes on: the server keeps the request as a job and calls
+    /// [`Device::poll_tool`] again. Only allowed when [`ToolCall::can_defer`] is true and
+    /// before anything was written; otherwise it counts as `Done`.
+    Pending,
+}
+
+/// Why a resource could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum ReadError {
+    /// No such resource (answered with the era's not-found error).
+    NotFound,
+    /// The device failed to read it (-32603).
+    Failed,
+}
+
+/// Severity of a log message (RFC 5424 order, least severe first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum LogLevel {
+    /// debug
+    Debug,
+    /// info
+    Info,
+    /// notice
+    Notice,
+    /// warning
+    Warning,
+    /// error
+    Error,
+    /// critical
+    Critical,
+    /// alert
+    Alert,
+    /// emergency
+    Emergency,
+}
+
+impl LogLevel {
+    const ALL: [LogLevel; 8] = [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Notice,
+        LogLevel::Warning,
+        LogLevel::Error,
+        LogLevel::Critical,
+        LogLevel::Alert,
+        LogLevel::Emergency,
+    ];
+
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+
+    /// Parse a wire name.
+    pub fn parse(s: Str<'_>) -> Option<Self> {
+        Self::ALL.into_iter().find(|l| s.eq_str(l.as_str()))
+    }
+}
+
+/// A device: what it offers and the handlers that serve it.
+///
+/// Descriptors are looked up by index (`0..` until `None`), so they can live in `static`
+/// arrays, in flash, or behind a C ABI. Every method has a default: a device implements
+/// only the primitives it has.
+pub trait Device {
+    /// Tool number `index`.
+    fn tool(&self, index: usize) -> Option<Tool<'static>> {
+        let _ = index;
+        None
+    }
+    /// Resource number `index`.
+    fn resource(&self, index: usize) -> Option<Resource<'static>> {
+        let _ = index;
+        None
+    }
+    /// Resource template number `index`.
+    fn resource_template(&self, index: usize) -> Option<ResourceTemplate<'static>> {
+        let _ = index;
+        None
+    }
+    /// Prompt number `index`.
+    fn prompt(&self, index: usize) -> Option<Prompt<'static>> {
+        let _ = index;
+        None
+    }
+    /// Whether the device answers `completion/complete`.
+    fn completions(&self) -> bool {
+        false
+    }
+
+    /// Run a tool. Arguments were already validated against its input schema.
+    fn call_tool(&mut self, call: &mut ToolCall<'_>) -> Step {
+        call.error("tool not implemented");
+        Step::Done
+    }
+    /// Continue a job that [`Device::call_tool`] left [`Step::Pending`]
+    /// (`call.args()` is `None` now: keep what you need in the device or in
+    /// [`ToolCall::set_state`]).
+    fn poll_tool(&mut self, call: &mut ToolCall<'_>) -> Step {
+        let _ = call;
+        Step::Done
+    }
+    /// The client cancelled a pending job (`tool` index, job `state`). No result is sent.
+    fn cancel_tool(&mut self, tool: usize, state: u32) {
+        let _ = (tool, state);
+    }
+    /// Read a resource (a static one, or one matching a template).
+    fn read_resource(&mut self, read: &mut ResourceRead<'_>) -> Result<(), ReadError> {
+        let _ = read;
+        Err(ReadError::NotFound)
+    }
+    /// Render a prompt. Required arguments were already checked.
+    fn get_prompt(&mut self, get: &mut PromptGet<'_>) {
+        let _ = get;
+    }
+    /// Suggest completions.
+    fn complete(&mut self, completion: &mut Completion<'_>) {
+        let _ = completion;
+    }
+    /// Bit mask of resource indices changed since the last call (e.g. set from an
+    /// interrupt through a [`crate::subscription::ChangeFlags`]). Called by
+    /// [`crate::Server::poll`] and after every request.
+    fn take_changes(&mut self) -> u32 {
+        0
+    }
+}
+
+/// Per-request facts shared by the contexts.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Exchange<'a> {
+    pub id: Id<'a>,
+    pub modern: bool,
+    pub progress_token: Option<&'a [u8]>,
+    pub log_level: Option<LogLevel>,
+}
+
+impl<'a> Exchange<'a> {
+    /// Open the result envelope (and `resultType` for 2026-07-28).
+    pub(crate) fn begin_result(&self, w: &mut JsonWriter<'_>) {
+        rpc::begin_result(w, self.id);
+        if self.modern {
+            w.key("resultType");
+            w.str("complete");
+        }
+    }
+
+    fn log(&self, w: &mut JsonWriter<'_>, level: LogLevel, logger: &str, data: &str) -> bool {
+        if !self.log_level.is_some_and(|min| level >= min) {
+            return false;
+        }
+        rpc::begin_notification(w, "notifications/message");
+        w.key("level");
+        w.str(level.as_str());
+        w.key("logger");
+        w.str(logger);
+        w.key("data");
+        w.str(data);
+        rpc::end_response(w);
+        true
+    }
+
+    fn progress(
+        &self,
+        w: &mut JsonWriter<'_>,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> bool {
+        let Some(token) = self.progress_token else {
+            return false;
+        };
+        rpc::begin_notification(w, "notifications/progress");
+        w.key("progressToken");
+        w.raw_value(token);
+        w.key("progress");
+        w.f64(progress);
+        if let Some(t) = total {
+            w.key("total");
+            w.f64(t);
+        }
+        if let Some(m) = message {
+            w.key("message");
+            w.str(m);
+        }
+        rpc::end_response(w);
+        true
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Nothing written yet.
+    Idle,
+    /// Inside the `content` array.
+    Content,
+    /// A streamed block (text or base64) is open inside the content array.
+    Streaming,
+    /// `content` closed (structured content written).
+    Closed,
+}
+
+/// A `tools/call` in progress: arguments in, content out.
+pub struct ToolCall<'a> {
+    pub(crate) w: JsonWriter<'a>,
+    pub(crate) ex: Exchange<'a>,
+    pub(crate) tool: usize,
+    pub(crate) args: Option<Value<'a>>,
+    pub(crate) can_defer: bool,
+    pub(crate) state: u32,
+    pub(crate) is_error: bool,
+    phase: Phase,
+}
+
+impl<'a> ToolCall<'a> {
+    pub(crate) fn new(
+        w: JsonWriter<'a>,
+        ex: Exchange<'a>,
+        tool: usize,
+        args: Option<Value<'a>>,
+    ) -> Self {
+        Self {
+            w,
+            ex,
+            tool,
+            args,
+            can_defer: false,
+            state: 0,
+            is_error: false,
+            phase: Phase::Idle,
+        }
+    }
+
+    /// Index of the tool being called.
+    pub fn tool(&self) -> usize {
+        self.tool
+    }
+    /// The arguments object (`None` when absent, and when resuming a job).
+    pub fn args(&self) -> Option<Value<'a>> {
+        self.args
+    }
+    /// One argument by name.
+    pub fn arg(&self, name: &str) -> Option<Value<'a>> {
+        self.args.and_then(|a| a.get(name))
+    }
+    /// Decode the arguments into a `#[derive(Deserialize)]` struct with serde-json-core;
+    /// escaped strings are decoded into `scratch`.
+    pub fn deserialize<'de, T: serde::Deserialize<'de>>(&self, scratch: &'de mut [u8]) -> Option<T>
+    where
+        'a: 'de,
+    {
+        let raw = self.args.map(|a| a.raw()).unwrap_or(b"{}");
+        serde_json_core::from_slice_escaped(raw, scratch)
+            .ok()
+            .map(|(v, _)| v)
+    }
+    /// True when returning [`Step::Pending`] is allowed (a job slot is free and nothing
+    /// was written yet).
+    pub fn can_defer(&self) -> bool {
+        self.can_defer && self.phase == Phase::Idle
+    }
+    /// The job's state word (kept between polls).
+    pub fn state(&self) -> u32 {
+        self.state
+    }
+    /// Set the job's state word.
+    pub fn set_state(&mut self, state: u32) {
+        self.state = state;
+    }
+    /// Send `notifications/progress` if the client asked for progress (it sent a
+    /// `progressToken`) and no content was written yet. Returns whether it was sent.
+    pub fn progress(&mut self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        self.phase == Phase::Idle && self.ex.progress(&mut self.w, progress, total, message)
+    }
+    /// Send `notifications/message` if the client enabled this level, before any
+    /// content. Returns whether it was sent.
+    pub fn log(&mut self, level: LogLevel, logger: &str, data: &str) -> bool {
+        self.phase == Phase::Idle && self.ex.log(&mut self.w, level, logger, data)
+    }
+
+    fn block(&mut self) -> bool {
+        match self.phase {
+            Phase::Idle => {
+                self.ex.begin_result(&mut self.w);
+                self.w.key("content");
+                self.w.begin_array();
+                self.phase = Phase::Content;
+                true
+            }
+            Phase::Content => true,
+            Phase::Streaming => {
+                self.end_stream();
+                true
+            }
+            Phase::Closed => false,
+        }
+    }
+
+    fn end_stream(&mut self) {
+        if self.phase == Phase::Streaming {
+            self.w.string_end_any();
+            self.w.end_object();
+            self.phase = Phase::Content;
+        }
+    }
+
+    /// A text content block.
+    pub fn text(&mut self, text: &str) {
+        if self.block() {
+            self.w.begin_object();
+            self.w.key("type");
+            self.w.str("text");
+            self.w.key("text");
+            self.w.str(text);
+            self.w.end_object();
+        }
+    }
+    /// A text content block formatted with `format_args!`.
+    pub fn text_fmt(&mut self, args: fmt::Arguments<'_>) {
+        if self.block() {
+            self.w.begin_object();
+            self.w.key("type");
+            self.w.str("text");
+            self.w.key("text");
+            self.w.string_fmt(args);
+            self.w.end_object();
+        }
+    }
+    /// Start a text block written in parts with [`ToolCall::part`]; it ends at the next
+    /// block or at the end of the result.
+    pub fn text_begin(&mut self) {
+        if self.block() {
+            self.w.begin_object();
+            self.w.key("type");
+            self.w.str("text");
+            self.w.key("text");
+            self.w.string_begin();
+            self.phase = Phase::Streaming;
+        }
+    }
+    /// Append text to the block opened by [`ToolCall::text_begin`].
+    pub fn part(&mut self, text: &str) {
+        if self.phase == Phase::Streaming {
+            self.w.string_part(text);
+        }
+    }
+    fn media_begin(&mut self, kind: &str, mime: &str) {
+        if self.block() {
+            self.w.begin_object();
+            self.w.key("type");
+            self.w.str(kind);
+            self.w.key("mimeType");
+            self.w.str(mime);
+            self.w.key("data");
+            self.w.base64_begin();
+            self.phase = Phase::Streaming;
+        }
+    }
+    /// Start an image block; feed bytes with [`ToolCall::data`] (base64-encoded on the fly).
+    pub fn image_begin(&mut self, mime: &str) {
+        self.media_begin("image", mime);
+    }
+    /// Start an audio block; feed bytes with [`ToolCall::data`].
+    pub fn audio_begin(&mut self, mime: &str) {
+        self.media_begin("audio", mime);
+    }
+    /// Append raw bytes to the open image/audio block.
+    pub fn data(&mut self, bytes: &[u8]) {
+        if self.phase == Phase::Streaming {
+            self.w.base64_part(bytes);
+        }
+    }
+    /// An image block from bytes.
+    pub fn image(&mut self, mime: &str, bytes: &[u8]) {
+        self.image_begin(mime);
+        self.data(bytes);
+        self.end_stream();
+    }
+    /// An audio block from bytes.
+    pub fn audio(&mut self, mime: &str, bytes: &[u8]) {
+        self.audio_begin(mime);
+        self.data(bytes);
+        self.end_stream();
+    }
+    /// A `resource_link` block pointing at one of the device's resources.
+    pub fn resource_link(&mut self, resource: &Resource<'_>) {
+        if self.block() {
+            self.w.begin_object();
+            self.w.key("type");
+            self.w.str("resource_link");
+            // Same members as the Resource object, `type` first.
+            self.w.key("uri");
+            self.w.str(resource.uri);
+            self.w.key("name");
+            self.w.str(resource.name);
+            crate::registry::opt_str(&mut self.w, "title", resource.title);
+            crate::registry::opt_str(&mut self.w, "description", resource.description);
+            crate::registry::opt_str(&mut self.w, "mimeType", resource.mime_type);
+            self.w.end_object();
+        }
+    }
+    /// An embedded text resource block.
+    pub fn embedded_text(&mut self, uri: &str, mime: Option<&str>, text: &str) {
+        if self.block() {
+            self.w.begin_object();
+            self.w.key("type");
+            self.w.str("resource");
+            self.w.key("resource");
+            write_contents_head(&mut self.w, uri, mime);
+            self.w.key("text");
+            self.w.str(text);
+            self.w.end_object();
+            self.w.end_object();
+        }
+    }
+    /// An embedded binary resource block (base64-encoded on the fly).
+    pub fn embedded_blob(&mut self, uri: &str, mime: Option<&str>, bytes: &[u8]) {
+        if self.block() {
+            self.w.begin_object();
+            self.w.key("type");
+            self.w.str("resource");
+            self.w.key("resource");
+            write_contents_head(&mut self.w, uri, mime);
+            self.w.key("blob");
+            self.w.base64(bytes);
+            self.w.end_object();
+            self.w.end_object();
+        }
+    }
+    /// `structuredContent`, written by `f`, after all content blocks (content written
+    /// later is dropped). Tools with an `outputSchema` must return it; add a text block
+    /// first for older clients.
+    pub fn structured(&mut self, f: impl FnOnce(&mut JsonWriter<'_>)) {
+        if self.block() {
+            self.w.end_array();
+            self.w.key("structuredContent");
+            f(&mut self.w);
+            self.phase = Phase::Closed;
+        }
+    }
+    /// Mark the result as a tool error (`isError: true`) with a text block saying why.
+    pub fn error(&mut self, message: &str) {
+        self.text(message);
+        self.is_error = true;
+    }
+    /// Mark the result as a tool error without adding content.
+    pub fn set_error(&mut self) {
+        self.is_error = true;
+    }
+    pub(crate) fn written(&self) -> bool {
+        self.phase != Phase::Idle
+    }
+
+    /// An argument violated the input schema: a text block naming it, `isError`.
+    pub(crate) fn violation(&mut self, v: &crate::schema::Violation<'_, '_>) {
+        if self.block() {
+            self.w.begin_object();
+            self.w.key("type");
+            self.w.str("text");
+            self.w.key("text");
+            v.write_message(&mut self.w);
+            self.w.end_object();
+        }
+        self.is_error = true;
+    }
+
+    /// Close the result (the server adds the trailer and ends the line).
+    pub(crate) fn close(&mut self) {
+        if self.phase == Phase::Idle {
+            self.block();
+        }
+        self.end_stream();
+        if self.phase == Phase::Content {
+            self.w.end_array();
+        }
+        self.phase = Phase::Closed;
+        if self.is_error {
+            self.w.key("isError");
+            self.w.bool(true);
+        }
+    }
+}
+
+fn write_contents_head(w: &mut JsonWriter<'_>, uri: &str, mime: Option<&str>) {
+    w.begin_object();
+    w.key("uri");
+    w.str(uri);
+    crate::registry::opt_str(w, "mimeType", mime);
+}
+
+/// The resource a `resources/read` names: a static one or a template match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Static resource number `n`.
+    Resource(usize),
+    /// Resource template number `n`.
+    Template(usize),
+}
+
+/// A `resources/read` in progress.
+pub struct ResourceRead<'a> {
+    pub(crate) w: JsonWriter<'a>,
+    pub(crate) ex: Exchange<'a>,
+    pub(crate) uri: &'a str,
+    pub(crate) target: Target,
+    pub(crate) template: Option<&'static str>,
+    phase: Phase,
+}
+
+impl<'a> ResourceRead<'a> {
+    pub(crate) fn new(
+        w: JsonWriter<'a>,
+        ex: Exchange<'a>,
+        uri: &'a str,
+        target: Target,
+        template: Option<&'static str>,
+    ) -> Self {
+        Self {
+            w,
+            ex,
+            uri,
+            target,
+            template,
+            phase: Phase::Idle,
+        }
+    }
+    /// The requested URI (decoded).
+    pub fn uri(&self) -> &'a str {
+        self.uri
+    }
+    /// Which resource or template it matched.
+    pub fn target(&self) -> Target {
+        self.target
+    }
+    /// The value of a template variable (still percent-encoded).
+    pub fn var(&self, name: &str) -> Option<&'a str> {
+        let template = self.template?;
+        crate::template::Match::new(template, self.uri)?.var(name)
+    }
+
+    fn open(&mut self, mime: Option<&str>) -> bool {
+        match self.phase {
+            Phase::Idle => {
+                self.ex.begin_result(&mut self.w);
+                self.w.key("contents");
+                self.w.begin_array();
+            }
+            Phase::Streaming => {
+                self.w.string_end_any();
+                self.w.end_object();
+            }
+            Phase::Content => {}
+            Phase::Closed => return false,
+        }
+        self.phase = Phase::Content;
+        write_contents_head(&mut self.w, self.uri, mime);
+        true
+    }
+    /// Text contents.
+    pub fn text(&mut self, mime: Option<&str>, text: &str) {
+        if self.open(mime) {
+            self.w.key("text");
+            self.w.str(text);
+            self.w.end_object();
+        }
+    }
+    /// Text contents formatted with `format_args!`.
+    pub fn text_fmt(&mut self, mime: Option<&str>, args: fmt::Arguments<'_>) {
+        if self.open(mime) {
+            self.w.key("text");
+            self.w.string_fmt(args);
+            self.w.end_object();
+        }
+    }
+    /// Start text contents written in parts with [`ResourceRead::part`] /
+    /// [`ResourceRead::part_fmt`].
+    pub fn text_begin(&mut self, mime: Option<&str>) {
+        if self.open(mime) {
+            self.w.key("text");
+            self.w.string_begin();
+            self.phase = Phase::Streaming;
+        }
+    }
+    /// Append text to the open text contents.
+    pub fn part(&mut self, text: &str) {
+        if self.phase == Phase::Streaming {
+            self.w.string_part(text);
+        }
+    }
+    /// Append formatted text to the open text contents.
+    pub fn part_fmt(&mut self, args: fmt::Arguments<'_>) {
+        if self.phase == Phase::Streaming {
+            self.w.string_part_fmt(args);
+        }
+    }
+    /// Start binary contents; feed bytes with [`ResourceRead::data`].
+    pub fn blob_begin(&mut self, mime: Option<&str>) {
+        if self.open(mime) {
+            self.w.key("blob");
+            self.w.base64_begin();
+            self.phase = Phase::Streaming;
+        }
+    }
+    /// Append bytes to the open binary contents (base64-encoded on the fly).
+    pub fn data(&mut self, bytes: &[u8]) {
+        if self.phase == Phase::Streaming {
+            self.w.base64_part(bytes);
+        }
+    }
+    /// Binary contents from bytes.
+    pub fn blob(&mut self, mime: Option<&str>, bytes: &[u8]) {
+        self.blob_begin(mime);
+        self.data(bytes);
+    }
+    pub(crate) fn written(&self) -> bool {
+        self.phase != Phase::Idle
+    }
+    pub(crate) fn close(&mut self) {
+        if self.phase == Phase::Idle {
+            self.ex.begin_result(&mut self.w);
+            self.w.key("contents");
+            self.w.begin_array();
+            self.phase = Phase::Content;
+        }
+        if self.phase == Phase::Streaming {
+            self.w.string_end_any();
+            self.w.end_object();
+        }
+        self.w.end_array();
+        self.phase = Phase::Closed;
+    }
+}
+
+/// A `prompts/get` in progress.
+pub struct PromptGet<'a> {
+    pub(crate) w: JsonWriter<'a>,
+    pub(crate) ex: Exchange<'a>,
+    pub(crate) prompt: usize,
+    pub(crate) args: Option<Value<'a>>,
+    phase: Phase,
+}
+
+/// Who speaks a prompt message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The user.
+    User,
+    /// The assistant.
+    Assistant,
+}
+
+impl<'a> PromptGet<'a> {
+    pub(crate) fn new(
+        w: JsonWriter<'a>,
+        ex: Exchange<'a>,
+        prompt: usize,
+        args: Option<Value<'a>>,
+    ) -> Self {
+        Self {
+            w,
+            ex,
+            prompt,
+            args,
+            phase: Phase::Idle,
+        }
+    }
+    /// Index of the prompt.
+    pub fn prompt(&self) -> usize {
+        self.prompt
+    }
+    /// A string argument.
+    pub fn arg(&self, name: &str) -> Option<Str<'a>> {
+        self.args.and_then(|a| a.get(name)).and_then(|v| v.as_str())
+    }
+    /// The result's description; only before the first message.
+    pub fn description(&mut self, text: &str) {
+        if self.phase == Phase::Idle {
+            self.ex.begin_result(&mut self.w);
+            self.w.key("description");
+            self.w.str(text);
+            self.w.key("messages");
+            self.w.begin_array();
+            self.phase = Phase::Content;
+        }
+    }
+    fn message(&mut self, role: Role) -> bool {
+        match self.phase {
+            Phase::Idle => self.description_less(),
+            Phase::Streaming => {
+                self.w.string_end_any();
+                self.w.end_object();
+                self.w.end_object();
+            }
+            Phase::Content => {}
+            Phase::Closed => return false,
+        }
+        self.phase = Phase::Content;
+        self.w.begin_object();
+        self.w.key("role");
+        self.w.str(match role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        });
+        self.w.key("content");
+        self.w.begin_object();
+        true
+    }
+    fn description_less(&mut self) {
+        self.ex.begin_result(&mut self.w);
+        self.w.key("messages");
+        self.w.begin_array();
+    }
+    /// A text message.
+    pub fn text(&mut self, role: Role, text: &str) {
+        self.text_begin(role);
+        self.part(text);
+        self.end_message();
+    }
+    /// Start a text message written in parts.
+    pub fn text_begin(&mut self, role: Role) {
+        if self.message(role) {
+            self.w.key("type");
+            self.w.str("text");
+            self.w.key("text");
+            self.w.string_begin();
+            self.phase = Phase::Streaming;
+        }
+    }
+    /// Append text.
+    pub fn part(&mut self, text: &str) {
+        if self.phase == Phase::Streaming {
+            self.w.string_part(text);
+        }
+    }
+    /// Append formatted text.
+    pub fn part_fmt(&mut self, args: fmt::Arguments<'_>) {
+        if self.phase == Phase::Streaming {
+            self.w.string_part_fmt(args);
+        }
+    }
+    /// Append a string argument verbatim (escapes kept as received, no buffer).
+    pub fn part_str(&mut self, s: Str<'_>) {
+        if self.phase == Phase::Streaming {
+            self.w.string_str(s);
+        }
+    }
+    fn end_message(&mut self) {
+        if self.phase == Phase::Streaming {
+            self.w.string_end_any();
+            self.w.end_object();
+            self.w.end_object();
+            self.phase = Phase::Content;
+        }
+    }
+    /// An image message (base64-encoded on the fly).
+    pub fn image(&mut self, role: Role, mime: &str, bytes: &[u8]) {
+        if self.message(role) {
+            self.w.key("type");
+            self.w.str("image");
+            self.w.key("mimeType");
+            self.w.str(mime);
+            self.w.key("data");
+            self.w.base64(bytes);
+            self.w.end_object();
+            self.w.end_object();
+        }
+    }
+    /// A message embedding a text resource.
+    pub fn embedded_text(&mut self, role: Role, uri: &str, mime: Option<&str>, text: &str) {
+        if self.message(role) {
+            self.w.key("type");
+            self.w.str("resource");
+            self.w.key("resource");
+            write_contents_head(&mut self.w, uri, mime);
+            self.w.key("text");
+            self.w.str(text);
+            self.w.end_object();
+            self.w.end_object();
+            self.w.end_object();
+        }
+    }
+    pub(crate) fn close(&mut self) {
+        match self.phase {
+            Phase::Idle => self.description_less(),
+            Phase::Streaming => self.end_message(),
+            _ => {}
+        }
+        self.w.end_array();
+        self.phase = Phase::Closed;
+    }
+}
+
+/// What a completion request refers to.
+#[derive(Clone, Copy, Debug)]
+pub enum Reference<'a> {
+    /// A prompt (index).
+    Prompt(usize),
+    /// A resource template (index) or resource URI.
+    Resource(Str<'a>),
+}
+
+/// Most completion values one result holds (the spec's limit).
+pub const MAX_COMPLETIONS: usize = 100;
+
+/// A `completion/complete` in progress.
+pub struct Completion<'a> {
+    pub(crate) w: JsonWriter<'a>,
+    pub(crate) reference: Reference<'a>,
+    pub(crate) argument: Str<'a>,
+    pub(crate) value: Str<'a>,
+    pub(crate) count: usize,
+}
+
+impl<'a> Completion<'a> {
+    /// What is being completed.
+    pub fn reference(&self) -> Reference<'a> {
+        self.reference
+    }
+    /// The argument's name.
+    pub fn argument(&self) -> Str<'a> {
+        self.argument
+    }
+    /// What the user typed so far.
+    pub fn value(&self) -> Str<'a> {
+        self.value
+    }
+    /// Offer one value; returns false (and drops it) past [`MAX_COMPLETIONS`].
+    pub fn offer(&mut self, value: &str) -> bool {
+        if self.count >= MAX_COMPLETIONS {
+            return false;
+        }
+        self.w.str(value);
+        self.count += 1;
+        true
+    }
+}

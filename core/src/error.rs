@@ -1,0 +1,220 @@
+//! Errors of every layer, and the **one** place that maps them to JSON-RPC codes.
+//!
+//! Each layer has its own small `Copy` enum ([`crate::json::ScanError`],
+//! [`crate::framing::FrameError`], [`RequestError`], [`DispatchError`]); [`RpcError`]
+//! gathers them and [`RpcError::code`] / [`RpcError::message`] give the wire form.
+
+use crate::json::ScanError;
+
+/// JSON-RPC 2.0 and MCP error codes emitted by emcp.
+pub mod code {
+    /// The line is not valid JSON (or not UTF-8, or nested too deeply).
+    pub const PARSE_ERROR: i32 = -32700;
+    /// The JSON is not a valid JSON-RPC request object.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// Unknown method, or a method of a capability the server does not offer.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// The method's parameters are invalid.
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// A failure inside the server.
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// Resource not found (initialize-era revisions only).
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
+    /// 2026-07-28: the request needs a client capability it did not declare.
+    pub const MISSING_CAPABILITY: i32 = -32021;
+    /// 2026-07-28: the request's protocol version is not supported.
+    pub const UNSUPPORTED_VERSION: i32 = -32022;
+}
+
+/// What is wrong with a message at the JSON-RPC layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum RequestError {
+    /// The line is not JSON.
+    Parse(ScanError),
+    /// The line is longer than the line buffer.
+    TooLong,
+    /// The message is a JSON array: batches are not supported.
+    Batch,
+    /// The message is not a JSON object.
+    NotObject,
+    /// `jsonrpc` is missing or not `"2.0"`.
+    Version,
+    /// `id` is null, fractional, or of another type than string or integer.
+    Id,
+    /// `id` is longer than [`crate::rpc::MAX_ID_LEN`] bytes.
+    IdTooLong,
+    /// `method` is missing or not a string.
+    Method,
+    /// `params` is present but not an object.
+    Params,
+}
+
+/// Why a well-formed request could not be served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum DispatchError {
+    /// The method does not exist (in this protocol era) or its capability is not offered.
+    MethodNotFound,
+    /// Parameters are missing or wrong; the text says which.
+    InvalidParams(&'static str),
+    /// The named tool does not exist.
+    UnknownTool,
+    /// The named prompt does not exist.
+    UnknownPrompt,
+    /// A required prompt argument is missing.
+    MissingPromptArgument,
+    /// The cursor was not issued by this server.
+    InvalidCursor,
+    /// `_meta` lacks `io.modelcontextprotocol/protocolVersion`.
+    MissingProtocolVersion,
+    /// `_meta` lacks `io.modelcontextprotocol/clientCapabilities`.
+    MissingClientCapabilities,
+    /// The requested protocol version is not supported (data: supported, requested).
+    UnsupportedVersion,
+    /// The resource does not exist (data: uri). The code depends on the era.
+    ResourceNotFound {
+        /// true for 2026-07-28 (-32602), false for the initialize era (-32002).
+        modern: bool,
+    },
+    /// The request needs a client capability the client did not declare.
+    MissingCapability,
+    /// A bounded table (subscriptions, pending jobs) is full.
+    Busy(&'static str),
+    /// The device handler failed.
+    Internal(&'static str),
+}
+
+/// Any error that becomes a JSON-RPC error response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum RpcError {
+    /// JSON-RPC layer.
+    Request(RequestError),
+    /// MCP layer.
+    Dispatch(DispatchError),
+}
+
+impl From<RequestError> for RpcError {
+    fn from(e: RequestError) -> Self {
+        RpcError::Request(e)
+    }
+}
+
+impl From<DispatchError> for RpcError {
+    fn from(e: DispatchError) -> Self {
+        RpcError::Dispatch(e)
+    }
+}
+
+impl RpcError {
+    /// The JSON-RPC error code.
+    pub fn code(&self) -> i32 {
+        match self {
+            RpcError::Request(RequestError::Parse(_)) => code::PARSE_ERROR,
+            RpcError::Request(RequestError::Params) => code::INVALID_PARAMS,
+            RpcError::Request(_) => code::INVALID_REQUEST,
+            RpcError::Dispatch(d) => match d {
+                DispatchError::MethodNotFound => code::METHOD_NOT_FOUND,
+                DispatchError::InvalidParams(_)
+                | DispatchError::UnknownTool
+                | DispatchError::UnknownPrompt
+                | DispatchError::MissingPromptArgument
+                | DispatchError::InvalidCursor
+                | DispatchError::MissingProtocolVersion
+                | DispatchError::MissingClientCapabilities => code::INVALID_PARAMS,
+                DispatchError::UnsupportedVersion => code::UNSUPPORTED_VERSION,
+                DispatchError::ResourceNotFound { modern: true } => code::INVALID_PARAMS,
+                DispatchError::ResourceNotFound { modern: false } => code::RESOURCE_NOT_FOUND,
+                DispatchError::MissingCapability => code::MISSING_CAPABILITY,
+                DispatchError::Busy(_) | DispatchError::Internal(_) => code::INTERNAL_ERROR,
+            },
+        }
+    }
+
+    /// The error message: one concise sentence.
+    pub fn message(&self) -> &'static str {
+        match self {
+            RpcError::Request(r) => match r {
+                RequestError::Parse(ScanError::InvalidUtf8) => "Parse error: invalid UTF-8",
+                RequestError::Parse(ScanError::TooDeep) => "Parse error: nested too deeply",
+                RequestError::Parse(_) => "Parse error",
+                RequestError::TooLong => "Invalid Request: line too long",
+                RequestError::Batch => "Invalid Request: batches are not supported",
+                RequestError::NotObject => "Invalid Request: not an object",
+                RequestError::Version => "Invalid Request: jsonrpc must be \"2.0\"",
+                RequestError::Id => "Invalid Request: id must be a string or an integer",
+                RequestError::IdTooLong => "Invalid Request: id too long",
+                RequestError::Method => "Invalid Request: method must be a string",
+                RequestError::Params => "Invalid params: params must be an object",
+            },
+            RpcError::Dispatch(d) => match d {
+                DispatchError::MethodNotFound => "Method not found",
+                DispatchError::InvalidParams(why) => why,
+                DispatchError::UnknownTool => "Unknown tool",
+                DispatchError::UnknownPrompt => "Unknown prompt",
+                DispatchError::MissingPromptArgument => "Missing required prompt argument",
+                DispatchError::InvalidCursor => "Invalid cursor",
+                DispatchError::MissingProtocolVersion => {
+                    "Missing _meta io.modelcontextprotocol/protocolVersion"
+                }
+                DispatchError::MissingClientCapabilities => {
+                    "Missing _meta io.modelcontextprotocol/clientCapabilities"
+                }
+                DispatchError::UnsupportedVersion => "Unsupported protocol version",
+                DispatchError::ResourceNotFound { .. } => "Resource not found",
+                DispatchError::MissingCapability => "Missing required client capability",
+                DispatchError::Busy(why) => why,
+                DispatchError::Internal(why) => why,
+            },
+        }
+    }
+}
+
+/// Errors in a device's static configuration, found by [`crate::Server::new`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A tool's input or output schema is not valid JSON or not an object (tool index).
+    InvalidSchema(usize),
+    /// A resource template is not a valid URI template (template index).
+    InvalidTemplate(usize),
+    /// More resources than [`crate::subscription::MAX_RESOURCES`] can be subscribed to.
+    TooManyResources,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_by_layer() {
+        assert_eq!(
+            RpcError::from(RequestError::Parse(ScanError::Syntax)).code(),
+            -32700
+        );
+        assert_eq!(RpcError::from(RequestError::Batch).code(), -32600);
+        assert_eq!(RpcError::from(RequestError::Params).code(), -32602);
+        assert_eq!(RpcError::from(DispatchError::MethodNotFound).code(), -32601);
+        assert_eq!(
+            RpcError::from(DispatchError::UnsupportedVersion).code(),
+            -32022
+        );
+        assert_eq!(
+            RpcError::from(DispatchError::MissingCapability).code(),
+            -32021
+        );
+        assert_eq!(
+            RpcError::from(DispatchError::ResourceNotFound { modern: true }).code(),
+            -32602
+        );
+        assert_eq!(
+            RpcError::from(DispatchError::ResourceNotFound { modern: false }).code(),
+            -32002
+        );
+    }
+}

@@ -1,0 +1,267 @@
+//! Framing: bytes in, complete lines out.
+//!
+//! MCP's stdio transport (and every other byte stream emcp serves) carries one JSON-RPC
+//! message per line. [`Framer`] accumulates bytes of any chunking — one byte at a time or
+//! many messages per read — into a fixed line buffer of `N` bytes and hands out complete
+//! lines. It never parses JSON.
+//!
+//! - `\n` ends a line; a `\r` before it is dropped (CRLF tolerated).
+//! - Blank lines (nothing but spaces, tabs and `\r`) are skipped.
+//! - A line may hold `N` bytes before its `\n` (a `\r` counts). A longer line is
+//!   *reported* once ([`Frame::TooLong`]) and discarded up to
+//!   the next `\n`; the line after it is framed normally.
+//! - When the whole line is already in the input and nothing is buffered, the frame
+//!   borrows the input directly (no copy).
+//!
+//! ```
+//! use emcp::framing::{Framer, Frame};
+//! let mut framer: Framer<64> = Framer::new();
+//! let mut input: &[u8] = b"{\"a\":1}\r\n\n{\"b\"";
+//! let mut lines = 0;
+//! while !input.is_empty() {
+//!     let (used, frame) = framer.push(input);
+//!     if let Some(Frame::Line(line)) = frame {
+//!         assert_eq!(line, b"{\"a\":1}");
+//!         lines += 1;
+//!     }
+//!     input = input.get(used..).unwrap_or(&[]);
+//! }
+//! assert_eq!(lines, 1);
+//! assert_eq!(framer.buffered(), 4); // `{"b"` waits for its newline
+//! ```
+
+/// A framing failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum FrameError {
+    /// The line did not fit in the line buffer; it is being discarded.
+    TooLong,
+}
+
+/// What [`Framer::push`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Frame<'a> {
+    /// A complete line without its `\r\n` / `\n`.
+    Line(&'a [u8]),
+    /// A line overflowed the buffer: answer it with an error; the rest of it is dropped.
+    TooLong,
+}
+
+/// Default line buffer size used by the examples: 4 KiB.
+pub const DEFAULT_LINE_LEN: usize = 4096;
+
+/// A newline framer with an `N`-byte line buffer.
+pub struct Framer<const N: usize> {
+    buf: [u8; N],
+    len: usize,
+    /// Dropping bytes of an overlong line until the next newline.
+    discarding: bool,
+}
+
+impl<const N: usize> Default for Framer<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
+}
+
+fn strip_cr(line: &[u8]) -> &[u8] {
+    match line.split_last() {
+        Some((b'\r', rest)) => rest,
+        _ => line,
+    }
+}
+
+impl<const N: usize> Framer<N> {
+    /// An empty framer.
+    pub const fn new() -> Self {
+        Self {
+            buf: [0; N],
+            len: 0,
+            discarding: false,
+        }
+    }
+
+    /// Bytes of an incomplete line held in the buffer.
+    pub fn buffered(&self) -> usize {
+        self.len
+    }
+
+    /// Forget any partial line (e.g. after the link was lost).
+    pub fn reset(&mut self) {
+        self.len = 0;
+        self.discarding = false;
+    }
+
+    /// Feed bytes. Returns how many bytes of `input` were consumed and, when a line was
+    /// completed (or found too long), the frame. Call again with the unconsumed rest until
+    /// it is empty; a `(n, None)` return always consumed all of `input`.
+    pub fn push<'a>(&'a mut self, input: &'a [u8]) -> (usize, Option<Frame<'a>>) {
+        let mut consumed = 0;
+        let mut rest = input;
+        loop {
+            let newline = rest.iter().position(|&b| b == b'\n');
+            let (chunk, ends_line) = match newline {
+                Some(i) => (rest.get(..i).unwrap_or(&[]), true),
+                None => (rest, false),
+            };
+            let step = chunk.len() + usize::from(ends_line);
+            consumed += step;
+            rest = rest.get(step..).unwrap_or(&[]);
+
+            if self.discarding {
+                if ends_line {
+                    self.discarding = false;
+                    continue;
+                }
+                return (consumed, None);
+            }
+
+            if self.len == 0 && ends_line {
+                // Zero-copy: the whole line is in the input.
+                if is_blank(chunk) {
+                    continue;
+                }
+                if chunk.len() > N {
+                    return (consumed, Some(Frame::TooLong));
+                }
+                return (consumed, Some(Frame::Line(strip_cr(chunk))));
+            }
+
+            let room = N - self.len;
+            if chunk.len() > room {
+                // Too long: report once, drop the rest of the line.
+                self.len = 0;
+                self.discarding = !ends_line;
+                return (consumed, Some(Frame::TooLong));
+            }
+            if let Some(dst) = self.buf.get_mut(self.len..self.len + chunk.len()) {
+                dst.copy_from_slice(chunk);
+            }
+            self.len += chunk.len();
+            if !ends_line {
+                return (consumed, None);
+            }
+            let len = self.len;
+            self.len = 0;
+            if is_blank(self.buf.get(..len).unwrap_or(&[])) {
+                continue;
+            }
+            return (
+                consumed,
+                Some(Frame::Line(strip_cr(self.buf.get(..len).unwrap_or(&[])))),
+            );
+        }
+    }
+
+    /// End of input: a final line without a newline is still a message. Returns it (and
+    /// empties the buffer), or `None` when nothing (or only blanks) was pending.
+    pub fn finish(&mut self) -> Option<Frame<'_>> {
+        let len = self.len;
+        self.len = 0;
+        if self.discarding {
+            self.discarding = false;
+            return None;
+        }
+        let line = strip_cr(self.buf.get(..len).unwrap_or(&[]));
+        if is_blank(line) {
+            None
+        } else {
+            Some(Frame::Line(line))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec;
+    use std::vec::Vec;
+
+    #[derive(Debug, PartialEq)]
+    enum Out {
+        Line(Vec<u8>),
+        TooLong,
+    }
+
+    fn run<const N: usize>(chunks: &[&[u8]]) -> Vec<Out> {
+        let mut f: Framer<N> = Framer::new();
+        let mut out = Vec::new();
+        for chunk in chunks {
+            let mut rest: &[u8] = chunk;
+            loop {
+                let (used, frame) = f.push(rest);
+                match frame {
+                    Some(Frame::Line(l)) => out.push(Out::Line(l.to_vec())),
+                    Some(Frame::TooLong) => out.push(Out::TooLong),
+                    None => {}
+                }
+                rest = &rest[used..];
+                if rest.is_empty() {
+                    break;
+                }
+            }
+        }
+        if let Some(Frame::Line(l)) = f.finish() {
+            out.push(Out::Line(l.to_vec()));
+        }
+        out
+    }
+
+    fn line(s: &str) -> Out {
+        Out::Line(s.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn lines_crlf_and_blanks() {
+        let out = run::<16>(&[b"a\r\n\n  \r\nbc\nd"]);
+        assert_eq!(out, vec![line("a"), line("bc"), line("d")]);
+    }
+
+    #[test]
+    fn byte_at_a_time_equals_whole() {
+        let input = b"{\"x\":1}\r\n\r\n{\"y\":2}\n0123456789abcdefXYZ\n{}\n";
+        let whole = run::<16>(&[input]);
+        let bytes: Vec<&[u8]> = input.chunks(1).collect();
+        assert_eq!(run::<16>(&bytes), whole);
+        for split in 0..input.len() {
+            let (a, b) = input.split_at(split);
+            assert_eq!(run::<16>(&[a, b]), whole, "split at {split}");
+        }
+        assert_eq!(
+            whole,
+            vec![
+                line("{\"x\":1}"),
+                line("{\"y\":2}"),
+                Out::TooLong,
+                line("{}")
+            ]
+        );
+    }
+
+    #[test]
+    fn overlong_reported_once_then_recovers() {
+        let out = run::<4>(&[b"abcdefghij", b"klmnop\nok\n"]);
+        assert_eq!(out, vec![Out::TooLong, line("ok")]);
+        // exactly N bytes fits
+        assert_eq!(run::<4>(&[b"abcd\n"]), vec![line("abcd")]);
+        assert_eq!(run::<4>(&[b"ab", b"c\r\n"]), vec![line("abc")]);
+        assert_eq!(run::<4>(&[b"abcd\r\n"]), vec![Out::TooLong]);
+        assert_eq!(run::<4>(&[b"ab", b"cd\r\n"]), vec![Out::TooLong]);
+        assert_eq!(run::<4>(&[b"abcde\n"]), vec![Out::TooLong]);
+        assert_eq!(
+            run::<4>(&[b"ab", b"cde\nx\n"]),
+            vec![Out::TooLong, line("x")]
+        );
+    }
+
+    #[test]
+    fn finish_drops_discarded_tail() {
+        assert_eq!(run::<4>(&[b"abcdefg"]), vec![Out::TooLong]);
+    }
+}

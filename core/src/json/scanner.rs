@@ -1,0 +1,1827 @@
+//! Validating, zero-copy JSON scanner.
+//!
+//! [`parse`] makes one pass over the input and checks all of it against RFC 8259:
+//! structure, strings (every escape, surrogate pairs, no raw control characters,
+//! well-formed UTF-8), numbers by the RFC grammar, literals, and the nesting depth.
+//! Nesting is tracked with a fixed bit stack (one bit per level, object or array), so
+//! the scan is iterative and uses the same few bytes of stack for any input.
+//!
+//! On success it returns a [`Value`]: a view of the value's bytes, nothing more. Every
+//! accessor ([`Value::get`], [`Value::members`], [`Str::unescape_into`], ...) walks
+//! those bytes again on demand, relying on the fact that they were validated. Nothing
+//! is copied or allocated; decoding a string needs either a caller buffer
+//! ([`Str::unescape_into`]) or none at all ([`Str::eq_str`], [`Str::pieces`]).
+//!
+//! # Panic contract
+//!
+//! No function here panics, on any input. A [`Value`] or [`Str`] can only be obtained
+//! from [`parse`] (or by navigating from one), so accessors never see unvalidated
+//! bytes; even so they are written with checked access only, and would return `None`
+//! or stop early rather than panic.
+
+use core::fmt;
+
+use super::swar;
+
+/// Default maximum nesting depth (objects + arrays) the scanner accepts.
+///
+/// `{}` and `[]` have depth 1, `[[1]]` depth 2; scalars have depth 0.
+pub const MAX_DEPTH: usize = 32;
+
+/// Largest depth [`parse_with_depth`] can track (the size of its bit stack); larger
+/// requests are clamped to this.
+pub const DEPTH_LIMIT: usize = 128;
+
+/// Why [`parse`] rejected its input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum ScanError {
+    /// The input is not valid UTF-8.
+    InvalidUtf8,
+    /// The input is not JSON (RFC 8259), or is empty, or has trailing data.
+    Syntax,
+    /// Objects/arrays nest deeper than the allowed depth.
+    TooDeep,
+}
+
+impl fmt::Display for ScanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ScanError::InvalidUtf8 => "input is not valid UTF-8",
+            ScanError::Syntax => "input is not a single JSON value",
+            ScanError::TooDeep => "JSON nests too deeply",
+        })
+    }
+}
+
+/// The decoded string did not fit the buffer given to [`Str::unescape_into`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct BufferTooSmall;
+
+/// The type of a JSON value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Kind {
+    /// `{ ... }`
+    Object,
+    /// `[ ... ]`
+    Array,
+    /// `"..."`
+    String,
+    /// A number literal.
+    Number,
+    /// `true` or `false`.
+    Bool,
+    /// `null`.
+    Null,
+}
+
+/// Validate `input` as exactly one JSON value, nesting at most [`MAX_DEPTH`] deep.
+///
+/// Accepts RFC 8259 JSON: strings with every escape including `\uXXXX` surrogate pairs
+/// (a lone surrogate escape is an error), numbers by the RFC grammar, the literals
+/// `true`/`false`/`null`, no raw control characters in strings, and optional
+/// whitespace around the value. Iterative (an explicit bit stack), never recursive.
+///
+/// # Errors
+///
+/// [`ScanError::InvalidUtf8`] when the input is not valid UTF-8 (whatever else is
+/// wrong with it), else [`ScanError::TooDeep`] or [`ScanError::Syntax`] for the first
+/// problem found.
+///
+/// ```
+/// use emcp::json::{parse, Kind, ScanError};
+///
+/// let v = parse(br#" {"id": 7, "ok": true} "#).unwrap();
+/// assert_eq!(v.kind(), Kind::Object);
+/// assert_eq!(v.raw(), br#"{"id": 7, "ok": true}"#);
+/// assert_eq!(v.get("id").and_then(|id| id.as_u64()), Some(7));
+///
+/// assert_eq!(parse(b"[1,]").unwrap_err(), ScanError::Syntax);
+/// assert_eq!(parse(b"\"\xff\"").unwrap_err(), ScanError::InvalidUtf8);
+/// ```
+pub fn parse(input: &[u8]) -> Result<Value<'_>, ScanError> {
+    parse_with_depth(input, MAX_DEPTH)
+}
+
+/// [`parse`] with a caller-chosen nesting limit, clamped to [`DEPTH_LIMIT`].
+///
+/// `max_depth = 0` accepts scalars only.
+///
+/// # Errors
+///
+/// As for [`parse`].
+///
+/// ```
+/// use emcp::json::{parse_with_depth, ScanError};
+///
+/// assert!(parse_with_depth(b"[[1]]", 2).is_ok());
+/// assert_eq!(parse_with_depth(b"[[[1]]]", 2).unwrap_err(), ScanError::TooDeep);
+/// ```
+pub fn parse_with_depth(input: &[u8], max_depth: usize) -> Result<Value<'_>, ScanError> {
+    match validate(input, max_depth.min(DEPTH_LIMIT)) {
+        Ok((start, end)) => match input.get(start..end) {
+            Some(raw) => Ok(Value { raw }),
+            None => Err(ScanError::Syntax),
+        },
+        Err(ScanError::InvalidUtf8) => Err(ScanError::InvalidUtf8),
+        // The scan stops at the first problem; input that is not UTF-8 at all is
+        // reported as such even when a syntax problem came first.
+        Err(e) => match core::str::from_utf8(input) {
+            Ok(_) => Err(e),
+            Err(_) => Err(ScanError::InvalidUtf8),
+        },
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Validation
+// ---------------------------------------------------------------------------
+
+/// Byte classes inside a string.
+const PLAIN: u8 = 0;
+const QUOTE: u8 = 1;
+const BACKSLASH: u8 = 2;
+const CONTROL: u8 = 3;
+const NON_ASCII: u8 = 4;
+
+/// Class of every byte inside a JSON string.
+static STRING_CLASS: [u8; 256] = string_class_table();
+
+// Evaluated at compile time only: an out-of-range index here is a build error, never
+// a runtime panic.
+#[allow(clippy::indexing_slicing)]
+const fn string_class_table() -> [u8; 256] {
+    let mut t = [PLAIN; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = if i < 0x20 {
+            CONTROL
+        } else if i == b'"' as usize {
+            QUOTE
+        } else if i == b'\\' as usize {
+            BACKSLASH
+        } else if i >= 0x80 {
+            NON_ASCII
+        } else {
+            PLAIN
+        };
+        i += 1;
+    }
+    t
+}
+
+#[inline(always)]
+fn string_class(b: u8) -> u8 {
+    // A u8 always indexes a 256-entry table: the check compiles away.
+    STRING_CLASS.get(usize::from(b)).copied().unwrap_or(PLAIN)
+}
+
+#[inline(always)]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\r' | b'\t')
+}
+
+/// Index of the first non-whitespace byte at or after `i`.
+#[inline(always)]
+fn skip_ws(input: &[u8], i: usize) -> usize {
+    // Compact JSON has no whitespace: decide that with one comparison.
+    match input.get(i) {
+        Some(&b) if b > b' ' => i,
+        _ => skip_ws_loop(input, i),
+    }
+}
+
+#[inline(never)]
+fn skip_ws_loop(input: &[u8], mut i: usize) -> usize {
+    while let Some(&b) = input.get(i) {
+        if !is_ws(b) {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// One bit per open container: set for an object, clear for an array.
+struct BitStack([u32; DEPTH_LIMIT / 32]);
+
+impl BitStack {
+    #[inline(always)]
+    fn set(&mut self, level: usize, object: bool) {
+        if let Some(word) = self.0.get_mut(level / 32) {
+            let mask = 1u32 << (level % 32);
+            if object {
+                *word |= mask;
+            } else {
+                *word &= !mask;
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn get(&self, level: usize) -> bool {
+        match self.0.get(level / 32) {
+            Some(word) => word & (1u32 << (level % 32)) != 0,
+            None => false,
+        }
+    }
+}
+
+/// Validate the whole input; returns the value's span (whitespace excluded).
+///
+/// Indices only ever advance past bytes that exist, so `i + 1` cannot overflow.
+fn validate(input: &[u8], max_depth: usize) -> Result<(usize, usize), ScanError> {
+    let start = skip_ws(input, 0);
+    let mut i = start;
+    let mut depth: usize = 0;
+    let mut stack = BitStack([0; DEPTH_LIMIT / 32]);
+    let mut in_object = false;
+
+    'value: loop {
+        // A value starts at `i` (whitespace already skipped).
+        let Some(&b) = input.get(i) else {
+            return Err(ScanError::Syntax);
+        };
+        match b {
+            b'"' => i = string_end(input, i + 1)?,
+            b'-' | b'0'..=b'9' => i = number_end(input, i)?,
+            b'{' | b'[' => {
+                if depth >= max_depth {
+                    return Err(ScanError::TooDeep);
+                }
+                let object = b == b'{';
+                stack.set(depth, object);
+                depth += 1;
+                in_object = object;
+                i = skip_ws(input, i + 1);
+                let close = if object { b'}' } else { b']' };
+                if input.get(i) == Some(&close) {
+                    i += 1;
+                    depth -= 1;
+                    in_object = depth > 0 && stack.get(depth - 1);
+                } else {
+                    if object {
+                        i = member_key(input, i)?;
+                    }
+                    continue 'value;
+                }
+            }
+            b't' => i = literal_end(input, i, b"true")?,
+            b'f' => i = literal_end(input, i, b"false")?,
+            b'n' => i = literal_end(input, i, b"null")?,
+            _ => return Err(ScanError::Syntax),
+        }
+
+        // A value ended at `i`: close containers until another value is due.
+        loop {
+            if depth == 0 {
+                return if skip_ws(input, i) == input.len() {
+                    Ok((start, i))
+                } else {
+                    Err(ScanError::Syntax)
+                };
+            }
+            i = skip_ws(input, i);
+            match input.get(i) {
+                Some(b',') => {
+                    i = skip_ws(input, i + 1);
+                    if in_object {
+                        i = member_key(input, i)?;
+                    }
+                    continue 'value;
+                }
+                Some(b'}') if in_object => {}
+                Some(b']') if !in_object => {}
+                _ => return Err(ScanError::Syntax),
+            }
+            i += 1;
+            depth -= 1;
+            in_object = depth > 0 && stack.get(depth - 1);
+        }
+    }
+}
+
+/// `"key"` `:` at `i`; returns the index of the member's value (whitespace skipped).
+#[inline(always)]
+fn member_key(input: &[u8], i: usize) -> Result<usize, ScanError> {
+    if input.get(i) != Some(&b'"') {
+        return Err(ScanError::Syntax);
+    }
+    let i = skip_ws(input, string_end(input, i + 1)?);
+    if input.get(i) != Some(&b':') {
+        return Err(ScanError::Syntax);
+    }
+    Ok(skip_ws(input, i + 1))
+}
+
+/// String content starting at `i` (just after the opening quote); returns the index
+/// just after the closing quote.
+#[inline(always)]
+fn string_end(input: &[u8], mut i: usize) -> Result<usize, ScanError> {
+    loop {
+        let rest = input.get(i..).unwrap_or_default();
+        let special = swar::find(
+            rest,
+            |v| swar::eq(v, b'"') | swar::eq(v, b'\\') | swar::below(v, 0x20) | v,
+            |b| string_class(b) != PLAIN,
+        );
+        let Some(n) = special else {
+            return Err(ScanError::Syntax);
+        };
+        i += n;
+        match input.get(i) {
+            Some(b'"') => return Ok(i + 1),
+            Some(&b) => i = string_special(input, i, b)?,
+            None => return Err(ScanError::Syntax),
+        }
+    }
+}
+
+/// A backslash, control character or non-ASCII byte `b` at `i` inside a string;
+/// returns the index after the escape or UTF-8 sequence.
+#[inline(never)]
+fn string_special(input: &[u8], i: usize, b: u8) -> Result<usize, ScanError> {
+    match string_class(b) {
+        BACKSLASH => escape_end(input, i + 1),
+        NON_ASCII => utf8_end(input, i, b),
+        _ => Err(ScanError::Syntax),
+    }
+}
+
+/// Escape starting at `i` (just after the backslash); returns the index after it.
+fn escape_end(input: &[u8], i: usize) -> Result<usize, ScanError> {
+    match input.get(i) {
+        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(i + 1),
+        Some(b'u') => {
+            let unit = hex4(input.get(i + 1..).unwrap_or_default()).ok_or(ScanError::Syntax)?;
+            let after = i + 5;
+            if is_high_surrogate(unit) {
+                let low = input
+                    .get(after..)
+                    .and_then(|r| r.strip_prefix(b"\\u"))
+                    .and_then(hex4);
+                match low {
+                    Some(low) if is_low_surrogate(low) => Ok(after + 6),
+                    _ => Err(ScanError::Syntax),
+                }
+            } else if is_low_surrogate(unit) {
+                Err(ScanError::Syntax)
+            } else {
+                Ok(after)
+            }
+        }
+        _ => Err(ScanError::Syntax),
+    }
+}
+
+/// A UTF-8 sequence whose lead byte `lead` (>= 0x80) is at `i`; returns the index
+/// after it. Rejects overlong forms, UTF-16 surrogates, code points past U+10FFFF and
+/// truncated sequences (Unicode table 3-7).
+fn utf8_end(input: &[u8], i: usize, lead: u8) -> Result<usize, ScanError> {
+    let (second, tail_len): (core::ops::RangeInclusive<u8>, usize) = match lead {
+        0xC2..=0xDF => (0x80..=0xBF, 0),
+        0xE0 => (0xA0..=0xBF, 1),
+        0xE1..=0xEC | 0xEE..=0xEF => (0x80..=0xBF, 1),
+        0xED => (0x80..=0x9F, 1),
+        0xF0 => (0x90..=0xBF, 2),
+        0xF1..=0xF3 => (0x80..=0xBF, 2),
+        0xF4 => (0x80..=0x8F, 2),
+        _ => return Err(ScanError::InvalidUtf8),
+    };
+    let rest = input.get(i + 1..).unwrap_or_default();
+    let Some((b1, rest)) = rest.split_first() else {
+        return Err(ScanError::InvalidUtf8);
+    };
+    if !second.contains(b1) {
+        return Err(ScanError::InvalidUtf8);
+    }
+    let Some(tail) = rest.get(..tail_len) else {
+        return Err(ScanError::InvalidUtf8);
+    };
+    if tail.iter().all(|&b| b & 0xC0 == 0x80) {
+        Ok(i + 2 + tail_len)
+    } else {
+        Err(ScanError::InvalidUtf8)
+    }
+}
+
+/// Number starting at `i`; returns the index after it.
+/// Grammar: `-? (0 | [1-9][0-9]*) (\.[0-9]+)? ([eE][+-]?[0-9]+)?`.
+fn number_end(input: &[u8], mut i: usize) -> Result<usize, ScanError> {
+    if input.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match input.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits_end(input, i + 1),
+        _ => return Err(ScanError::Syntax),
+    }
+    if input.get(i) == Some(&b'.') {
+        let end = digits_end(input, i + 1);
+        if end == i + 1 {
+            return Err(ScanError::Syntax);
+        }
+        i = end;
+    }
+    if let Some(b'e' | b'E') = input.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = input.get(i) {
+            i += 1;
+        }
+        let end = digits_end(input, i);
+        if end == i {
+            return Err(ScanError::Syntax);
+        }
+        i = end;
+    }
+    Ok(i)
+}
+
+#[inline(always)]
+fn digits_end(input: &[u8], i: usize) -> usize {
+    let rest = input.get(i..).unwrap_or_default();
+    i + rest
+        .iter()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(rest.len())
+}
+
+#[inline]
+fn literal_end(input: &[u8], i: usize, word: &[u8]) -> Result<usize, ScanError> {
+    match input.get(i..) {
+        Some(rest) if rest.starts_with(word) => Ok(i + word.len()),
+        _ => Err(ScanError::Syntax),
+    }
+}
+
+fn hex_digit(b: u8) -> Option<u32> {
+    match b {
+        b'0'..=b'9' => Some(u32::from(b - b'0')),
+        b'a'..=b'f' => Some(u32::from(b - b'a' + 10)),
+        b'A'..=b'F' => Some(u32::from(b - b'A' + 10)),
+        _ => None,
+    }
+}
+
+/// The UTF-16 code unit spelled by the first four bytes of `s`.
+fn hex4(s: &[u8]) -> Option<u32> {
+    match s {
+        [a, b, c, d, ..] => {
+            Some(hex_digit(*a)? << 12 | hex_digit(*b)? << 8 | hex_digit(*c)? << 4 | hex_digit(*d)?)
+        }
+        _ => None,
+    }
+}
+
+fn is_high_surrogate(unit: u32) -> bool {
+    (0xD800..=0xDBFF).contains(&unit)
+}
+
+fn is_low_surrogate(unit: u32) -> bool {
+    (0xDC00..=0xDFFF).contains(&unit)
+}
+
+// ---------------------------------------------------------------------------
+// Navigation over validated bytes
+// ---------------------------------------------------------------------------
+
+#[inline(always)]
+fn trim_ws(s: &[u8]) -> &[u8] {
+    match s.first() {
+        Some(&b) if b > b' ' => s,
+        _ => trim_ws_loop(s),
+    }
+}
+
+#[inline(never)]
+fn trim_ws_loop(s: &[u8]) -> &[u8] {
+    let n = s.iter().position(|&b| !is_ws(b)).unwrap_or(s.len());
+    s.get(n..).unwrap_or_default()
+}
+
+/// Split validated string content `s` (just after the opening quote) at its closing
+/// quote: the content, the bytes after the closing quote, and whether the content
+/// has escapes.
+#[inline(always)]
+fn split_string(s: &[u8]) -> Option<(&[u8], &[u8], bool)> {
+    let mut i = 0;
+    let mut escaped = false;
+    loop {
+        i += swar::find(
+            s.get(i..)?,
+            |v| swar::ascii_only(swar::eq(v, b'"') | swar::eq(v, b'\\'), v),
+            |b| b == b'"' || b == b'\\',
+        )?;
+        match s.get(i) {
+            Some(b'"') => {
+                let (content, rest) = s.split_at_checked(i)?;
+                return Some((content, rest.get(1..)?, escaped));
+            }
+            // Skipping the backslash and the byte after it is enough: no escape
+            // continues with a quote or a backslash.
+            _ => {
+                escaped = true;
+                i += 2;
+            }
+        }
+    }
+}
+
+/// Length of the validated value at the start of `s` (0 if there is none).
+#[inline]
+fn value_len(s: &[u8]) -> usize {
+    match s.first() {
+        Some(b'"') => match s.get(1..).and_then(split_string) {
+            Some((content, _, _)) => content.len() + 2,
+            None => s.len(),
+        },
+        Some(b'{' | b'[') => container_len(s),
+        Some(b't' | b'n') => 4,
+        Some(b'f') => 5,
+        Some(b'-' | b'0'..=b'9') => s
+            .iter()
+            .position(|&b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+            .unwrap_or(s.len()),
+        _ => 0,
+    }
+}
+
+/// Length of the validated object or array at the start of `s`; brackets are counted
+/// (strings skipped), no recursion and no depth limit.
+fn container_len(s: &[u8]) -> usize {
+    let mut depth: usize = 0;
+    let mut i = 0;
+    // Outside strings there are only a few structural bytes between strings: a plain
+    // byte loop; strings are skipped a word at a time.
+    while let Some(&b) = s.get(i) {
+        match b {
+            b'"' => match s.get(i + 1..).and_then(split_string) {
+                Some((content, _, _)) => i += content.len() + 2,
+                None => break,
+            },
+            b'{' | b'[' => {
+                depth = depth.saturating_add(1);
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    s.len()
+}
+
+/// Split the validated value at the start of `s` (no leading whitespace) off `s`.
+#[inline]
+fn split_value(s: &[u8]) -> Option<(Value<'_>, &[u8])> {
+    let len = value_len(s);
+    if len == 0 {
+        return None;
+    }
+    let (raw, rest) = s.split_at_checked(len)?;
+    Some((Value { raw }, rest))
+}
+
+/// The next member of a validated object, `s` being just after the `{` or after the
+/// previous member's value: (key content, whether the key has escapes, value, rest).
+#[inline(always)]
+fn next_member(s: &[u8]) -> Option<(&[u8], bool, Value<'_>, &[u8])> {
+    let mut s = trim_ws(s);
+    if let [b',', after @ ..] = s {
+        s = trim_ws(after);
+    }
+    let [b'"', s @ ..] = s else {
+        return None;
+    };
+    let (key, s, escaped) = split_string(s)?;
+    let [b':', s @ ..] = trim_ws(s) else {
+        return None;
+    };
+    let (value, rest) = split_value(trim_ws(s))?;
+    Some((key, escaped, value, rest))
+}
+
+/// A validated JSON value: `raw` is exactly the value's bytes (no surrounding
+/// whitespace).
+///
+/// Only [`parse`] (and navigation from a `Value`) constructs it, so every accessor may
+/// rely on validity — and still never panics.
+#[derive(Clone, Copy)]
+pub struct Value<'a> {
+    raw: &'a [u8],
+}
+
+impl fmt::Debug for Value<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Value")
+            .field(&core::str::from_utf8(self.raw).unwrap_or("<not UTF-8>"))
+            .finish()
+    }
+}
+
+impl<'a> Value<'a> {
+    /// The value's bytes exactly as they appear in the input (valid JSON text).
+    ///
+    /// ```
+    /// let v = emcp::json::parse(b"[1, \"a\"]").unwrap();
+    /// assert_eq!(v.raw(), b"[1, \"a\"]");
+    /// ```
+    pub fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// The type of the value, from its first byte.
+    pub fn kind(&self) -> Kind {
+        match self.raw.first() {
+            Some(b'{') => Kind::Object,
+            Some(b'[') => Kind::Array,
+            Some(b'"') => Kind::String,
+            Some(b't' | b'f') => Kind::Bool,
+            Some(b'-' | b'0'..=b'9') => Kind::Number,
+            _ => Kind::Null,
+        }
+    }
+
+    /// The string, still escaped, when the value is a string.
+    ///
+    /// ```
+    /// let v = emcp::json::parse(br#""a\nb""#).unwrap();
+    /// let s = v.as_str().unwrap();
+    /// assert_eq!(s.raw(), br"a\nb");
+    /// assert!(s.eq_str("a\nb"));
+    /// ```
+    pub fn as_str(&self) -> Option<Str<'a>> {
+        let inner = self.raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+        Some(Str { raw: inner })
+    }
+
+    /// `Some(true)` / `Some(false)` for the literals, `None` otherwise.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.raw {
+            b"true" => Some(true),
+            b"false" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// Whether the value is `null`.
+    pub fn is_null(&self) -> bool {
+        self.raw == b"null"
+    }
+
+    /// Integer literal (no fraction, no exponent) that fits an `i64`.
+    ///
+    /// ```
+    /// use emcp::json::parse;
+    /// assert_eq!(parse(b"-9223372036854775808").unwrap().as_i64(), Some(i64::MIN));
+    /// assert_eq!(parse(b"9223372036854775808").unwrap().as_i64(), None);
+    /// assert_eq!(parse(b"1.0").unwrap().as_i64(), None);
+    /// ```
+    pub fn as_i64(&self) -> Option<i64> {
+        let (negative, digits) = match self.raw.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, self.raw),
+        };
+        if digits.is_empty() {
+            return None;
+        }
+        let mut acc: i64 = 0;
+        for &b in digits {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            acc = acc.checked_mul(10)?;
+            acc = if negative {
+                acc.checked_sub(i64::from(d))?
+            } else {
+                acc.checked_add(i64::from(d))?
+            };
+        }
+        Some(acc)
+    }
+
+    /// Integer literal (no fraction, no exponent) that fits a `u64` (`-0` is 0).
+    ///
+    /// ```
+    /// use emcp::json::parse;
+    /// assert_eq!(parse(b"18446744073709551615").unwrap().as_u64(), Some(u64::MAX));
+    /// assert_eq!(parse(b"-1").unwrap().as_u64(), None);
+    /// ```
+    pub fn as_u64(&self) -> Option<u64> {
+        if self.raw.first() == Some(&b'-') {
+            return self.as_i64().and_then(|v| u64::try_from(v).ok());
+        }
+        if self.raw.is_empty() {
+            return None;
+        }
+        let mut acc: u64 = 0;
+        for &b in self.raw {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            acc = acc.checked_mul(10)?.checked_add(u64::from(d))?;
+        }
+        Some(acc)
+    }
+
+    /// Any number, via core's `f64::from_str` on the literal (nearest `f64`; a
+    /// magnitude beyond `f64::MAX` gives an infinity). `None` when not a number.
+    ///
+    /// ```
+    /// assert_eq!(emcp::json::parse(b"2.5e-1").unwrap().as_f64(), Some(0.25));
+    /// ```
+    pub fn as_f64(&self) -> Option<f64> {
+        if self.kind() != Kind::Number {
+            return None;
+        }
+        core::str::from_utf8(self.raw).ok()?.parse().ok()
+    }
+
+    /// A number whose value is integral: `5`, `-3`, `5.0`, `1e3`, `2.50e1` (JSON
+    /// Schema's "integer"), decided from the literal, not via `f64`.
+    ///
+    /// ```
+    /// use emcp::json::parse;
+    /// assert!(parse(b"2.50e1").unwrap().is_integral());
+    /// assert!(!parse(b"2.55e1").unwrap().is_integral());
+    /// assert!(!parse(b"\"5\"").unwrap().is_integral());
+    /// ```
+    pub fn is_integral(&self) -> bool {
+        if self.kind() != Kind::Number {
+            return false;
+        }
+        let unsigned = self.raw.strip_prefix(b"-").unwrap_or(self.raw);
+        let (mantissa, exponent) = match unsigned.iter().position(|&b| b == b'e' || b == b'E') {
+            Some(n) => match unsigned.split_at_checked(n) {
+                Some((m, e)) => (m, e.get(1..).unwrap_or_default()),
+                None => (unsigned, &b""[..]),
+            },
+            None => (unsigned, &b""[..]),
+        };
+        let (int, frac) = match mantissa.iter().position(|&b| b == b'.') {
+            Some(n) => match mantissa.split_at_checked(n) {
+                Some((i, f)) => (i, f.get(1..).unwrap_or_default()),
+                None => (mantissa, &b""[..]),
+            },
+            None => (mantissa, &b""[..]),
+        };
+        if int.iter().chain(frac).all(|&b| b == b'0') {
+            return true; // zero
+        }
+        let (negative, exp_digits) = match exponent.split_first() {
+            Some((b'-', d)) => (true, d),
+            Some((b'+', d)) => (false, d),
+            _ => (false, exponent),
+        };
+        let magnitude = exp_digits.iter().fold(0i64, |acc, &b| {
+            acc.saturating_mul(10)
+                .saturating_add(i64::from(b.wrapping_sub(b'0')))
+        });
+        let exp = if negative { -magnitude } else { magnitude };
+        let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        let trailing_zeros = |d: &[u8]| d.iter().rev().take_while(|&&b| b == b'0').count();
+        let significant_frac = frac.len() - trailing_zeros(frac);
+        if significant_frac > 0 {
+            // digits.frac × 10^exp: every significant fractional digit must be shifted
+            // left of the point.
+            exp >= count(significant_frac)
+        } else {
+            // Integer digits (with their trailing zeros) × 10^exp.
+            exp >= -count(trailing_zeros(int))
+        }
+    }
+
+    /// Object member by decoded key (escapes in the input key are decoded for the
+    /// comparison). With duplicate keys the first wins. `None` if not an object or
+    /// no such key.
+    ///
+    /// ```
+    /// let v = emcp::json::parse(br#"{"a":1,"\u0062":2,"a":3}"#).unwrap();
+    /// assert_eq!(v.get("a").unwrap().raw(), b"1");
+    /// assert_eq!(v.get("b").unwrap().raw(), b"2");
+    /// assert!(v.get("c").is_none());
+    /// ```
+    pub fn get(&self, key: &str) -> Option<Value<'a>> {
+        let want = key.as_bytes();
+        let mut rest = self.raw.strip_prefix(b"{")?;
+        while let Some((raw_key, escaped, value, tail)) = next_member(rest) {
+            // A key without escapes is its own decoding.
+            let hit = if escaped {
+                Str { raw: raw_key }.eq_str(key)
+            } else {
+                raw_key == want
+            };
+            if hit {
+                return Some(value);
+            }
+            rest = tail;
+        }
+        None
+    }
+
+    /// Members of an object in order (empty iterator if not an object).
+    ///
+    /// ```
+    /// let v = emcp::json::parse(br#"{"x":1,"y":[2]}"#).unwrap();
+    /// let mut m = v.members();
+    /// let (k, x) = m.next().unwrap();
+    /// assert!(k.eq_str("x") && x.raw() == b"1");
+    /// assert_eq!(m.next().unwrap().1.raw(), b"[2]");
+    /// assert!(m.next().is_none());
+    /// ```
+    pub fn members(&self) -> Members<'a> {
+        Members {
+            rest: self.raw.strip_prefix(b"{").unwrap_or_default(),
+        }
+    }
+
+    /// Elements of an array in order (empty iterator if not an array).
+    ///
+    /// ```
+    /// let v = emcp::json::parse(b"[1, [2, 3], {}]").unwrap();
+    /// let raws: Vec<&[u8]> = v.items().map(|i| i.raw()).collect();
+    /// assert_eq!(raws, [&b"1"[..], b"[2, 3]", b"{}"]);
+    /// ```
+    pub fn items(&self) -> Items<'a> {
+        Items {
+            rest: self.raw.strip_prefix(b"[").unwrap_or_default(),
+        }
+    }
+}
+
+/// Iterator over an object's members, from [`Value::members`].
+#[derive(Clone, Debug)]
+pub struct Members<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (Str<'a>, Value<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match next_member(self.rest) {
+            Some((key, _, value, rest)) => {
+                self.rest = rest;
+                Some((Str { raw: key }, value))
+            }
+            None => {
+                self.rest = &[];
+                None
+            }
+        }
+    }
+}
+
+impl core::iter::FusedIterator for Members<'_> {}
+
+/// Iterator over an array's elements, from [`Value::items`].
+#[derive(Clone, Debug)]
+pub struct Items<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for Items<'a> {
+    type Item = Value<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut s = trim_ws(self.rest);
+        if let Some((b',', after)) = s.split_first() {
+            s = trim_ws(after);
+        }
+        match split_value(s) {
+            Some((value, rest)) => {
+                self.rest = rest;
+                Some(value)
+            }
+            _ => {
+                self.rest = &[];
+                None
+            }
+        }
+    }
+}
+
+impl core::iter::FusedIterator for Items<'_> {}
+
+// ---------------------------------------------------------------------------
+// Strings
+// ---------------------------------------------------------------------------
+
+/// A validated JSON string's content between the quotes, still escaped.
+#[derive(Clone, Copy)]
+pub struct Str<'a> {
+    raw: &'a [u8],
+}
+
+impl fmt::Debug for Str<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Str")
+            .field(&core::str::from_utf8(self.raw).unwrap_or("<not UTF-8>"))
+            .finish()
+    }
+}
+
+/// One piece of a decoded string, from [`Str::pieces`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// A run of text that had no escapes, borrowed from the input.
+    Text(&'a str),
+    /// The character one escape stands for.
+    Char(char),
+}
+
+/// Like [`Piece`], before the UTF-8 view of a run is taken.
+enum RawPiece<'a> {
+    Bytes(&'a [u8]),
+    Char(char),
+}
+
+/// Take the next piece off validated string content.
+#[inline]
+fn next_raw_piece<'a>(rest: &mut &'a [u8]) -> Option<RawPiece<'a>> {
+    let s: &'a [u8] = rest;
+    let (&first, after) = s.split_first()?;
+    if first == b'\\' {
+        let (c, after) = decode_escape(after);
+        *rest = after;
+        Some(RawPiece::Char(c))
+    } else {
+        let n = swar::find(
+            s,
+            |v| swar::ascii_only(swar::eq(v, b'\\'), v),
+            |b| b == b'\\',
+        )
+        .unwrap_or(s.len());
+        let (run, after) = s.split_at_checked(n)?;
+        *rest = after;
+        Some(RawPiece::Bytes(run))
+    }
+}
+
+/// Decode the escape whose backslash was just consumed; returns the character and the
+/// bytes after the escape. Never fails: a malformed escape (impossible after
+/// validation) decodes to U+FFFD.
+fn decode_escape(s: &[u8]) -> (char, &[u8]) {
+    let Some((&kind, rest)) = s.split_first() else {
+        return (char::REPLACEMENT_CHARACTER, s);
+    };
+    let c = match kind {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => {
+            let Some(unit) = hex4(rest) else {
+                return (char::REPLACEMENT_CHARACTER, rest);
+            };
+            let rest = rest.get(4..).unwrap_or_default();
+            if is_high_surrogate(unit) {
+                let low = rest.strip_prefix(b"\\u").and_then(hex4);
+                return match low {
+                    Some(low) if is_low_surrogate(low) => {
+                        let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                        (
+                            char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER),
+                            rest.get(6..).unwrap_or_default(),
+                        )
+                    }
+                    _ => (char::REPLACEMENT_CHARACTER, rest),
+                };
+            }
+            return (
+                char::from_u32(unit).unwrap_or(char::REPLACEMENT_CHARACTER),
+                rest,
+            );
+        }
+        _ => char::REPLACEMENT_CHARACTER,
+    };
+    (c, rest)
+}
+
+impl<'a> Str<'a> {
+    /// The escaped bytes between the quotes (valid UTF-8, valid escapes). Safe to copy
+    /// verbatim between quotes into JSON output.
+    pub fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// Whether the content contains any escape.
+    pub fn has_escapes(&self) -> bool {
+        swar::find(
+            self.raw,
+            |v| swar::ascii_only(swar::eq(v, b'\\'), v),
+            |b| b == b'\\',
+        )
+        .is_some()
+    }
+
+    /// `Some` when there are no escapes (zero-copy view of the input).
+    ///
+    /// ```
+    /// let v = emcp::json::parse(br#"["plain", "esc\"aped"]"#).unwrap();
+    /// let mut it = v.items();
+    /// assert_eq!(it.next().unwrap().as_str().unwrap().as_plain(), Some("plain"));
+    /// assert_eq!(it.next().unwrap().as_str().unwrap().as_plain(), None);
+    /// ```
+    pub fn as_plain(&self) -> Option<&'a str> {
+        if self.has_escapes() {
+            return None;
+        }
+        core::str::from_utf8(self.raw).ok()
+    }
+
+    /// Whether the decoded content equals `s` (no buffer needed).
+    ///
+    /// ```
+    /// let v = emcp::json::parse(br#""tools\/list""#).unwrap();
+    /// assert!(v.as_str().unwrap().eq_str("tools/list"));
+    /// ```
+    pub fn eq_str(&self, s: &str) -> bool {
+        let mut want = s.as_bytes();
+        // Every escape decodes to fewer bytes than it takes: content with escapes
+        // decodes shorter than `raw`, content without is `raw` itself.
+        if want.len() >= self.raw.len() {
+            return want == self.raw && !self.has_escapes();
+        }
+        let mut rest = self.raw;
+        while let Some(piece) = next_raw_piece(&mut rest) {
+            let mut utf8 = [0u8; 4];
+            let bytes: &[u8] = match piece {
+                RawPiece::Bytes(b) => b,
+                RawPiece::Char(c) => c.encode_utf8(&mut utf8).as_bytes(),
+            };
+            match want.strip_prefix(bytes) {
+                Some(tail) => want = tail,
+                None => return false,
+            }
+        }
+        want.is_empty()
+    }
+
+    /// Decode into `buf`, returning the decoded text.
+    ///
+    /// # Errors
+    ///
+    /// [`BufferTooSmall`] if the decoded text does not fit ([`Str::decoded_len`] tells
+    /// the size needed); `buf` may then hold part of it.
+    ///
+    /// ```
+    /// use emcp::json::{parse, BufferTooSmall};
+    ///
+    /// let v = parse(br#""\u00e9t\u00e9 \ud83d\ude00""#).unwrap();
+    /// let s = v.as_str().unwrap();
+    /// let mut buf = [0u8; 16];
+    /// assert_eq!(s.unescape_into(&mut buf), Ok("été 😀"));
+    /// assert_eq!(s.unescape_into(&mut [0u8; 4]), Err(BufferTooSmall));
+    /// ```
+    pub fn unescape_into<'b>(&self, buf: &'b mut [u8]) -> Result<&'b str, BufferTooSmall> {
+        let mut len = 0;
+        let mut rest = self.raw;
+        while let Some(piece) = next_raw_piece(&mut rest) {
+            let mut utf8 = [0u8; 4];
+            let bytes: &[u8] = match piece {
+                RawPiece::Bytes(b) => b,
+                RawPiece::Char(c) => c.encode_utf8(&mut utf8).as_bytes(),
+            };
+            let end = len + bytes.len();
+            buf.get_mut(len..end)
+                .ok_or(BufferTooSmall)?
+                .copy_from_slice(bytes);
+            len = end;
+        }
+        let buf: &'b [u8] = buf;
+        core::str::from_utf8(buf.get(..len).unwrap_or_default()).map_err(|_| BufferTooSmall)
+    }
+
+    /// Length in bytes after decoding.
+    pub fn decoded_len(&self) -> usize {
+        let mut len = 0;
+        let mut rest = self.raw;
+        while let Some(piece) = next_raw_piece(&mut rest) {
+            len += match piece {
+                RawPiece::Bytes(b) => b.len(),
+                RawPiece::Char(c) => c.len_utf8(),
+            };
+        }
+        len
+    }
+
+    /// Number of Unicode scalar values after decoding (JSON Schema
+    /// `minLength`/`maxLength`).
+    ///
+    /// ```
+    /// let v = emcp::json::parse(br#""h\u00e9\ud83d\ude00!""#).unwrap();
+    /// assert_eq!(v.as_str().unwrap().char_count(), 4);
+    /// ```
+    pub fn char_count(&self) -> usize {
+        let mut count = 0;
+        let mut rest = self.raw;
+        while let Some(piece) = next_raw_piece(&mut rest) {
+            count += match piece {
+                RawPiece::Bytes(b) => b.iter().filter(|&&b| b & 0xC0 != 0x80).count(),
+                RawPiece::Char(_) => 1,
+            };
+        }
+        count
+    }
+
+    /// Decoded content as a sequence of pieces, without a buffer: runs of unescaped
+    /// text as `&'a str`, each escape as one `char`.
+    ///
+    /// ```
+    /// use emcp::json::{parse, Piece};
+    ///
+    /// let v = parse(br#""ab\ncd""#).unwrap();
+    /// let pieces: Vec<Piece> = v.as_str().unwrap().pieces().collect();
+    /// assert_eq!(pieces, [Piece::Text("ab"), Piece::Char('\n'), Piece::Text("cd")]);
+    /// ```
+    pub fn pieces(&self) -> Pieces<'a> {
+        Pieces { rest: self.raw }
+    }
+}
+
+/// Iterator over the decoded pieces of a string, from [`Str::pieces`].
+#[derive(Clone, Debug)]
+pub struct Pieces<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for Pieces<'a> {
+    type Item = Piece<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match next_raw_piece(&mut self.rest)? {
+            RawPiece::Bytes(b) => match core::str::from_utf8(b) {
+                Ok(text) => Some(Piece::Text(text)),
+                Err(_) => {
+                    self.rest = &[];
+                    None
+                }
+            },
+            RawPiece::Char(c) => Some(Piece::Char(c)),
+        }
+    }
+}
+
+impl core::iter::FusedIterator for Pieces<'_> {}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use std::string::{String, ToString};
+    use std::vec::Vec;
+
+    fn ok(input: &[u8]) -> Value<'_> {
+        match parse(input) {
+            Ok(v) => v,
+            Err(e) => panic!("{:?} rejected: {e:?}", String::from_utf8_lossy(input)),
+        }
+    }
+
+    fn err(input: &[u8]) -> ScanError {
+        match parse(input) {
+            Ok(v) => panic!("{:?} accepted as {v:?}", String::from_utf8_lossy(input)),
+            Err(e) => e,
+        }
+    }
+
+    fn decode(s: Str<'_>) -> String {
+        let mut buf = std::vec![0u8; s.raw().len()];
+        String::from(s.unescape_into(&mut buf).unwrap())
+    }
+
+    fn string_of(input: &[u8]) -> String {
+        decode(ok(input).as_str().unwrap())
+    }
+
+    #[test]
+    fn scalars_and_whitespace() {
+        assert_eq!(ok(b"true").as_bool(), Some(true));
+        assert_eq!(ok(b"false").as_bool(), Some(false));
+        assert!(ok(b"null").is_null());
+        assert_eq!(ok(b" \t\r\n1 \t\r\n").raw(), b"1");
+        assert_eq!(ok(b"\"\"").kind(), Kind::String);
+        assert_eq!(ok(b" [ ] ").raw(), b"[ ]");
+        assert_eq!(ok(b"{ }").kind(), Kind::Object);
+        assert_eq!(ok(b"[ 1 , { \"a\" : [ ] } ]").items().count(), 2);
+    }
+
+    #[test]
+    fn empty_and_trailing() {
+        assert_eq!(err(b""), ScanError::Syntax);
+        assert_eq!(err(b"   "), ScanError::Syntax);
+        assert_eq!(err(b"1 2"), ScanError::Syntax);
+        assert_eq!(err(b"{}{}"), ScanError::Syntax);
+        assert_eq!(err(b"{} x"), ScanError::Syntax);
+        assert_eq!(err(b"[1]]"), ScanError::Syntax);
+        assert_eq!(err(b"truex"), ScanError::Syntax);
+        assert_eq!(err(b"null\0"), ScanError::Syntax);
+        assert_eq!(err(b"\xef\xbb\xbf{}"), ScanError::Syntax); // BOM
+        assert_eq!(err(b"\x0b1"), ScanError::Syntax); // vertical tab is not whitespace
+    }
+
+    #[test]
+    fn literals() {
+        for bad in [
+            &b"tru"[..],
+            b"t",
+            b"nul",
+            b"fals",
+            b"True",
+            b"NULL",
+            b"nan",
+            b"undefined",
+        ] {
+            assert_eq!(err(bad), ScanError::Syntax);
+        }
+    }
+
+    #[test]
+    fn structure_errors() {
+        for bad in [
+            &b"["[..],
+            b"]",
+            b"{",
+            b"}",
+            b"[1,]",
+            b"[,1]",
+            b"[1 2]",
+            b"{\"a\"}",
+            b"{\"a\":}",
+            b"{\"a\" 1}",
+            b"{\"a\":1,}",
+            b"{,}",
+            b"{1:2}",
+            b"{a:1}",
+            b"{'a':1}",
+            b"[1}",
+            b"{\"a\":1]",
+            b"[\"a\":1]",
+            b"\"abc",
+            b"\"",
+            b"[\"a]",
+        ] {
+            assert_eq!(
+                err(bad),
+                ScanError::Syntax,
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn numbers() {
+        for good in [
+            &b"0"[..],
+            b"-0",
+            b"0.5e-3",
+            b"-0.0",
+            b"123",
+            b"-123.456E+78",
+            b"1e5",
+            b"1E-5",
+            b"0e0",
+            b"9999999999999999999999999999",
+        ] {
+            assert_eq!(ok(good).kind(), Kind::Number);
+            assert_eq!(ok(good).raw(), good);
+        }
+        for bad in [
+            &b"01"[..],
+            b"-01",
+            b"1.",
+            b".5",
+            b"+1",
+            b"1e",
+            b"1e+",
+            b"1E-",
+            b"-",
+            b"-a",
+            b"1.e3",
+            b"0x10",
+            b"1.5.2",
+            b"--1",
+            b"[01]",
+            b"[1.]",
+        ] {
+            assert_eq!(
+                err(bad),
+                ScanError::Syntax,
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn every_escape() {
+        assert_eq!(
+            string_of(br#""\" \\ \/ \b \f \n \r \t""#),
+            "\" \\ / \u{8} \u{c} \n \r \t"
+        );
+        assert_eq!(string_of(br#""\u0041\u00e9\u20AC\uFFFF""#), "Aé€\u{ffff}");
+        assert_eq!(string_of(br#""\u0000""#), "\0");
+        for bad in [
+            &br#""\a""#[..],
+            br#""\x41""#,
+            br#""\u12""#,
+            br#""\u12G4""#,
+            br#""\U0041""#,
+            br#""\""#,
+            b"\"\\",
+            br#""\'""#,
+        ] {
+            assert_eq!(
+                err(bad),
+                ScanError::Syntax,
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn surrogates() {
+        // A valid pair decodes to one char.
+        assert_eq!(string_of(br#""\ud83d\ude00""#), "😀");
+        assert_eq!(string_of(br#""\uD800\uDC00""#), "\u{10000}");
+        assert_eq!(string_of(br#""\uDBFF\uDFFF""#), "\u{10FFFF}");
+        assert_eq!(ok(br#""\ud83d\ude00""#).as_str().unwrap().char_count(), 1);
+        for bad in [
+            &br#""\ud83d""#[..],  // lone high
+            br#""\ude00""#,       // lone low
+            br#""\ude00\ud83d""#, // reversed
+            br#""\ud83d\ud83d""#, // high + high
+            br#""\ud83dx""#,      // high + text
+            br#""\ud83d\n""#,     // high + other escape
+            br#""\ud83d\u0041""#, // high + non-surrogate
+            br#""\ud83d\ude0""#,  // truncated low
+        ] {
+            assert_eq!(
+                err(bad),
+                ScanError::Syntax,
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn utf8() {
+        assert_eq!(
+            string_of("\"é€😀\u{10FFFF}\u{7f}\"".as_bytes()),
+            "é€😀\u{10FFFF}\u{7f}"
+        );
+        for bad in [
+            &b"\"\xc0\xaf\""[..],    // overlong '/'
+            b"\"\xc1\xbf\"",         // overlong
+            b"\"\xe0\x80\xaf\"",     // overlong 3-byte
+            b"\"\xf0\x80\x80\xaf\"", // overlong 4-byte
+            b"\"\xed\xa0\x80\"",     // U+D800 encoded
+            b"\"\xed\xbf\xbf\"",     // U+DFFF encoded
+            b"\"\xf4\x90\x80\x80\"", // > U+10FFFF
+            b"\"\xf5\x80\x80\x80\"",
+            b"\"\xff\"",
+            b"\"\x80\"",         // lone continuation
+            b"\"\xc3\"",         // truncated before quote
+            b"\"\xe2\x82\"",     // truncated 3-byte
+            b"\"\xf0\x9f\x98\"", // truncated 4-byte
+            b"\"\xc3",           // truncated at end of input
+            b"\"\xe2\x82",
+            b"\"\xc3\x28\"", // bad continuation
+            b"\xff",         // outside a string
+            b"[1,\xff]",
+            b"{} \xc3",
+            b"[1,,\xff]", // syntax error first: still InvalidUtf8
+        ] {
+            assert_eq!(err(bad), ScanError::InvalidUtf8, "{bad:?}");
+        }
+        // Valid UTF-8 outside a string is a syntax error.
+        assert_eq!(err("é".as_bytes()), ScanError::Syntax);
+    }
+
+    #[test]
+    fn control_characters_in_strings() {
+        for c in 0u8..0x20 {
+            let input = [b'"', c, b'"'];
+            assert_eq!(err(&input), ScanError::Syntax, "{c:#x}");
+        }
+        assert_eq!(string_of(b"\"\x7f\""), "\u{7f}");
+    }
+
+    fn nested(depth: usize) -> Vec<u8> {
+        let mut v = std::vec![b'['; depth];
+        v.extend(std::iter::repeat_n(b']', depth));
+        v
+    }
+
+    #[test]
+    fn depth_limit() {
+        assert!(parse(&nested(MAX_DEPTH)).is_ok());
+        assert_eq!(
+            parse(&nested(MAX_DEPTH + 1)).unwrap_err(),
+            ScanError::TooDeep
+        );
+        let mut objects = Vec::new();
+        for _ in 0..MAX_DEPTH {
+            objects.extend_from_slice(b"{\"a\":");
+        }
+        objects.push(b'1');
+        objects.extend(std::iter::repeat_n(b'}', MAX_DEPTH));
+        assert!(parse(&objects).is_ok());
+        // Mixed nesting at the limit, closing in the right order.
+        let mixed = br#"[{"a":[{"b":[1]}]}]"#;
+        assert!(parse_with_depth(mixed, 5).is_ok());
+        assert_eq!(parse_with_depth(mixed, 4).unwrap_err(), ScanError::TooDeep);
+        assert_eq!(parse_with_depth(b"[]", 0).unwrap_err(), ScanError::TooDeep);
+        assert!(parse_with_depth(b"1", 0).is_ok());
+        // Clamped to the bit stack.
+        assert!(parse_with_depth(&nested(DEPTH_LIMIT), usize::MAX).is_ok());
+        assert_eq!(
+            parse_with_depth(&nested(DEPTH_LIMIT + 1), usize::MAX).unwrap_err(),
+            ScanError::TooDeep
+        );
+        // Far too deep: rejected early, no recursion.
+        assert_eq!(parse(&nested(100_000)).unwrap_err(), ScanError::TooDeep);
+        assert_eq!(
+            parse(&std::vec![b'['; 100_000]).unwrap_err(),
+            ScanError::TooDeep
+        );
+        // Bit stack words: objects and arrays alternating across word boundaries.
+        let mut alt = Vec::new();
+        for d in 0..100 {
+            alt.extend_from_slice(if d % 3 == 0 { b"{\"k\":" } else { b"[" });
+        }
+        alt.push(b'0');
+        for d in (0..100).rev() {
+            alt.push(if d % 3 == 0 { b'}' } else { b']' });
+        }
+        assert!(parse_with_depth(&alt, 100).is_ok());
+        let last = alt.len() - 1;
+        alt[last] = b']';
+        assert_eq!(parse_with_depth(&alt, 100).unwrap_err(), ScanError::Syntax);
+    }
+
+    #[test]
+    fn navigation() {
+        let v = ok(br#" { "a" : 1 , "b" : [ true , null , "x\"]" ] , "c":{"d":{}} , "a":2 } "#);
+        assert_eq!(v.get("a").unwrap().raw(), b"1");
+        let b = v.get("b").unwrap();
+        assert_eq!(b.kind(), Kind::Array);
+        let items: Vec<&[u8]> = b.items().map(|i| i.raw()).collect();
+        assert_eq!(items, [&b"true"[..], b"null", br#""x\"]""#]);
+        assert_eq!(v.get("c").unwrap().get("d").unwrap().raw(), b"{}");
+        assert!(v.get("d").is_none());
+        assert_eq!(v.members().count(), 4);
+        let keys: Vec<String> = v.members().map(|(k, _)| decode(k)).collect();
+        assert_eq!(keys, ["a", "b", "c", "a"]);
+        // Not a container: empty iterators, no members.
+        assert!(b.get("a").is_none());
+        assert_eq!(b.members().count(), 0);
+        assert_eq!(v.items().count(), 0);
+        assert_eq!(ok(b"1").items().count(), 0);
+        assert_eq!(ok(b"[]").items().count(), 0);
+        assert_eq!(ok(b"[ ]").items().count(), 0);
+        assert_eq!(ok(b"{ }").members().count(), 0);
+        // Escaped key decoded for the comparison; first duplicate wins.
+        let e = ok(br#"{"m\u00e9thod":1,"m\u00e9thod":2,"\"q\"":3}"#);
+        assert_eq!(e.get("méthod").unwrap().raw(), b"1");
+        assert_eq!(e.get("\"q\"").unwrap().raw(), b"3");
+        // Strings containing brackets and escaped quotes inside nested values.
+        let tricky = ok(br#"[{"a":"]}\\"},"\\",[["]"]],-1.5e3]"#);
+        let items: Vec<&[u8]> = tricky.items().map(|i| i.raw()).collect();
+        assert_eq!(
+            items,
+            [
+                &br#"{"a":"]}\\"}"#[..],
+                br#""\\""#,
+                br#"[["]"]]"#,
+                b"-1.5e3"
+            ]
+        );
+        // Fused.
+        let mut it = ok(b"[1]").items();
+        assert!(it.next().is_some());
+        assert!(it.next().is_none());
+        assert!(it.next().is_none());
+    }
+
+    #[test]
+    fn kinds_and_accessors() {
+        assert_eq!(ok(b"{}").kind(), Kind::Object);
+        assert_eq!(ok(b"[]").kind(), Kind::Array);
+        assert_eq!(ok(b"\"\"").kind(), Kind::String);
+        assert_eq!(ok(b"-1").kind(), Kind::Number);
+        assert_eq!(ok(b"true").kind(), Kind::Bool);
+        assert_eq!(ok(b"null").kind(), Kind::Null);
+        assert!(ok(b"1").as_str().is_none());
+        assert!(ok(b"1").as_bool().is_none());
+        assert!(!ok(b"0").is_null());
+        assert_eq!(ok(b"\"1\"").as_i64(), None);
+        assert_eq!(ok(b"\"1\"").as_f64(), None);
+        assert_eq!(ok(b"true").as_u64(), None);
+    }
+
+    #[test]
+    fn integers() {
+        assert_eq!(ok(b"0").as_i64(), Some(0));
+        assert_eq!(ok(b"-0").as_i64(), Some(0));
+        assert_eq!(ok(b"-0").as_u64(), Some(0));
+        assert_eq!(ok(b"9223372036854775807").as_i64(), Some(i64::MAX));
+        assert_eq!(ok(b"-9223372036854775808").as_i64(), Some(i64::MIN));
+        assert_eq!(ok(b"9223372036854775808").as_i64(), None);
+        assert_eq!(ok(b"-9223372036854775809").as_i64(), None);
+        assert_eq!(ok(b"9223372036854775808").as_u64(), Some(1 << 63));
+        assert_eq!(ok(b"18446744073709551615").as_u64(), Some(u64::MAX));
+        assert_eq!(ok(b"18446744073709551616").as_u64(), None);
+        assert_eq!(ok(b"99999999999999999999999").as_u64(), None);
+        assert_eq!(ok(b"-1").as_u64(), None);
+        assert_eq!(ok(b"1.0").as_i64(), None);
+        assert_eq!(ok(b"1e3").as_u64(), None);
+        assert_eq!(ok(b"1e3").as_f64(), Some(1000.0));
+        assert_eq!(ok(b"-0.5").as_f64(), Some(-0.5));
+        assert_eq!(ok(b"1e400").as_f64(), Some(f64::INFINITY));
+        assert_eq!(ok(b"0.1").as_f64(), Some(0.1));
+    }
+
+    #[test]
+    fn integral() {
+        for yes in [
+            &b"5"[..],
+            b"-3",
+            b"5.0",
+            b"1e3",
+            b"2.50e1",
+            b"0",
+            b"-0.0",
+            b"0.0e-7",
+            b"100e-2",
+            b"10E-1",
+            b"1.5e1",
+            b"0.5E+1",
+            b"123456789012345678901234567890",
+            b"1e99999999999999999999999",
+        ] {
+            assert!(ok(yes).is_integral(), "{:?}", String::from_utf8_lossy(yes));
+        }
+        for no in [
+            &b"1.5"[..],
+            b"0.1",
+            b"1e-1",
+            b"100e-3",
+            b"2.55e1",
+            b"0.05e1",
+            b"1e-99999999999999999999999",
+            b"\"5\"",
+            b"true",
+            b"[1]",
+            b"null",
+        ] {
+            assert!(!ok(no).is_integral(), "{:?}", String::from_utf8_lossy(no));
+        }
+    }
+
+    #[test]
+    fn strings() {
+        let v = ok(br#""a\tb\u00e9c\ud83d\ude00""#);
+        let s = v.as_str().unwrap();
+        assert!(s.has_escapes());
+        assert_eq!(s.as_plain(), None);
+        assert!(s.eq_str("a\tbéc😀"));
+        assert!(!s.eq_str("a\tbéc😀!"));
+        assert!(!s.eq_str("a\tbéc"));
+        assert!(!s.eq_str("a\\tbéc😀"));
+        assert!(!s.eq_str(""));
+        assert_eq!(s.decoded_len(), "a\tbéc😀".len());
+        assert_eq!(s.char_count(), 6);
+        let pieces: Vec<Piece<'_>> = s.pieces().collect();
+        assert_eq!(
+            pieces,
+            [
+                Piece::Text("a"),
+                Piece::Char('\t'),
+                Piece::Text("b"),
+                Piece::Char('é'),
+                Piece::Text("c"),
+                Piece::Char('😀'),
+            ]
+        );
+        // unescape_into: exact fit and one byte short.
+        let n = s.decoded_len();
+        let mut buf = std::vec![0u8; n];
+        assert_eq!(s.unescape_into(&mut buf), Ok("a\tbéc😀"));
+        assert_eq!(s.unescape_into(&mut buf[..n - 1]), Err(BufferTooSmall));
+        assert_eq!(s.unescape_into(&mut []), Err(BufferTooSmall));
+
+        let plain = ok("\"plain é\"".as_bytes());
+        let p = plain.as_str().unwrap();
+        assert!(!p.has_escapes());
+        assert_eq!(p.as_plain(), Some("plain é"));
+        assert_eq!(p.char_count(), 7);
+        assert_eq!(p.decoded_len(), 8);
+        assert!(p.eq_str("plain é"));
+        assert_eq!(p.pieces().collect::<Vec<_>>(), [Piece::Text("plain é")]);
+
+        let empty = ok(b"\"\"");
+        let e = empty.as_str().unwrap();
+        assert!(e.eq_str(""));
+        assert!(!e.eq_str("a"));
+        assert_eq!(e.unescape_into(&mut []), Ok(""));
+        assert_eq!(e.pieces().count(), 0);
+        assert_eq!(e.char_count(), 0);
+
+        // Consecutive escapes, escape at both ends.
+        let c = ok(br#""\\\"\n""#);
+        assert_eq!(decode(c.as_str().unwrap()), "\\\"\n");
+        assert_eq!(c.as_str().unwrap().pieces().count(), 3);
+    }
+
+    #[test]
+    fn debug_is_readable() {
+        let v = ok(br#"{"a":1}"#);
+        assert_eq!(std::format!("{v:?}"), r#"Value("{\"a\":1}")"#);
+        assert_eq!(
+            std::format!("{:?}", ok(b"\"x\"").as_str().unwrap()),
+            r#"Str("x")"#
+        );
+    }
+
+    // ---- properties ------------------------------------------------------------
+
+    use proptest::prelude::*;
+    use serde_json::Value as J;
+
+    fn arb_json() -> impl Strategy<Value = J> {
+        let leaf = prop_oneof![
+            Just(J::Null),
+            any::<bool>().prop_map(J::Bool),
+            any::<i64>().prop_map(J::from),
+            any::<u64>().prop_map(J::from),
+            any::<f64>()
+                .prop_filter_map("finite", serde_json::Number::from_f64)
+                .prop_map(J::Number),
+            any::<String>().prop_map(J::String),
+            "[a-z\\\\\"\u{0}-\u{1f}\u{e9}\u{1f600}]{0,8}".prop_map(J::String),
+        ];
+        leaf.prop_recursive(12, 128, 8, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..8).prop_map(J::Array),
+                proptest::collection::btree_map(any::<String>(), inner, 0..8)
+                    .prop_map(|m| J::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// Test-only conversion to serde_json, exercising every accessor on the way.
+    fn to_serde(v: Value<'_>) -> J {
+        match v.kind() {
+            Kind::Null => J::Null,
+            Kind::Bool => J::Bool(v.as_bool().unwrap()),
+            Kind::Number => {
+                if let Some(u) = v.as_u64() {
+                    J::from(u)
+                } else if let Some(i) = v.as_i64() {
+                    J::from(i)
+                } else {
+                    J::from(v.as_f64().unwrap())
+                }
+            }
+            Kind::String => J::String(checked_decode(v.as_str().unwrap())),
+            Kind::Array => J::Array(v.items().map(to_serde).collect()),
+            Kind::Object => {
+                let mut map = serde_json::Map::new();
+                for (k, value) in v.members() {
+                    let key = checked_decode(k);
+                    assert_eq!(v.get(&key).unwrap().raw(), value.raw());
+                    map.insert(key, to_serde(value));
+                }
+                J::Object(map)
+            }
+        }
+    }
+
+    /// Decode with `unescape_into` and check every other string accessor against it.
+    fn checked_decode(s: Str<'_>) -> String {
+        let decoded = decode(s);
+        assert!(s.eq_str(&decoded));
+        assert_eq!(s.decoded_len(), decoded.len());
+        assert_eq!(s.char_count(), decoded.chars().count());
+        let mut joined = String::new();
+        for piece in s.pieces() {
+            match piece {
+                Piece::Text(t) => joined.push_str(t),
+                Piece::Char(c) => joined.push(c),
+            }
+        }
+        assert_eq!(joined, decoded);
+        assert_eq!(s.as_plain().is_some(), !s.has_escapes());
+        if let Some(p) = s.as_plain() {
+            assert_eq!(p, decoded);
+        }
+        decoded
+    }
+
+    /// Agreement with serde_json on one input.
+    fn agree(bytes: &[u8]) {
+        let ours = parse(bytes);
+        if core::str::from_utf8(bytes).is_err() {
+            assert_eq!(ours.unwrap_err(), ScanError::InvalidUtf8);
+            return;
+        }
+        let theirs = serde_json::from_slice::<J>(bytes);
+        match (&ours, &theirs) {
+            (Err(ScanError::TooDeep), _) => {}
+            (_, Err(e))
+                if e.to_string().contains("number out of range")
+                    || e.to_string().contains("recursion limit") => {}
+            (Ok(v), Ok(j)) => {
+                // Equal up to float rounding differences (both parse the same text).
+                let back = to_serde(*v);
+                if !contains_float(j) {
+                    assert_eq!(&back, j);
+                }
+            }
+            (Err(ScanError::Syntax), Err(_)) => {}
+            _ => panic!(
+                "{:?}: ours {ours:?}, serde_json {theirs:?}",
+                String::from_utf8_lossy(bytes)
+            ),
+        }
+    }
+
+    fn contains_float(j: &J) -> bool {
+        match j {
+            J::Number(n) => n.is_f64(),
+            J::Array(a) => a.iter().any(contains_float),
+            J::Object(o) => o.values().any(contains_float),
+            _ => false,
+        }
+    }
+
+    fn jsonish() -> impl Strategy<Value = Vec<u8>> {
+        let alphabet: Vec<u8> =
+            b"{}[]\",:0123456789-+.eE \n\ttrufalsn\\/bu\x01\x7f\xc3\xa9\xed\xa0\x80".to_vec();
+        proptest::collection::vec(proptest::sample::select(alphabet), 0..48)
+    }
+
+    proptest! {
+        #[test]
+        fn accepts_serde_json_output(j in arb_json()) {
+            for text in [serde_json::to_string(&j).unwrap(), serde_json::to_string_pretty(&j).unwrap()] {
+                let v = parse(text.as_bytes()).unwrap();
+                prop_assert_eq!(to_serde(v), j.clone());
+            }
+        }
+
+        #[test]
+        fn arbitrary_bytes_agree(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            agree(&bytes);
+        }
+
+        #[test]
+        fn jsonish_bytes_agree(bytes in jsonish()) {
+            agree(&bytes);
+        }
+
+        #[test]
+        fn mutated_json_agrees(
+            j in arb_json(),
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..4),
+        ) {
+            let mut bytes = serde_json::to_vec(&j).unwrap();
+            for (at, byte, op) in edits {
+                let i = at.index(bytes.len() + 1);
+                match op {
+                    0 => bytes.insert(i, byte),
+                    1 if i < bytes.len() => { bytes.remove(i); }
+                    _ if i < bytes.len() => bytes[i] = byte,
+                    _ => bytes.push(byte),
+                }
+            }
+            agree(&bytes);
+        }
+    }
+}

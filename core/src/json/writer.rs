@@ -1,0 +1,1569 @@
+//! Streaming JSON writer.
+//!
+//! [`JsonWriter`] writes compact JSON straight into a [`Sink`] as it is produced: no
+//! document is built, nothing is buffered beyond a few stack bytes for one number or
+//! one batch of base64. Commas are placed automatically, strings are escaped as they
+//! go (unescaped runs are written as one slice), integers are formatted by hand and
+//! binary blobs can be base64-encoded on the fly in any number of pieces.
+//!
+//! # Errors
+//!
+//! Writer methods return nothing. The first error (from the sink, or nesting deeper
+//! than [`WRITER_MAX_DEPTH`]) is *sticky*: every later call writes nothing, and
+//! [`JsonWriter::finish`], [`JsonWriter::is_ok`] and [`JsonWriter::error`] report it.
+//! Code that produces a response therefore writes it start to finish and checks once.
+//!
+//! # Panic contract
+//!
+//! No method panics, whatever the call sequence (unbalanced `end_*` calls included).
+
+use core::fmt;
+
+use super::scanner::Str;
+use super::swar;
+
+/// Where output bytes go. Implemented by device transports (UART, socket, pipe).
+pub trait Sink {
+    /// Write all of `bytes` or fail.
+    ///
+    /// # Errors
+    ///
+    /// [`SinkError::Full`] when there is no room (ideally having written nothing of
+    /// `bytes`), [`SinkError::Io`] when the transport failed.
+    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError>;
+}
+
+/// Why a [`Sink`] refused bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum SinkError {
+    /// No room left (also: the writer's nesting capacity is exhausted).
+    Full,
+    /// The transport failed.
+    Io,
+}
+
+impl fmt::Display for SinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SinkError::Full => "output full",
+            SinkError::Io => "output transport failed",
+        })
+    }
+}
+
+/// A fixed caller buffer. A write that does not fit fails with [`SinkError::Full`] and
+/// writes nothing of that call.
+///
+/// ```
+/// use emcp::json::{Sink, SinkError, SliceSink};
+///
+/// let mut buf = [0u8; 4];
+/// let mut sink = SliceSink::new(&mut buf);
+/// assert_eq!(sink.write(b"abc"), Ok(()));
+/// assert_eq!(sink.write(b"de"), Err(SinkError::Full));
+/// assert_eq!(sink.written(), b"abc");
+/// ```
+#[derive(Debug)]
+pub struct SliceSink<'b> {
+    buf: &'b mut [u8],
+    len: usize,
+}
+
+impl<'b> SliceSink<'b> {
+    /// An empty sink writing into `buf`.
+    pub fn new(buf: &'b mut [u8]) -> Self {
+        SliceSink { buf, len: 0 }
+    }
+
+    /// The bytes written so far.
+    pub fn written(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or_default()
+    }
+
+    /// Number of bytes written so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether nothing has been written.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Forget everything written; the whole buffer is available again.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+impl Sink for SliceSink<'_> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+        let end = self.len.checked_add(bytes.len()).ok_or(SinkError::Full)?;
+        let dst = self.buf.get_mut(self.len..end).ok_or(SinkError::Full)?;
+        dst.copy_from_slice(bytes);
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// Appends; [`SinkError::Full`] (and nothing appended) when the bytes do not fit.
+impl<const N: usize> Sink for heapless::Vec<u8, N> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+        self.extend_from_slice(bytes).map_err(|_| SinkError::Full)
+    }
+}
+
+/// Appends; [`SinkError::Full`] (and nothing appended) when the bytes do not fit.
+impl Sink for heapless::vec::VecView<u8> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+        self.extend_from_slice(bytes).map_err(|_| SinkError::Full)
+    }
+}
+
+/// Adapter: any [`embedded_io::Write`] is a [`Sink`]. Writes everything (like
+/// `write_all`); any error, or a writer that accepts nothing, becomes
+/// [`SinkError::Io`]. Unlike `write_all` it cannot panic on a misbehaving writer.
+#[derive(Debug)]
+pub struct IoSink<W>(pub W);
+
+impl<W: embedded_io::Write> Sink for IoSink<W> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            match self.0.write(rest) {
+                Ok(0) | Err(_) => return Err(SinkError::Io),
+                Ok(n) => rest = rest.get(n..).ok_or(SinkError::Io)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Maximum nesting the writer tracks for automatic commas.
+pub const WRITER_MAX_DEPTH: usize = 32;
+
+/// Streaming JSON writer over a [`Sink`].
+///
+/// Commas are inserted automatically: in an object, [`key`](Self::key) writes the
+/// comma (when not the first member) and `"key":`, and the value follows without a
+/// comma; in an array every value after the first gets a comma. At the top level
+/// (depth 0) no commas are written, so envelopes can be assembled with
+/// [`raw`](Self::raw). The first error is sticky (see the [module docs](self)).
+/// Nesting deeper than [`WRITER_MAX_DEPTH`] is a sticky [`SinkError::Full`], never a
+/// panic. No whitespace is ever emitted, and the output never contains a raw newline
+/// unless passed to [`raw`](Self::raw)/[`raw_value`](Self::raw_value).
+///
+/// The writer does not check that `end_*` calls match their `begin_*`: an extra
+/// `end_*` at the top level writes its bracket and nothing else.
+///
+/// ```
+/// use emcp::json::{JsonWriter, SliceSink};
+///
+/// let mut buf = [0u8; 64];
+/// let mut sink = SliceSink::new(&mut buf);
+/// let mut w = JsonWriter::new(&mut sink);
+/// w.begin_object();
+/// w.key("id");
+/// w.u64(7);
+/// w.key("tags");
+/// w.begin_array();
+/// w.str("a\"b\n");
+/// w.f64(21.5);
+/// w.null();
+/// w.end_array();
+/// w.end_object();
+/// assert_eq!(w.finish(), Ok(()));
+/// assert_eq!(sink.written(), br#"{"id":7,"tags":["a\"b\n",21.5,null]}"#);
+/// ```
+pub struct JsonWriter<'s> {
+    sink: &'s mut dyn Sink,
+    error: Option<SinkError>,
+    /// Open containers.
+    depth: u8,
+    /// The next value (or key) at the current level needs a leading comma.
+    comma: bool,
+    /// `comma` of each enclosing level, bit `d` for level `d`.
+    outer: u32,
+    /// base64 bytes waiting for a full 3-byte group.
+    carry: [u8; 2],
+    carry_len: u8,
+    /// The string opened by `string_begin` or `base64_begin` and not yet closed.
+    open: OpenString,
+}
+
+/// Which kind of string value is open, for [`JsonWriter::string_end_any`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OpenString {
+    None,
+    Text,
+    Base64,
+}
+
+impl fmt::Debug for JsonWriter<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JsonWriter")
+            .field("error", &self.error)
+            .field("depth", &self.depth)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Strings up to about this many bytes that need no escaping are assembled on the
+/// stack (with their comma, quotes and colon) and written with one sink call.
+const SHORT_STRING: usize = 60;
+
+/// Two ASCII digits for each of 0..100.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+#[inline(always)]
+fn b64(sextet: u8) -> u8 {
+    BASE64
+        .get(usize::from(sextet & 0x3F))
+        .copied()
+        .unwrap_or(b'=')
+}
+
+#[inline(always)]
+fn needs_escape(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// Index of the first byte of `s` that must be escaped.
+#[inline]
+fn find_escape(s: &[u8]) -> Option<usize> {
+    swar::find(
+        s,
+        |v| {
+            swar::ascii_only(
+                swar::eq(v, b'"') | swar::eq(v, b'\\') | swar::below(v, 0x20),
+                v,
+            )
+        },
+        needs_escape,
+    )
+}
+
+/// Write the digits of `v` into `buf` ending just before `end` (room for 20 digits
+/// needed); returns the index of the first digit.
+fn format_u64<const N: usize>(buf: &mut [u8; N], end: usize, mut v: u64) -> usize {
+    fn pair<const N: usize>(buf: &mut [u8; N], pos: &mut usize, r: usize) {
+        let hi = pos.saturating_sub(2);
+        let lo = pos.saturating_sub(1);
+        if let (Some(&a), Some(&b)) = (DIGIT_PAIRS.get(2 * r), DIGIT_PAIRS.get(2 * r + 1)) {
+            if let Some(d) = buf.get_mut(hi) {
+                *d = a;
+            }
+            if let Some(d) = buf.get_mut(lo) {
+                *d = b;
+            }
+        }
+        *pos = hi;
+    }
+    let mut pos = end;
+    // 64-bit division is a library call on 32-bit targets: only use it while needed.
+    while v > u64::from(u32::MAX) {
+        pair(buf, &mut pos, (v % 100) as usize);
+        v /= 100;
+    }
+    let mut small = v as u32;
+    while small >= 100 {
+        pair(buf, &mut pos, (small % 100) as usize);
+        small /= 100;
+    }
+    if small >= 10 {
+        pair(buf, &mut pos, small as usize);
+    } else {
+        prepend(buf, &mut pos, b'0' + small as u8);
+    }
+    pos
+}
+
+/// The shortest decimal form of `m` (finite, positive, not integral) when it has at
+/// most [`SHORT_DECIMALS`] fractional digits, written right-aligned into `buf`;
+/// returns the index of its first byte. This is exactly what core's `Display` prints:
+/// the fewest fractional digits `k` whose decimal `n / 10^k` reads back as `m`.
+/// `n / 10^k` with `n < 2^50` and `10^k` both exact is one correctly rounded division,
+/// which is what reading the decimal back gives; below 2^50 the rounding interval of
+/// `m` (under a quarter of `10^-k` wide) holds at most one such `n`.
+#[allow(clippy::float_cmp)] // exact equality is the point
+fn short_decimal(buf: &mut [u8; 32], m: f64) -> Option<usize> {
+    if !(1e-6..1e15).contains(&m) {
+        return None;
+    }
+    let limit = (1u64 << 50) as f64;
+    let mut scale_f = 1.0f64;
+    let mut scale = 1u64;
+    for k in 1..=SHORT_DECIMALS {
+        scale_f *= 10.0;
+        scale *= 10;
+        let x = m * scale_f;
+        if x >= limit {
+            return None;
+        }
+        // `x` is `m * 10^k` rounded: the exact product's nearest integer is `t` or
+        // `t + 1`.
+        let t = x as u64;
+        for n in [t, t + 1] {
+            if n as f64 / scale_f == m {
+                let mut pos = buf.len();
+                let mut frac = n % scale;
+                for _ in 0..k {
+                    prepend(buf, &mut pos, b'0' + (frac % 10) as u8);
+                    frac /= 10;
+                }
+                prepend(buf, &mut pos, b'.');
+                return Some(format_u64(buf, pos, n / scale));
+            }
+        }
+    }
+    None
+}
+
+/// Most fractional digits [`short_decimal`] tries before leaving a float to core::fmt.
+const SHORT_DECIMALS: usize = 6;
+
+/// Put `b` just before `buf[*pos]` (nothing if there is no room).
+#[inline(always)]
+fn prepend<const N: usize>(buf: &mut [u8; N], pos: &mut usize, b: u8) {
+    if let Some(p) = pos.checked_sub(1) {
+        if let Some(d) = buf.get_mut(p) {
+            *d = b;
+            *pos = p;
+        }
+    }
+}
+
+/// A small stack buffer that `core::fmt` can write into.
+struct StackBuf<const N: usize> {
+    buf: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> StackBuf<N> {
+    fn new() -> Self {
+        StackBuf {
+            buf: [0; N],
+            len: 0,
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or_default()
+    }
+}
+
+impl<const N: usize> fmt::Write for StackBuf<N> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len.checked_add(s.len()).ok_or(fmt::Error)?;
+        self.buf
+            .get_mut(self.len..end)
+            .ok_or(fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// `core::fmt` output escaped into the writer, for [`JsonWriter::string_fmt`].
+struct Escaper<'w, 's> {
+    w: &'w mut JsonWriter<'s>,
+}
+
+impl fmt::Write for Escaper<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.w.put_escaped(s.as_bytes());
+        match self.w.error {
+            None => Ok(()),
+            Some(_) => Err(fmt::Error),
+        }
+    }
+}
+
+impl<'s> JsonWriter<'s> {
+    /// A writer at the top level, writing into `sink`.
+    pub fn new(sink: &'s mut dyn Sink) -> Self {
+        JsonWriter {
+            sink,
+            error: None,
+            depth: 0,
+            comma: false,
+            outer: 0,
+            carry: [0; 2],
+            carry_len: 0,
+            open: OpenString::None,
+        }
+    }
+
+    /// Whether no error has occurred so far.
+    pub fn is_ok(&self) -> bool {
+        self.error.is_none()
+    }
+
+    /// The first error, if any.
+    pub fn error(&self) -> Option<SinkError> {
+        self.error
+    }
+
+    /// `Ok` if everything was written.
+    ///
+    /// # Errors
+    ///
+    /// The first error: from the sink, or [`SinkError::Full`] for nesting deeper than
+    /// [`WRITER_MAX_DEPTH`]. Everything after it was dropped.
+    #[must_use = "the writer's sticky error is only seen by checking it"]
+    pub fn finish(&self) -> Result<(), SinkError> {
+        match self.error {
+            None => Ok(()),
+            Some(e) => Err(e),
+        }
+    }
+
+    // ---- plumbing -------------------------------------------------------------
+
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            if let Err(e) = self.sink.write(bytes) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    /// Write `with_comma` (whose first byte is `,`) or, when no comma is due, the rest.
+    #[inline]
+    fn put_lead(&mut self, with_comma: &[u8]) {
+        let bytes = if self.comma {
+            with_comma
+        } else {
+            with_comma.get(1..).unwrap_or_default()
+        };
+        self.put(bytes);
+    }
+
+    #[inline]
+    fn after_value(&mut self) {
+        self.comma = self.depth > 0;
+    }
+
+    fn put_escaped(&mut self, s: &[u8]) {
+        self.put_escaped_from(s, find_escape(s));
+    }
+
+    /// Escape `s`, whose first byte needing an escape is at `first` (if any).
+    fn put_escaped_from(&mut self, s: &[u8], first: Option<usize>) {
+        let mut rest = s;
+        let mut next = first;
+        loop {
+            let n = next.unwrap_or(rest.len());
+            let Some((run, tail)) = rest.split_at_checked(n) else {
+                return;
+            };
+            if !run.is_empty() {
+                self.put(run);
+            }
+            let Some((&b, tail)) = tail.split_first() else {
+                return;
+            };
+            self.put_escape(b);
+            rest = tail;
+            next = find_escape(rest);
+        }
+    }
+
+    /// A whole string: `,"` (comma when due), `content` (escaped unless `verbatim`),
+    /// then `close` (`"` or `":`). Short strings that need no escaping go out in one
+    /// sink write.
+    fn put_string(&mut self, content: &[u8], close: &[u8], verbatim: bool) {
+        let escape = if verbatim { None } else { find_escape(content) };
+        let mut buf = [0u8; SHORT_STRING + 4];
+        let total = usize::from(self.comma) + 1 + content.len() + close.len();
+        if escape.is_none() && total <= buf.len() {
+            let mut len = 0;
+            if self.comma {
+                if let Some(b) = buf.first_mut() {
+                    *b = b',';
+                }
+                len = 1;
+            }
+            if let Some(b) = buf.get_mut(len) {
+                *b = b'"';
+            }
+            len += 1;
+            let end = len + content.len();
+            if let Some(dst) = buf.get_mut(len..end) {
+                dst.copy_from_slice(content);
+            }
+            len = end;
+            for &c in close {
+                if let Some(b) = buf.get_mut(len) {
+                    *b = c;
+                }
+                len += 1;
+            }
+            // `len == total <= buf.len()`: every access above was in bounds.
+            self.put(buf.get(..len).unwrap_or_default());
+            return;
+        }
+        self.put_lead(b",\"");
+        if verbatim {
+            self.put(content);
+        } else {
+            self.put_escaped_from(content, escape);
+        }
+        self.put(close);
+    }
+
+    fn put_escape(&mut self, b: u8) {
+        let short: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0C => b"\\f",
+            _ => {
+                let hex = |n: u8| HEX.get(usize::from(n & 0xF)).copied().unwrap_or(b'0');
+                self.put(&[b'\\', b'u', b'0', b'0', hex(b >> 4), hex(b)]);
+                return;
+            }
+        };
+        self.put(short);
+    }
+
+    fn begin(&mut self, open: &[u8]) {
+        if usize::from(self.depth) >= WRITER_MAX_DEPTH {
+            if self.error.is_none() {
+                self.error = Some(SinkError::Full);
+            }
+            return;
+        }
+        self.put_lead(open);
+        // The container is a value of the enclosing level: after it, a comma is due
+        // there (unless that level is the top).
+        let bit = 1u32 << self.depth;
+        if self.depth > 0 {
+            self.outer |= bit;
+        } else {
+            self.outer &= !bit;
+        }
+        self.depth += 1;
+        self.comma = false;
+    }
+
+    fn end(&mut self, close: &[u8]) {
+        self.put(close);
+        if self.depth > 0 {
+            self.depth -= 1;
+            self.comma = self.outer & (1u32 << self.depth) != 0;
+        }
+    }
+
+    // ---- containers -------------------------------------------------------------
+
+    /// `{`
+    pub fn begin_object(&mut self) {
+        self.begin(b",{");
+    }
+
+    /// `}`
+    pub fn end_object(&mut self) {
+        self.end(b"}");
+    }
+
+    /// `[`
+    pub fn begin_array(&mut self) {
+        self.begin(b",[");
+    }
+
+    /// `]`
+    pub fn end_array(&mut self) {
+        self.end(b"]");
+    }
+
+    /// An object key, escaped: `"key":` (preceded by a comma when not the first).
+    pub fn key(&mut self, key: &str) {
+        self.put_string(key.as_bytes(), b"\":", false);
+        self.comma = false;
+    }
+
+    // ---- strings ----------------------------------------------------------------
+
+    /// A string value, escaped.
+    pub fn str(&mut self, s: &str) {
+        self.put_string(s.as_bytes(), b"\"", false);
+        self.after_value();
+    }
+
+    /// A string value copied from validated input without decoding (its raw escaped
+    /// form is already valid JSON string content).
+    ///
+    /// ```
+    /// use emcp::json::{parse, JsonWriter, SliceSink};
+    ///
+    /// let v = parse(br#"{"name":"caf\u00e9"}"#).unwrap();
+    /// let mut buf = [0u8; 32];
+    /// let mut sink = SliceSink::new(&mut buf);
+    /// let mut w = JsonWriter::new(&mut sink);
+    /// w.str_raw(v.get("name").unwrap().as_str().unwrap());
+    /// assert!(w.is_ok());
+    /// assert_eq!(sink.written(), br#""caf\u00e9""#);
+    /// ```
+    pub fn str_raw(&mut self, s: Str<'_>) {
+        self.put_string(s.raw(), b"\"", true);
+        self.after_value();
+    }
+
+    /// Open a string value written in parts ([`string_part`](Self::string_part),
+    /// [`string_char`](Self::string_char)), closed by
+    /// [`string_end`](Self::string_end).
+    pub fn string_begin(&mut self) {
+        self.put_lead(b",\"");
+        self.open = OpenString::Text;
+    }
+
+    /// Part of an open string, escaped.
+    pub fn string_part(&mut self, s: &str) {
+        self.put_escaped(s.as_bytes());
+    }
+
+    /// One character of an open string, escaped.
+    pub fn string_char(&mut self, c: char) {
+        let mut utf8 = [0u8; 4];
+        self.put_escaped(c.encode_utf8(&mut utf8).as_bytes());
+    }
+
+    /// Text produced by `core::fmt`, escaped, as part of an open string.
+    pub fn string_part_fmt(&mut self, args: fmt::Arguments<'_>) {
+        // An error is either the sticky sink error (already recorded) or a failing
+        // `Display` impl, whose partial output stays.
+        let _ = fmt::write(&mut Escaper { w: self }, args);
+    }
+
+    /// A validated string's content as part of an open string, copied verbatim
+    /// (its escapes are kept as received; no buffer, no decoding).
+    ///
+    /// ```
+    /// use emcp::json::{parse, JsonWriter, SliceSink};
+    ///
+    /// let v = parse(br#""caf\u00e9""#).unwrap();
+    /// let mut buf = [0u8; 32];
+    /// let mut sink = SliceSink::new(&mut buf);
+    /// let mut w = JsonWriter::new(&mut sink);
+    /// w.string_begin();
+    /// w.string_part("un ");
+    /// w.string_str(v.as_str().unwrap());
+    /// w.string_end();
+    /// assert!(w.is_ok());
+    /// assert_eq!(sink.written(), br#""un caf\u00e9""#);
+    /// ```
+    pub fn string_str(&mut self, s: Str<'_>) {
+        self.put(s.raw());
+    }
+
+    /// Close a string opened with [`string_begin`](Self::string_begin).
+    pub fn string_end(&mut self) {
+        self.put(b"\"");
+        self.open = OpenString::None;
+        self.after_value();
+    }
+
+    /// Close whichever string is open: a text string as
+    /// [`string_end`](Self::string_end), a base64 string as
+    /// [`base64_end`](Self::base64_end) (flushing its padding). Does nothing when no
+    /// string is open.
+    pub fn string_end_any(&mut self) {
+        match self.open {
+            OpenString::Text => self.string_end(),
+            OpenString::Base64 => self.base64_end(),
+            OpenString::None => {}
+        }
+    }
+
+    /// A string value produced by `core::fmt` (escaped as it is written). If a
+    /// `Display` implementation fails, the string is closed with what it produced.
+    ///
+    /// ```
+    /// use emcp::json::{JsonWriter, SliceSink};
+    ///
+    /// let mut buf = [0u8; 32];
+    /// let mut sink = SliceSink::new(&mut buf);
+    /// let mut w = JsonWriter::new(&mut sink);
+    /// w.string_fmt(format_args!("{}\"C", 21));
+    /// assert!(w.is_ok());
+    /// assert_eq!(sink.written(), br#""21\"C""#);
+    /// ```
+    pub fn string_fmt(&mut self, args: fmt::Arguments<'_>) {
+        self.string_begin();
+        // A formatting error is either our sticky sink error (already recorded) or a
+        // failing `Display` impl; in both cases the string is closed.
+        let _ = fmt::write(&mut Escaper { w: self }, args);
+        self.string_end();
+    }
+
+    // ---- numbers and literals ---------------------------------------------------
+
+    /// An unsigned integer, exact (hand-written digits, no `core::fmt`).
+    pub fn u64(&mut self, v: u64) {
+        self.integer(v, false);
+    }
+
+    /// A signed integer, exact (hand-written digits, no `core::fmt`).
+    pub fn i64(&mut self, v: i64) {
+        self.integer(v.unsigned_abs(), v < 0);
+    }
+
+    fn integer(&mut self, magnitude: u64, negative: bool) {
+        // Room for `,`, `-` and the 20 digits of u64::MAX (i64::MIN has 19).
+        let mut buf = [0u8; 22];
+        let mut start = format_u64(&mut buf, 22, magnitude);
+        if negative {
+            prepend(&mut buf, &mut start, b'-');
+        }
+        if self.comma {
+            prepend(&mut buf, &mut start, b',');
+        }
+        self.put(buf.get(start..).unwrap_or_default());
+        self.after_value();
+    }
+
+    /// A float in shortest round-trip form (core's `Display` for `f64`); NaN and ±inf
+    /// become `null`. Magnitudes from 1e21 up and below 1e-6 use exponent form (core's
+    /// `LowerExp`, also shortest round-trip), as JavaScript does, so the output stays
+    /// short (`1e300`, not 301 digits). Integral values and decimals with up to six
+    /// fractional digits (`40`, `21.5`, `1013.2`) are formatted without `core::fmt`,
+    /// to exactly the same text.
+    ///
+    /// ```
+    /// use emcp::json::{JsonWriter, SliceSink};
+    ///
+    /// let mut buf = [0u8; 64];
+    /// let mut sink = SliceSink::new(&mut buf);
+    /// let mut w = JsonWriter::new(&mut sink);
+    /// w.begin_array();
+    /// for v in [21.5, 40.0, 0.1, 1e300, f64::NAN] {
+    ///     w.f64(v);
+    /// }
+    /// w.end_array();
+    /// assert!(w.is_ok());
+    /// assert_eq!(sink.written(), b"[21.5,40,0.1,1e300,null]");
+    /// ```
+    #[allow(clippy::float_cmp)] // exact equality is the point
+    pub fn f64(&mut self, v: f64) {
+        if !v.is_finite() {
+            self.null();
+            return;
+        }
+        // Integral values and short decimals (`40.0`, `21.5`, `1013.2`) skip
+        // core::fmt: exactly the same text, much faster.
+        if v.abs() < 1e15 {
+            let i = v as i64;
+            // `-0.0` keeps its sign through core::fmt.
+            if i as f64 == v && !(i == 0 && v.is_sign_negative()) {
+                self.i64(i);
+                return;
+            }
+            let mut buf = [0u8; 32];
+            if let Some(mut start) = short_decimal(&mut buf, v.abs()) {
+                if v < 0.0 {
+                    prepend(&mut buf, &mut start, b'-');
+                }
+                if self.comma {
+                    prepend(&mut buf, &mut start, b',');
+                }
+                self.put(buf.get(start..).unwrap_or_default());
+                self.after_value();
+                return;
+            }
+        }
+        let mut buf = StackBuf::<40>::new();
+        if self.comma {
+            let _ = fmt::Write::write_str(&mut buf, ",");
+        }
+        let magnitude = v.abs();
+        let formatted = if magnitude != 0.0 && !(1e-6..1e21).contains(&magnitude) {
+            fmt::write(&mut buf, format_args!("{v:e}"))
+        } else {
+            fmt::write(&mut buf, format_args!("{v}"))
+        };
+        if formatted.is_err() {
+            // Cannot happen (the longest form is 24 bytes); stay valid JSON anyway.
+            self.null();
+            return;
+        }
+        self.put(buf.as_bytes());
+        self.after_value();
+    }
+
+    /// `true` or `false`.
+    pub fn bool(&mut self, v: bool) {
+        self.put_lead(if v { b",true" } else { b",false" });
+        self.after_value();
+    }
+
+    /// `null`.
+    pub fn null(&mut self) {
+        self.put_lead(b",null");
+        self.after_value();
+    }
+
+    // ---- raw output ---------------------------------------------------------------
+
+    /// Pre-validated JSON text as a value (e.g. a static schema, a raw id span); it is
+    /// written verbatim, with the comma logic of a value.
+    pub fn raw_value(&mut self, json: &[u8]) {
+        self.put_lead(b",");
+        self.put(json);
+        self.after_value();
+    }
+
+    /// Raw bytes with no comma logic at all (envelope prefixes, the final newline).
+    ///
+    /// ```
+    /// use emcp::json::{JsonWriter, SliceSink};
+    ///
+    /// let mut buf = [0u8; 64];
+    /// let mut sink = SliceSink::new(&mut buf);
+    /// let mut w = JsonWriter::new(&mut sink);
+    /// w.raw(br#"{"jsonrpc":"2.0","id":"#);
+    /// w.raw_value(b"\"a-1\"");
+    /// w.raw(br#","result":"#);
+    /// w.begin_object();
+    /// w.end_object();
+    /// w.raw(b"}\n");
+    /// assert!(w.is_ok());
+    /// assert_eq!(sink.written(), b"{\"jsonrpc\":\"2.0\",\"id\":\"a-1\",\"result\":{}}\n");
+    /// ```
+    pub fn raw(&mut self, bytes: &[u8]) {
+        self.put(bytes);
+    }
+
+    // ---- base64 -------------------------------------------------------------------
+
+    /// Open a base64 (RFC 4648, padded) string value, fed by
+    /// [`base64_part`](Self::base64_part) and closed by
+    /// [`base64_end`](Self::base64_end).
+    ///
+    /// ```
+    /// use emcp::json::{JsonWriter, SliceSink};
+    ///
+    /// let mut buf = [0u8; 16];
+    /// let mut sink = SliceSink::new(&mut buf);
+    /// let mut w = JsonWriter::new(&mut sink);
+    /// w.base64_begin();
+    /// w.base64_part(b"foo");
+    /// w.base64_part(b"ba");
+    /// w.base64_end();
+    /// assert!(w.is_ok());
+    /// assert_eq!(sink.written(), br#""Zm9vYmE=""#);
+    /// ```
+    pub fn base64_begin(&mut self) {
+        self.put_lead(b",\"");
+        self.carry_len = 0;
+        self.open = OpenString::Base64;
+    }
+
+    /// More bytes of an open base64 string. Up to two bytes are carried over to the
+    /// next part; full groups are written in batches.
+    pub fn base64_part(&mut self, bytes: &[u8]) {
+        let mut out = [0u8; 128];
+        let mut n = 0;
+        let mut rest = bytes;
+        // Complete a carried group first.
+        let [c0, c1] = self.carry;
+        let head = match (self.carry_len, rest) {
+            (1, [b1, b2, tail @ ..]) => Some(([c0, *b1, *b2], tail)),
+            (2, [b2, tail @ ..]) => Some(([c0, c1, *b2], tail)),
+            (1, [b1]) => {
+                self.carry = [c0, *b1];
+                self.carry_len = 2;
+                return;
+            }
+            (1 | 2, []) => return,
+            _ => None,
+        };
+        if let Some((group, tail)) = head {
+            encode_group(&mut out, 0, group);
+            n = 4;
+            rest = tail;
+        }
+        let mut groups = rest.chunks_exact(3);
+        for group in &mut groups {
+            if let [a, b, c] = *group {
+                if n == out.len() {
+                    self.put(&out);
+                    n = 0;
+                }
+                encode_group(&mut out, n, [a, b, c]);
+                n += 4;
+            }
+        }
+        if n > 0 {
+            self.put(out.get(..n).unwrap_or_default());
+        }
+        match *groups.remainder() {
+            [a] => {
+                self.carry = [a, 0];
+                self.carry_len = 1;
+            }
+            [a, b] => {
+                self.carry = [a, b];
+                self.carry_len = 2;
+            }
+            _ => self.carry_len = 0,
+        }
+    }
+
+    /// Flush the carried bytes with padding and close the base64 string.
+    pub fn base64_end(&mut self) {
+        let [a, b] = self.carry;
+        match self.carry_len {
+            1 => self.put(&[b64(a >> 2), b64(a << 4), b'=', b'=', b'"']),
+            2 => self.put(&[b64(a >> 2), b64(a << 4 | b >> 4), b64(b << 2), b'=', b'"']),
+            _ => self.put(b"\""),
+        }
+        self.carry_len = 0;
+        self.open = OpenString::None;
+        self.after_value();
+    }
+
+    /// A whole base64 string value: `base64_begin` + `base64_part` + `base64_end`.
+    pub fn base64(&mut self, bytes: &[u8]) {
+        self.base64_begin();
+        self.base64_part(bytes);
+        self.base64_end();
+    }
+}
+
+/// Encode one 3-byte group into `out[at..at + 4]`.
+#[inline(always)]
+fn encode_group(out: &mut [u8; 128], at: usize, [a, b, c]: [u8; 3]) {
+    if let Some([o0, o1, o2, o3]) = out.get_mut(at..).and_then(|s| s.first_chunk_mut::<4>()) {
+        *o0 = b64(a >> 2);
+        *o1 = b64(a << 4 | b >> 4);
+        *o2 = b64(b << 2 | c >> 6);
+        *o3 = b64(c);
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use std::string::String;
+    use std::vec::Vec;
+
+    /// Run `f` on a writer over a roomy buffer; return the output (asserting no error).
+    fn out(f: impl FnOnce(&mut JsonWriter<'_>)) -> String {
+        let mut buf = [0u8; 4096];
+        let mut sink = SliceSink::new(&mut buf);
+        let mut w = JsonWriter::new(&mut sink);
+        f(&mut w);
+        assert_eq!(w.finish(), Ok(()));
+        String::from_utf8(sink.written().to_vec()).unwrap()
+    }
+
+    fn str_out(s: &str) -> String {
+        out(|w| w.str(s))
+    }
+
+    #[test]
+    fn commas() {
+        assert_eq!(
+            out(|w| {
+                w.begin_object();
+                w.key("a");
+                w.u64(1);
+                w.key("b");
+                w.begin_array();
+                w.begin_array();
+                w.end_array();
+                w.begin_object();
+                w.end_object();
+                w.str("x");
+                w.bool(false);
+                w.null();
+                w.i64(-2);
+                w.f64(0.5);
+                w.raw_value(b"{\"r\":1}");
+                w.base64(b"hi");
+                w.end_array();
+                w.key("c");
+                w.begin_object();
+                w.key("d");
+                w.bool(true);
+                w.end_object();
+                w.key("e");
+                w.string_begin();
+                w.string_part("p");
+                w.string_char('q');
+                w.string_end();
+                w.end_object();
+            }),
+            r#"{"a":1,"b":[[],{},"x",false,null,-2,0.5,{"r":1},"aGk="],"c":{"d":true},"e":"pq"}"#
+        );
+        // Top level: never a comma.
+        assert_eq!(
+            out(|w| {
+                w.u64(1);
+                w.u64(2);
+                w.begin_array();
+                w.end_array();
+                w.str("s");
+            }),
+            r#"12[]"s""#
+        );
+        // Nested empty containers at the start of arrays and objects.
+        assert_eq!(
+            out(|w| {
+                w.begin_array();
+                w.begin_object();
+                w.key("k");
+                w.begin_array();
+                w.end_array();
+                w.end_object();
+                w.u64(3);
+                w.end_array();
+            }),
+            r#"[{"k":[]},3]"#
+        );
+    }
+
+    #[test]
+    fn escapes() {
+        assert_eq!(str_out(""), r#""""#);
+        assert_eq!(str_out("plain"), r#""plain""#);
+        assert_eq!(str_out("\"\\"), r#""\"\\""#);
+        assert_eq!(str_out("\n\r\t\u{8}\u{c}"), r#""\n\r\t\b\f""#);
+        assert_eq!(str_out("/é😀\u{7f}"), "\"/é😀\u{7f}\"");
+        for c in 0u8..0x20 {
+            let s = String::from(char::from(c));
+            let expected = match c {
+                b'\n' => String::from(r#""\n""#),
+                b'\r' => String::from(r#""\r""#),
+                b'\t' => String::from(r#""\t""#),
+                0x08 => String::from(r#""\b""#),
+                0x0C => String::from(r#""\f""#),
+                _ => std::format!("\"\\u{c:04x}\""),
+            };
+            assert_eq!(str_out(&s), expected);
+            assert_eq!(
+                serde_json::from_str::<String>(&str_out(&s)).unwrap(),
+                s,
+                "{c:#x}"
+            );
+        }
+        assert_eq!(str_out("\u{1f}"), r#""\u001f""#);
+        assert_eq!(str_out("a\u{0}b\u{1b}c"), r#""a\u0000b\u001bc""#);
+        assert_eq!(out(|w| w.key("k\"\n")), r#""k\"\n":"#);
+        assert_eq!(out(|w| w.string_char('\n')), "\\n");
+        assert_eq!(
+            out(|w| w.string_fmt(format_args!("{}\n{:?}", 1, "q"))),
+            r#""1\n\"q\"""#
+        );
+    }
+
+    #[test]
+    fn long_and_short_strings() {
+        // Around the one-write limit, with and without a comma, with and without
+        // escapes.
+        for len in [0, 1, 59, 60, 61, 62, 200] {
+            let plain: String = "x".repeat(len);
+            let escaped = plain.clone() + "\n";
+            let text = out(|w| {
+                w.begin_array();
+                w.str(&plain);
+                w.str(&escaped);
+                w.begin_object();
+                w.key(&plain);
+                w.str(&plain);
+                w.key(&escaped);
+                w.null();
+                w.end_object();
+                w.end_array();
+            });
+            let expected =
+                std::format!(r#"["{plain}","{plain}\n",{{"{plain}":"{plain}","{plain}\n":null}}]"#);
+            assert_eq!(text, expected);
+        }
+    }
+
+    #[test]
+    fn string_parts_and_end_any() {
+        let v = crate_parse(br#"["a\"b\u00e9"]"#);
+        let s = v.items().next().unwrap().as_str().unwrap();
+        assert_eq!(
+            out(|w| {
+                w.begin_array();
+                w.string_begin();
+                w.string_part("x\n");
+                w.string_part_fmt(format_args!("{}{}", 4, '"'));
+                w.string_str(s);
+                w.string_char('\u{1}');
+                w.string_end_any();
+                w.base64_begin();
+                w.base64_part(b"fo");
+                w.string_end_any();
+                w.string_end_any(); // nothing open: nothing written
+                w.base64_begin();
+                w.string_end_any();
+                w.string_fmt(format_args!("{}", 1));
+                w.string_end_any();
+                w.end_array();
+            }),
+            r#"["x\n4\"a\"b\u00e9\u0001","Zm8=","","1"]"#
+        );
+    }
+
+    #[test]
+    fn str_raw_copies_verbatim() {
+        let v = crate_parse(br#"["a\nb\u00e9\"", "plain"]"#);
+        let items: Vec<_> = v.items().collect();
+        assert_eq!(
+            out(|w| {
+                w.begin_array();
+                w.str_raw(items[0].as_str().unwrap());
+                w.str_raw(items[1].as_str().unwrap());
+                w.end_array();
+            }),
+            r#"["a\nb\u00e9\"","plain"]"#
+        );
+    }
+
+    fn crate_parse(input: &[u8]) -> super::super::scanner::Value<'_> {
+        super::super::scanner::parse(input).unwrap()
+    }
+
+    #[test]
+    fn integers() {
+        let cases: [(i64, &str); 9] = [
+            (0, "0"),
+            (7, "7"),
+            (-7, "-7"),
+            (10, "10"),
+            (99, "99"),
+            (100, "100"),
+            (-4294967296, "-4294967296"),
+            (i64::MAX, "9223372036854775807"),
+            (i64::MIN, "-9223372036854775808"),
+        ];
+        for (v, s) in cases {
+            assert_eq!(out(|w| w.i64(v)), s);
+        }
+        for v in [
+            0u64,
+            9,
+            10,
+            11,
+            99,
+            100,
+            101,
+            4294967295,
+            4294967296,
+            1 << 53,
+            u64::MAX,
+        ] {
+            assert_eq!(out(|w| w.u64(v)), std::format!("{v}"));
+        }
+        assert_eq!(out(|w| w.u64(u64::MAX)), "18446744073709551615");
+        // Every power of ten and its neighbours.
+        let mut p = 1u64;
+        loop {
+            for v in [p - 1, p, p + 1] {
+                assert_eq!(out(|w| w.u64(v)), std::format!("{v}"));
+                if let Ok(i) = i64::try_from(v) {
+                    assert_eq!(out(|w| w.i64(-i)), std::format!("{}", -i));
+                }
+            }
+            match p.checked_mul(10) {
+                Some(n) => p = n,
+                None => break,
+            }
+        }
+        assert_eq!(
+            out(|w| {
+                w.begin_array();
+                w.i64(i64::MIN);
+                w.u64(u64::MAX);
+                w.end_array();
+            }),
+            "[-9223372036854775808,18446744073709551615]"
+        );
+    }
+
+    #[test]
+    fn floats() {
+        let cases: [(f64, &str); 16] = [
+            (21.5, "21.5"),
+            (40.0, "40"),
+            (1013.2, "1013.2"),
+            (0.1, "0.1"),
+            (1e300, "1e300"),
+            (-0.0, "-0"),
+            (0.0, "0"),
+            (f64::NAN, "null"),
+            (f64::INFINITY, "null"),
+            (f64::NEG_INFINITY, "null"),
+            (1e21, "1e21"),
+            (1e20, "100000000000000000000"),
+            (1e-6, "0.000001"),
+            (1.5e-7, "1.5e-7"),
+            (f64::MIN_POSITIVE, "2.2250738585072014e-308"),
+            (-f64::MAX, "-1.7976931348623157e308"),
+        ];
+        for (v, s) in cases {
+            assert_eq!(out(|w| w.f64(v)), s, "{v:?}");
+        }
+        assert_eq!(out(|w| w.f64(5e-324)), "5e-324");
+        // Round trip through the scanner (serde_json's default float parsing is not
+        // exact, so it is no oracle here).
+        for v in [
+            0.1,
+            1.0 / 3.0,
+            123456.789e-12,
+            9.999999999999999e20,
+            6.02214076e23,
+        ] {
+            let text = out(|w| w.f64(v));
+            assert_eq!(crate_parse(text.as_bytes()).as_f64(), Some(v));
+        }
+        assert_eq!(
+            out(|w| {
+                w.begin_array();
+                w.f64(f64::NAN);
+                w.f64(1.0);
+                w.end_array();
+            }),
+            "[null,1]"
+        );
+    }
+
+    // RFC 4648 section 10.
+    const VECTORS: [(&[u8], &str); 7] = [
+        (b"", ""),
+        (b"f", "Zg=="),
+        (b"fo", "Zm8="),
+        (b"foo", "Zm9v"),
+        (b"foob", "Zm9vYg=="),
+        (b"fooba", "Zm9vYmE="),
+        (b"foobar", "Zm9vYmFy"),
+    ];
+
+    fn b64_split(data: &[u8], cuts: &[usize]) -> String {
+        out(|w| {
+            w.base64_begin();
+            let mut from = 0;
+            for &cut in cuts {
+                w.base64_part(&data[from..cut]);
+                from = cut;
+            }
+            w.base64_part(&data[from..]);
+            w.base64_end();
+        })
+    }
+
+    #[test]
+    fn base64_vectors_any_split() {
+        for (data, enc) in VECTORS {
+            let expected = std::format!("\"{enc}\"");
+            assert_eq!(out(|w| w.base64(data)), expected);
+            for i in 0..=data.len() {
+                for j in i..=data.len() {
+                    assert_eq!(b64_split(data, &[i, j]), expected, "{data:?} at {i},{j}");
+                }
+            }
+            // One byte at a time.
+            let cuts: Vec<usize> = (0..=data.len()).collect();
+            assert_eq!(b64_split(data, &cuts), expected);
+        }
+        // Every byte value, longer than one output batch.
+        let all: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
+        let enc = out(|w| w.base64(&all));
+        assert_eq!(decode_b64(&enc[1..enc.len() - 1]), all);
+        for cut in [1, 2, 3, 95, 96, 97, 500, 999] {
+            assert_eq!(b64_split(&all, &[cut]), enc);
+        }
+    }
+
+    /// Test-only decoder.
+    fn decode_b64(s: &str) -> Vec<u8> {
+        let val = |c: u8| BASE64.iter().position(|&x| x == c).unwrap() as u32;
+        let mut outv = Vec::new();
+        let bytes = s.as_bytes();
+        assert_eq!(bytes.len() % 4, 0);
+        for q in bytes.chunks(4) {
+            let pad = q.iter().filter(|&&c| c == b'=').count();
+            let mut n = 0u32;
+            for &c in q {
+                n = n << 6 | if c == b'=' { 0 } else { val(c) };
+            }
+            let group = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+            outv.extend_from_slice(&group[..3 - pad]);
+        }
+        outv
+    }
+
+    #[test]
+    fn sticky_errors() {
+        let mut buf = [0u8; 8];
+        let mut sink = SliceSink::new(&mut buf);
+        let mut w = JsonWriter::new(&mut sink);
+        w.begin_array();
+        w.str("abc");
+        assert!(w.is_ok());
+        w.str("defgh"); // `,"defgh"` does not fit: a short string is one write
+        assert_eq!(w.error(), Some(SinkError::Full));
+        w.u64(1);
+        w.end_array();
+        assert!(!w.is_ok());
+        assert_eq!(w.finish(), Err(SinkError::Full));
+        assert_eq!(sink.written(), b"[\"abc\"");
+
+        // Each overflow point of a small document.
+        let full = out(doc);
+        for cap in 0..full.len() {
+            let mut buf = std::vec![0u8; cap];
+            let mut sink = SliceSink::new(&mut buf);
+            let mut w = JsonWriter::new(&mut sink);
+            doc(&mut w);
+            assert_eq!(w.finish(), Err(SinkError::Full), "cap {cap}");
+            let written = sink.written();
+            assert!(full.as_bytes().starts_with(written));
+        }
+    }
+
+    fn doc(w: &mut JsonWriter<'_>) {
+        w.begin_object();
+        w.key("k");
+        w.str("v\n");
+        w.key("n");
+        w.i64(-12);
+        w.key("b");
+        w.base64(b"abcd");
+        w.key("f");
+        w.f64(1.5);
+        w.key("s");
+        w.string_fmt(format_args!("{}", 42));
+        w.end_object();
+    }
+
+    struct FailingIo;
+    impl embedded_io::ErrorType for FailingIo {
+        type Error = embedded_io::ErrorKind;
+    }
+    impl embedded_io::Write for FailingIo {
+        fn write(&mut self, _: &[u8]) -> Result<usize, Self::Error> {
+            Err(embedded_io::ErrorKind::Other)
+        }
+        fn flush(&mut self) -> Result<(), Self::Error> {
+            Ok(())
+        }
+    }
+
+    /// Accepts at most 3 bytes per call, then (optionally) nothing at all.
+    struct Trickle(Vec<u8>, bool);
+    impl embedded_io::ErrorType for Trickle {
+        type Error = embedded_io::ErrorKind;
+    }
+    impl embedded_io::Write for Trickle {
+        fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
+            if self.1 {
+                return Ok(0);
+            }
+            let n = buf.len().min(3);
+            self.0.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> Result<(), Self::Error> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn sinks() {
+        let mut v: heapless::Vec<u8, 8> = heapless::Vec::new();
+        assert_eq!(v.write(b"12345"), Ok(()));
+        assert_eq!(v.write(b"6789"), Err(SinkError::Full));
+        assert_eq!(&v[..], b"12345");
+        let view: &mut heapless::vec::VecView<u8> = &mut v;
+        assert_eq!(view.write(b"678"), Ok(()));
+        assert_eq!(view.write(b"9"), Err(SinkError::Full));
+
+        let mut io = IoSink(Trickle(Vec::new(), false));
+        let mut w = JsonWriter::new(&mut io);
+        doc(&mut w);
+        assert!(w.is_ok());
+        assert_eq!(io.0 .0, out(doc).into_bytes());
+
+        let mut stuck = IoSink(Trickle(Vec::new(), true));
+        assert_eq!(stuck.write(b"x"), Err(SinkError::Io));
+        assert_eq!(stuck.write(b""), Ok(()));
+        let mut failing = IoSink(FailingIo);
+        let mut w = JsonWriter::new(&mut failing);
+        w.null();
+        assert_eq!(w.finish(), Err(SinkError::Io));
+
+        let mut buf = [0u8; 4];
+        let mut s = SliceSink::new(&mut buf);
+        assert!(s.is_empty());
+        assert_eq!(s.write(b"ab"), Ok(()));
+        assert_eq!(s.len(), 2);
+        assert_eq!(s.write(b"cde"), Err(SinkError::Full));
+        assert_eq!(s.write(b"cd"), Ok(()));
+        assert_eq!(s.written(), b"abcd");
+        assert_eq!(s.write(b""), Ok(()));
+        s.clear();
+        assert!(s.is_empty());
+        assert_eq!(s.written(), b"");
+        let mut none = SliceSink::new(&mut []);
+        assert_eq!(none.write(b""), Ok(()));
+        assert_eq!(none.write(b"x"), Err(SinkError::Full));
+    }
+
+    #[test]
+    fn depth_overflow_is_an_error() {
+        let mut buf = [0u8; 256];
+        let mut sink = SliceSink::new(&mut buf);
+        let mut w = JsonWriter::new(&mut sink);
+        for _ in 0..WRITER_MAX_DEPTH {
+            w.begin_array();
+        }
+        assert!(w.is_ok());
+        for _ in 0..WRITER_MAX_DEPTH {
+            w.end_array();
+        }
+        assert!(w.is_ok());
+        for _ in 0..WRITER_MAX_DEPTH + 1 {
+            w.begin_object();
+        }
+        assert_eq!(w.finish(), Err(SinkError::Full));
+        for _ in 0..100 {
+            w.end_object();
+        }
+        // Commas at every level up to the maximum.
+        let text = out(|w| {
+            for _ in 0..WRITER_MAX_DEPTH {
+                w.begin_array();
+                w.u64(1);
+            }
+            for _ in 0..WRITER_MAX_DEPTH {
+                w.end_array();
+            }
+        });
+        let expected = "[1,".repeat(WRITER_MAX_DEPTH - 1) + "[1" + &"]".repeat(WRITER_MAX_DEPTH);
+        assert_eq!(text, expected);
+        assert!(serde_json::from_str::<serde_json::Value>(&text).is_ok());
+    }
+
+    #[test]
+    fn unbalanced_end_does_not_panic() {
+        assert_eq!(
+            out(|w| {
+                w.end_object();
+                w.end_array();
+                w.u64(1);
+                w.u64(2);
+            }),
+            "}]12"
+        );
+    }
+
+    use proptest::prelude::*;
+
+    /// What core::fmt prints for a finite float under the writer's rule.
+    fn core_form(v: f64) -> String {
+        let m = v.abs();
+        if m != 0.0 && !(1e-6..1e21).contains(&m) {
+            std::format!("{v:e}")
+        } else {
+            std::format!("{v}")
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn strings_round_trip(s in any::<String>()) {
+            let text = str_out(&s);
+            prop_assert!(!text.contains('\n'));
+            prop_assert_eq!(serde_json::from_str::<String>(&text).unwrap(), s.clone());
+            let v = crate_parse(text.as_bytes());
+            let mut buf = std::vec![0u8; s.len()];
+            prop_assert_eq!(v.as_str().unwrap().unescape_into(&mut buf).unwrap(), s.as_str());
+            // Keys and fmt strings escape the same way.
+            let key = out(|w| w.key(&s));
+            prop_assert_eq!(&key[..key.len() - 1], text.as_str());
+            prop_assert_eq!(out(|w| w.string_fmt(format_args!("{s}"))), text);
+        }
+
+        #[test]
+        fn control_heavy_strings_round_trip(s in "[\u{0}-\u{20}\"\\\\a\u{7f}\u{e9}]{0,40}") {
+            let text = str_out(&s);
+            prop_assert!(!text.contains('\n'));
+            prop_assert_eq!(serde_json::from_str::<String>(&text).unwrap(), s);
+        }
+
+        #[test]
+        fn base64_any_split(
+            data in proptest::collection::vec(any::<u8>(), 0..300),
+            mut cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..6),
+        ) {
+            let one_shot = out(|w| w.base64(&data));
+            let mut cuts: Vec<usize> = cuts.drain(..).map(|c| c.index(data.len() + 1)).collect();
+            cuts.sort_unstable();
+            prop_assert_eq!(b64_split(&data, &cuts), one_shot.clone());
+            prop_assert_eq!(decode_b64(&one_shot[1..one_shot.len() - 1]), data);
+        }
+
+        #[test]
+        fn integers_match_core_fmt(v in any::<i64>(), u in any::<u64>()) {
+            prop_assert_eq!(out(|w| w.i64(v)), std::format!("{v}"));
+            prop_assert_eq!(out(|w| w.u64(u)), std::format!("{u}"));
+        }
+
+        #[test]
+        fn decimal_floats_match_core(i in -(1i64 << 53)..(1i64 << 53), e in 0u32..9) {
+            let v = i as f64 / 10f64.powi(e as i32);
+            prop_assert_eq!(out(|w| w.f64(-v)), core_form(-v));
+            prop_assert_eq!(out(|w| w.f64(v)), core_form(v));
+        }
+
+        #[test]
+        fn small_decimals_match_core(i in -10_000_000i64..10_000_000, e in 0u32..10) {
+            let v = i as f64 / 10f64.powi(e as i32);
+            prop_assert_eq!(out(|w| w.f64(v)), core_form(v));
+            let w = i as f64 * 1e-3 + 0.1;
+            prop_assert_eq!(out(|wr| wr.f64(w)), core_form(w));
+        }
+
+        #[test]
+        fn floats_round_trip(v in any::<f64>()) {
+            let text = out(|w| w.f64(v));
+            if v.is_finite() {
+                prop_assert_eq!(text.parse::<f64>().unwrap(), v);
+                prop_assert_eq!(&text, &core_form(v));
+                prop_assert!(crate_parse(text.as_bytes()).kind() == super::super::scanner::Kind::Number);
+            } else {
+                prop_assert_eq!(text, "null");
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! # emcp — an MCP server core for microcontrollers
+//!
+//! `emcp` turns a device into a [Model Context Protocol](https://modelcontextprotocol.io)
+//! server: sensors become *resources*, actuators *tools*, canned instructions *prompts*.
+//! It is `#![no_std]`, uses no heap, and never panics on any input.
+//!
+//! ## Layers (one module each, bottom up)
+//! - [`framing`] — bytes in, complete lines out (CRLF tolerated, overlong lines reported).
+//! - [`json`] — a zero-copy validating scanner and a streaming writer.
+//! - [`rpc`] — the JSON-RPC 2.0 request view and response envelope.
+//! - [`version`] — protocol revisions and their eras.
+//! - [`registry`] — static descriptors of tools, resources, templates, prompts.
+//! - [`schema`] — argument validation against a tool's input schema.
+//! - [`template`] — URI-template matching (with `nom`).
+//! - [`device`] — the [`Device`] trait and the request contexts handlers write through.
+//! - [`subscription`] — resource subscriptions and interrupt-safe change flags.
+//! - [`server`] — era selection, capability gating, routing: [`Server::handle`].
+//! - [`serve`] — [`serve::feed`] for any transport, and an `embedded-io` serve loop.
+//! - [`error`] — the error enums and the one place that maps them to JSON-RPC codes.
+//!
+//! ## Protocol
+//! 2026-07-28 (stateless: per-request `_meta`, `server/discover`, `resultType`,
+//! `subscriptions/listen`) and the initialize-era revisions 2025-11-25, 2025-06-18,
+//! 2025-03-26 and 2024-11-05, chosen per request (see [`server`]).
+//!
+//! ## Limits
+//! Every capacity is a const generic or a documented constant: the line buffer `N` of
+//! [`framing::Framer`] (examples use [`framing::DEFAULT_LINE_LEN`]), JSON nesting
+//! [`json::MAX_DEPTH`], id length [`rpc::MAX_ID_LEN`], URI length
+//! [`server::MAX_URI_LEN`], listen streams `L` and pending jobs `J` of [`Server`],
+//! subscribable resources [`subscription::MAX_RESOURCES`], template variables
+//! [`template::MAX_VARS`], completion values [`device::MAX_COMPLETIONS`].
+//!
+//! ## Panic contract
+//! No function of this crate panics, whatever bytes it is fed: the crate denies
+//! `unwrap`, `expect`, `panic!` and slice indexing outside tests, and arithmetic on
+//! input-derived sizes is checked or saturating. The JSON scanner is iterative, so
+//! nesting costs no stack. A device handler that misuses a context (writes after
+//! finishing, returns `Pending` after writing) gets a well-formed but possibly partial
+//! result, never a panic.
+//!
+//! ## Non-features
+//! Anything that needs dynamic allocation; JSON-RPC batches (answered with -32600);
+//! server-to-client requests; JSON Schema beyond the subset in [`schema`].
+//!
+//! MSRV: Rust 1.88.
+#![no_std]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+pub mod device;
+pub mod error;
+pub mod framing;
+pub mod json;
+pub mod registry;
+pub mod rpc;
+pub mod schema;
+pub mod serve;
+pub mod server;
+pub mod subscription;
+pub mod template;
+mod trace;
+pub mod version;
+
+pub use device::{Device, Step};
+pub use server::{Config, Server};

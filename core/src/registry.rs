@@ -1,0 +1,394 @@
+//! Registry: static, const-constructible descriptors of what a device offers.
+//!
+//! A device describes its tools, resources, resource templates and prompts with these
+//! descriptors (usually in `static` arrays) and serves them through
+//! [`crate::Device`]. Schemas are JSON text, checked once by [`crate::Server::new`] and
+//! then copied to the wire verbatim.
+//!
+//! ```
+//! use emcp::registry::{Tool, ToolAnnotations};
+//! static TOOLS: [Tool<'static>; 1] = [Tool::new(
+//!     "read_sensor",
+//!     r#"{"type":"object","properties":{"sensor":{"type":"string"}},"required":["sensor"]}"#,
+//! )
+//! .title("Read sensor")
+//! .annotations(ToolAnnotations::new().read_only(true))];
+//! assert_eq!(TOOLS[0].name, "read_sensor");
+//! ```
+
+use crate::json::JsonWriter;
+
+/// Hints about a tool's behaviour (all optional; absent means the spec's default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ToolAnnotations<'a> {
+    /// A human-readable title.
+    pub title: Option<&'a str>,
+    /// The tool does not modify its environment (default false).
+    pub read_only: Option<bool>,
+    /// The tool may perform destructive updates (default true).
+    pub destructive: Option<bool>,
+    /// Repeating a call with the same arguments has no further effect (default false).
+    pub idempotent: Option<bool>,
+    /// The tool interacts with an open world of external entities (default true).
+    pub open_world: Option<bool>,
+}
+
+impl<'a> ToolAnnotations<'a> {
+    /// No annotations.
+    pub const fn new() -> Self {
+        Self {
+            title: None,
+            read_only: None,
+            destructive: None,
+            idempotent: None,
+            open_world: None,
+        }
+    }
+    /// Set `readOnlyHint`.
+    pub const fn read_only(mut self, v: bool) -> Self {
+        self.read_only = Some(v);
+        self
+    }
+    /// Set `destructiveHint`.
+    pub const fn destructive(mut self, v: bool) -> Self {
+        self.destructive = Some(v);
+        self
+    }
+    /// Set `idempotentHint`.
+    pub const fn idempotent(mut self, v: bool) -> Self {
+        self.idempotent = Some(v);
+        self
+    }
+    /// Set `openWorldHint`.
+    pub const fn open_world(mut self, v: bool) -> Self {
+        self.open_world = Some(v);
+        self
+    }
+    fn is_empty(&self) -> bool {
+        *self == Self::new()
+    }
+    fn write(&self, w: &mut JsonWriter<'_>) {
+        w.begin_object();
+        opt_str(w, "title", self.title);
+        for (key, v) in [
+            ("readOnlyHint", self.read_only),
+            ("destructiveHint", self.destructive),
+            ("idempotentHint", self.idempotent),
+            ("openWorldHint", self.open_world),
+        ] {
+            if let Some(v) = v {
+                w.key(key);
+                w.bool(v);
+            }
+        }
+        w.end_object();
+    }
+}
+
+/// A tool: an action the device performs (an actuator command, a measurement).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tool<'a> {
+    /// Unique name (`[A-Za-z0-9_.-]`, 1..128 characters).
+    pub name: &'a str,
+    /// Display title.
+    pub title: Option<&'a str>,
+    /// What the tool does, for the model.
+    pub description: Option<&'a str>,
+    /// JSON Schema of the arguments; the root must be `{"type":"object",...}`.
+    pub input_schema: &'a str,
+    /// JSON Schema of `structuredContent`, when the tool returns it.
+    pub output_schema: Option<&'a str>,
+    /// Behaviour hints.
+    pub annotations: ToolAnnotations<'a>,
+}
+
+impl<'a> Tool<'a> {
+    /// A tool with a name and an input schema.
+    pub const fn new(name: &'a str, input_schema: &'a str) -> Self {
+        Self {
+            name,
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: ToolAnnotations::new(),
+        }
+    }
+    /// Set the title.
+    pub const fn title(mut self, v: &'a str) -> Self {
+        self.title = Some(v);
+        self
+    }
+    /// Set the description.
+    pub const fn description(mut self, v: &'a str) -> Self {
+        self.description = Some(v);
+        self
+    }
+    /// Set the output schema.
+    pub const fn output_schema(mut self, v: &'a str) -> Self {
+        self.output_schema = Some(v);
+        self
+    }
+    /// Set the annotations.
+    pub const fn annotations(mut self, v: ToolAnnotations<'a>) -> Self {
+        self.annotations = v;
+        self
+    }
+
+    /// Write the `Tool` object of `tools/list`.
+    pub fn write(&self, w: &mut JsonWriter<'_>) {
+        w.begin_object();
+        w.key("name");
+        w.str(self.name);
+        opt_str(w, "title", self.title);
+        opt_str(w, "description", self.description);
+        w.key("inputSchema");
+        w.raw_value(self.input_schema.as_bytes());
+        if let Some(s) = self.output_schema {
+            w.key("outputSchema");
+            w.raw_value(s.as_bytes());
+        }
+        if !self.annotations.is_empty() {
+            w.key("annotations");
+            self.annotations.write(w);
+        }
+        w.end_object();
+    }
+}
+
+/// A resource: data the device exposes at a fixed URI (a sensor reading, a state).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resource<'a> {
+    /// The URI, e.g. `sensor://temperature`.
+    pub uri: &'a str,
+    /// Programmatic name.
+    pub name: &'a str,
+    /// Display title.
+    pub title: Option<&'a str>,
+    /// What the resource holds.
+    pub description: Option<&'a str>,
+    /// MIME type of its contents.
+    pub mime_type: Option<&'a str>,
+    /// Size in bytes (before base64), when known.
+    pub size: Option<u64>,
+}
+
+impl<'a> Resource<'a> {
+    /// A resource with a URI and a name.
+    pub const fn new(uri: &'a str, name: &'a str) -> Self {
+        Self {
+            uri,
+            name,
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+        }
+    }
+    /// Set the title.
+    pub const fn title(mut self, v: &'a str) -> Self {
+        self.title = Some(v);
+        self
+    }
+    /// Set the description.
+    pub const fn description(mut self, v: &'a str) -> Self {
+        self.description = Some(v);
+        self
+    }
+    /// Set the MIME type.
+    pub const fn mime_type(mut self, v: &'a str) -> Self {
+        self.mime_type = Some(v);
+        self
+    }
+    /// Set the size in bytes.
+    pub const fn size(mut self, v: u64) -> Self {
+        self.size = Some(v);
+        self
+    }
+
+    /// Write the `Resource` object of `resources/list`.
+    pub fn write(&self, w: &mut JsonWriter<'_>) {
+        w.begin_object();
+        w.key("uri");
+        w.str(self.uri);
+        w.key("name");
+        w.str(self.name);
+        opt_str(w, "title", self.title);
+        opt_str(w, "description", self.description);
+        opt_str(w, "mimeType", self.mime_type);
+        if let Some(size) = self.size {
+            w.key("size");
+            w.u64(size);
+        }
+        w.end_object();
+    }
+}
+
+/// A resource template: a family of resources, e.g. `sensor://{name}/history`.
+///
+/// Templates use RFC 6570 level-1 expressions (`{var}`), matched by
+/// [`crate::template`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResourceTemplate<'a> {
+    /// The URI template.
+    pub uri_template: &'a str,
+    /// Programmatic name.
+    pub name: &'a str,
+    /// Display title.
+    pub title: Option<&'a str>,
+    /// What the resources hold.
+    pub description: Option<&'a str>,
+    /// MIME type of their contents.
+    pub mime_type: Option<&'a str>,
+}
+
+impl<'a> ResourceTemplate<'a> {
+    /// A template with a URI template and a name.
+    pub const fn new(uri_template: &'a str, name: &'a str) -> Self {
+        Self {
+            uri_template,
+            name,
+            title: None,
+            description: None,
+            mime_type: None,
+        }
+    }
+    /// Set the title.
+    pub const fn title(mut self, v: &'a str) -> Self {
+        self.title = Some(v);
+        self
+    }
+    /// Set the description.
+    pub const fn description(mut self, v: &'a str) -> Self {
+        self.description = Some(v);
+        self
+    }
+    /// Set the MIME type.
+    pub const fn mime_type(mut self, v: &'a str) -> Self {
+        self.mime_type = Some(v);
+        self
+    }
+
+    /// Write the `ResourceTemplate` object of `resources/templates/list`.
+    pub fn write(&self, w: &mut JsonWriter<'_>) {
+        w.begin_object();
+        w.key("uriTemplate");
+        w.str(self.uri_template);
+        w.key("name");
+        w.str(self.name);
+        opt_str(w, "title", self.title);
+        opt_str(w, "description", self.description);
+        opt_str(w, "mimeType", self.mime_type);
+        w.end_object();
+    }
+}
+
+/// One argument of a prompt (a string).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PromptArgument<'a> {
+    /// Argument name.
+    pub name: &'a str,
+    /// Display title.
+    pub title: Option<&'a str>,
+    /// What to pass.
+    pub description: Option<&'a str>,
+    /// Must be given; checked by the server before the device sees the request.
+    pub required: bool,
+}
+
+impl<'a> PromptArgument<'a> {
+    /// An optional argument.
+    pub const fn new(name: &'a str) -> Self {
+        Self {
+            name,
+            title: None,
+            description: None,
+            required: false,
+        }
+    }
+    /// Set the description.
+    pub const fn description(mut self, v: &'a str) -> Self {
+        self.description = Some(v);
+        self
+    }
+    /// Mark it required.
+    pub const fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+}
+
+/// A prompt: canned instructions with string arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prompt<'a> {
+    /// Unique name.
+    pub name: &'a str,
+    /// Display title.
+    pub title: Option<&'a str>,
+    /// What the prompt is for.
+    pub description: Option<&'a str>,
+    /// Its arguments.
+    pub arguments: &'a [PromptArgument<'a>],
+}
+
+impl<'a> Prompt<'a> {
+    /// A prompt without arguments.
+    pub const fn new(name: &'a str) -> Self {
+        Self {
+            name,
+            title: None,
+            description: None,
+            arguments: &[],
+        }
+    }
+    /// Set the title.
+    pub const fn title(mut self, v: &'a str) -> Self {
+        self.title = Some(v);
+        self
+    }
+    /// Set the description.
+    pub const fn description(mut self, v: &'a str) -> Self {
+        self.description = Some(v);
+        self
+    }
+    /// Set the arguments.
+    pub const fn arguments(mut self, v: &'a [PromptArgument<'a>]) -> Self {
+        self.arguments = v;
+        self
+    }
+
+    /// Write the `Prompt` object of `prompts/list`.
+    pub fn write(&self, w: &mut JsonWriter<'_>) {
+        w.begin_object();
+        w.key("name");
+        w.str(self.name);
+        opt_str(w, "title", self.title);
+        opt_str(w, "description", self.description);
+        if !self.arguments.is_empty() {
+            w.key("arguments");
+            w.begin_array();
+            for a in self.arguments {
+                w.begin_object();
+                w.key("name");
+                w.str(a.name);
+                opt_str(w, "title", a.title);
+                opt_str(w, "description", a.description);
+                if a.required {
+                    w.key("required");
+                    w.bool(true);
+                }
+                w.end_object();
+            }
+            w.end_array();
+        }
+        w.end_object();
+    }
+}
+
+/// Write `"key":"value"` when the value is present.
+pub(crate) fn opt_str(w: &mut JsonWriter<'_>, key: &str, value: Option<&str>) {
+    if let Some(v) = value {
+        w.key(key);
+        w.str(v);
+    }
+}

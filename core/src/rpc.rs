@@ -1,0 +1,363 @@
+//! JSON-RPC 2.0: the request view and the response envelope.
+//!
+//! [`parse`] checks one framed line against JSON-RPC 2.0 and borrows `id`, `method` and
+//! `params` from it. Ids are kept as their raw JSON text and echoed back **byte for
+//! byte** (`9007199254740993` comes back unchanged, `"a\u0062"` too).
+//!
+//! ```
+//! use emcp::rpc::{parse, Message};
+//! let msg = parse(br#"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#).unwrap();
+//! match msg {
+//!     Message::Request(r) => {
+//!         assert_eq!(r.id.raw(), b"9007199254740993");
+//!         assert!(r.method.eq_str("ping"));
+//!     }
+//!     _ => unreachable!(),
+//! }
+//! ```
+
+use crate::error::{RequestError, RpcError};
+use crate::json::{self, Kind, Str, Value};
+use crate::json::{JsonWriter, Sink};
+
+/// Longest request id accepted, in bytes of its JSON text (quotes included).
+///
+/// Ids are stored for requests that outlive one call (pending tool jobs, listen
+/// subscriptions), so they are bounded; a longer id is an Invalid Request (-32600).
+pub const MAX_ID_LEN: usize = 64;
+
+/// A request id: the raw JSON text of a string or an integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Id<'a>(&'a [u8]);
+
+impl<'a> Id<'a> {
+    /// The id's JSON text, exactly as received.
+    pub fn raw(&self) -> &'a [u8] {
+        self.0
+    }
+
+    /// Wrap raw JSON text already known to be a valid id (e.g. from an [`OwnedId`]).
+    pub(crate) fn from_raw(raw: &'a [u8]) -> Self {
+        Id(raw)
+    }
+
+    /// Check a JSON value as a request id.
+    pub fn from_value(v: Value<'a>) -> Result<Self, RequestError> {
+        let ok = match v.kind() {
+            Kind::String => true,
+            Kind::Number => v.raw().iter().all(|b| b.is_ascii_digit() || *b == b'-'),
+            _ => false,
+        };
+        if !ok {
+            return Err(RequestError::Id);
+        }
+        if v.raw().len() > MAX_ID_LEN {
+            return Err(RequestError::IdTooLong);
+        }
+        Ok(Id(v.raw()))
+    }
+}
+
+/// An id copied out of its line, for requests that outlive the call.
+pub type OwnedId = heapless::Vec<u8, MAX_ID_LEN>;
+
+/// Copy an id (always fits: ids are bounded by [`MAX_ID_LEN`]).
+pub fn own(id: Id<'_>) -> OwnedId {
+    let mut v = OwnedId::new();
+    // Cannot fail: Id::from_value bounds the length.
+    let _ = v.extend_from_slice(id.raw());
+    v
+}
+
+/// A request or notification borrowed from its line.
+#[derive(Clone, Copy, Debug)]
+pub struct Request<'a> {
+    /// The id (requests only).
+    pub id: Id<'a>,
+    /// The method name.
+    pub method: Str<'a>,
+    /// `params`, an object when present.
+    pub params: Option<Value<'a>>,
+}
+
+/// A notification borrowed from its line.
+#[derive(Clone, Copy, Debug)]
+pub struct Notification<'a> {
+    /// The method name.
+    pub method: Str<'a>,
+    /// `params` when present (any JSON type: malformed notifications are ignored later).
+    pub params: Option<Value<'a>>,
+}
+
+/// One parsed message.
+#[derive(Clone, Copy, Debug)]
+pub enum Message<'a> {
+    /// Has an id: must be answered exactly once.
+    Request(Request<'a>),
+    /// No id: never answered.
+    Notification(Notification<'a>),
+    /// A response from the client (to a server request); nothing to answer.
+    Response,
+}
+
+/// A rejected message: the error and, when it could be read, the id to answer with.
+#[derive(Clone, Copy, Debug)]
+pub struct Rejected<'a> {
+    /// The id, when the message had a valid one; `null` is answered otherwise.
+    pub id: Option<Id<'a>>,
+    /// What is wrong.
+    pub error: RequestError,
+}
+
+/// Parse and check one line as a JSON-RPC 2.0 message.
+pub fn parse(line: &[u8]) -> Result<Message<'_>, Rejected<'_>> {
+    let reject = |id, error| Rejected { id, error };
+    let root = json::parse(line).map_err(|e| reject(None, RequestError::Parse(e)))?;
+    match root.kind() {
+        Kind::Object => {}
+        Kind::Array => return Err(reject(None, RequestError::Batch)),
+        _ => return Err(reject(None, RequestError::NotObject)),
+    }
+    let mut jsonrpc = None;
+    let mut id = None;
+    let mut method = None;
+    let mut params = None;
+    let mut is_response = false;
+    for (key, value) in root.members() {
+        let mut buf = [0u8; 8];
+        let name: &[u8] = match key.as_plain() {
+            Some(k) => k.as_bytes(),
+            // An escaped key: decode it (ours are short; a longer one is not ours).
+            None => key
+                .unescape_into(&mut buf)
+                .map(str::as_bytes)
+                .unwrap_or(b""),
+        };
+        let slot = match name {
+            b"jsonrpc" => &mut jsonrpc,
+            b"id" => &mut id,
+            b"method" => &mut method,
+            b"params" => &mut params,
+            b"result" | b"error" => {
+                is_response = true;
+                continue;
+            }
+            _ => continue,
+        };
+        // With duplicate keys the first wins, as everywhere in emcp.
+        if slot.is_none() {
+            *slot = Some(value);
+        }
+    }
+    let id = match id {
+        None => None,
+        Some(v) => match Id::from_value(v) {
+            Ok(id) => Some(id),
+            Err(e) => return Err(reject(None, e)),
+        },
+    };
+    let version_ok = jsonrpc
+        .and_then(|v| v.as_str())
+        .is_some_and(|s| s.raw() == b"2.0");
+    if !version_ok {
+        return Err(reject(id, RequestError::Version));
+    }
+    let method = match method {
+        Some(m) => match m.as_str() {
+            Some(s) => s,
+            None => return Err(reject(id, RequestError::Method)),
+        },
+        None if is_response && id.is_some() => return Ok(Message::Response),
+        None => return Err(reject(id, RequestError::Method)),
+    };
+    match id {
+        Some(id) => {
+            if params.is_some_and(|p| p.kind() != Kind::Object) {
+                return Err(reject(Some(id), RequestError::Params));
+            }
+            Ok(Message::Request(Request { id, method, params }))
+        }
+        None => Ok(Message::Notification(Notification { method, params })),
+    }
+}
+
+/// Start a success response: `{"jsonrpc":"2.0","id":<id>,"result":` then an open object.
+/// The caller writes the members and calls [`end_response`].
+pub fn begin_result(w: &mut JsonWriter<'_>, id: Id<'_>) {
+    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    w.raw(id.raw());
+    w.raw(b",\"result\":");
+    w.begin_object();
+}
+
+/// Close the result object, the envelope, and the line.
+pub fn end_response(w: &mut JsonWriter<'_>) {
+    w.end_object();
+    w.raw(b"}\n");
+}
+
+/// Start a notification: `{"jsonrpc":"2.0","method":"<method>","params":` then an open
+/// object. Close with [`end_response`].
+pub fn begin_notification(w: &mut JsonWriter<'_>, method: &str) {
+    w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"");
+    w.raw(method.as_bytes());
+    w.raw(b"\",\"params\":");
+    w.begin_object();
+}
+
+/// Write a complete error response line. `data` writes the `data` member's value when
+/// given.
+pub fn write_error(
+    sink: &mut dyn Sink,
+    id: Option<Id<'_>>,
+    error: RpcError,
+    data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
+) {
+    let mut w = JsonWriter::new(sink);
+    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    match id {
+        Some(id) => w.raw(id.raw()),
+        None => w.raw(b"null"),
+    }
+    w.raw(b",\"error\":");
+    w.begin_object();
+    w.key("code");
+    w.i64(i64::from(error.code()));
+    w.key("message");
+    w.str(error.message());
+    if let Some(data) = data {
+        w.key("data");
+        data(&mut w);
+    }
+    w.end_object();
+    w.raw(b"}\n");
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::error::DispatchError;
+    use crate::json::ScanError;
+    use std::vec::Vec;
+
+    fn err(line: &str) -> (Option<Vec<u8>>, RequestError) {
+        match parse(line.as_bytes()) {
+            Err(r) => (r.id.map(|i| i.raw().to_vec()), r.error),
+            Ok(m) => panic!("accepted {line}: {m:?}"),
+        }
+    }
+
+    #[test]
+    fn requests_and_notifications() {
+        let Ok(Message::Request(r)) =
+            parse(br#"{"method":"tools/list","params":{},"id":"a\"b","jsonrpc":"2.0"}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(r.id.raw(), br#""a\"b""#);
+        assert!(r.method.eq_str("tools/list"));
+        assert!(r.params.is_some());
+        assert!(matches!(
+            parse(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Ok(Message::Notification(_))
+        ));
+        assert!(matches!(
+            parse(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#),
+            Ok(Message::Response)
+        ));
+        let Ok(Message::Request(r)) =
+            parse(br#"{"jsonrpc":"2.0","id":-9007199254740993,"method":"x"}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(r.id.raw(), b"-9007199254740993");
+    }
+
+    #[test]
+    fn rejections() {
+        assert_eq!(err("{"), (None, RequestError::Parse(ScanError::Syntax)));
+        assert_eq!(err("[]"), (None, RequestError::Batch));
+        assert_eq!(
+            err("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]").1,
+            RequestError::Batch
+        );
+        assert_eq!(err("42"), (None, RequestError::NotObject));
+        assert_eq!(
+            err(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
+            (None, RequestError::Id)
+        );
+        assert_eq!(
+            err(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
+            (None, RequestError::Id)
+        );
+        assert_eq!(
+            err(r#"{"jsonrpc":"2.0","id":1e3,"method":"ping"}"#),
+            (None, RequestError::Id)
+        );
+        assert_eq!(
+            err(r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#),
+            (None, RequestError::Id)
+        );
+        assert_eq!(
+            err(r#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#),
+            (Some(b"7".to_vec()), RequestError::Version)
+        );
+        assert_eq!(
+            err(r#"{"id":7,"method":"ping"}"#),
+            (Some(b"7".to_vec()), RequestError::Version)
+        );
+        assert_eq!(
+            err(r#"{"jsonrpc":"2.0","id":7,"method":5}"#),
+            (Some(b"7".to_vec()), RequestError::Method)
+        );
+        assert_eq!(
+            err(r#"{"jsonrpc":"2.0","id":7}"#),
+            (Some(b"7".to_vec()), RequestError::Method)
+        );
+        assert_eq!(
+            err(r#"{"jsonrpc":"2.0","method":5}"#),
+            (None, RequestError::Method)
+        );
+        assert_eq!(
+            err(r#"{"jsonrpc":"2.0","id":7,"method":"x","params":[1]}"#),
+            (Some(b"7".to_vec()), RequestError::Params)
+        );
+        let long = std::format!(
+            r#"{{"jsonrpc":"2.0","id":"{}","method":"x"}}"#,
+            "a".repeat(63)
+        );
+        assert_eq!(err(&long), (None, RequestError::IdTooLong));
+        let ok = std::format!(
+            r#"{{"jsonrpc":"2.0","id":"{}","method":"x"}}"#,
+            "a".repeat(62)
+        );
+        assert!(parse(ok.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn error_line() {
+        let mut buf = heapless::Vec::<u8, 256>::new();
+        write_error(
+            &mut buf,
+            Some(Id(b"\"x\"")),
+            DispatchError::MethodNotFound.into(),
+            None,
+        );
+        assert_eq!(
+            &buf[..],
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}\n"
+        );
+        buf.clear();
+        write_error(
+            &mut buf,
+            None,
+            RequestError::Batch.into(),
+            Some(&|w: &mut JsonWriter<'_>| w.str("d")),
+        );
+        assert_eq!(
+            &buf[..],
+            b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid Request: batches are not supported\",\"data\":\"d\"}}\n"
+        );
+    }
+}

@@ -1,0 +1,291 @@
+//! Argument validation against a tool's input schema, before the handler runs.
+//!
+//! emcp checks the JSON Schema subset devices use, on the top-level properties of the
+//! arguments object: `type` (a name or an array of names), `required`, `enum`,
+//! `minimum`/`maximum`, `exclusiveMinimum`/`exclusiveMaximum`, `minLength`/`maxLength`
+//! (in Unicode characters), and `additionalProperties: false`. Other keywords are
+//! ignored (the device's handler remains responsible for them). A violation becomes a
+//! tool result with `isError: true` whose text names the argument and the rule.
+//!
+//! ```
+//! use emcp::json::parse;
+//! use emcp::schema::validate;
+//! let schema = parse(br#"{"type":"object","properties":{"b":{"type":"integer","maximum":100}},"required":["b"]}"#).unwrap();
+//! assert!(validate(schema, Some(parse(br#"{"b":50}"#).unwrap())).is_ok());
+//! assert!(validate(schema, Some(parse(br#"{"b":150}"#).unwrap())).is_err());
+//! assert!(validate(schema, None).is_err());
+//! ```
+
+use crate::json::{JsonWriter, Kind, Str, Value};
+
+/// The rule an argument broke.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum Rule<'s> {
+    /// A required argument is missing.
+    Required,
+    /// Wrong JSON type; the schema's `type` value.
+    Type(Value<'s>),
+    /// Not one of the `enum` values.
+    Enum(Value<'s>),
+    /// Below `minimum`.
+    Minimum(Value<'s>),
+    /// Above `maximum`.
+    Maximum(Value<'s>),
+    /// Not above `exclusiveMinimum`.
+    ExclusiveMinimum(Value<'s>),
+    /// Not below `exclusiveMaximum`.
+    ExclusiveMaximum(Value<'s>),
+    /// Shorter than `minLength`.
+    MinLength(Value<'s>),
+    /// Longer than `maxLength`.
+    MaxLength(Value<'s>),
+    /// Not a declared property, and `additionalProperties` is false.
+    Unknown,
+}
+
+/// Which argument broke which rule.
+#[derive(Clone, Copy, Debug)]
+pub struct Violation<'s, 'a> {
+    /// The argument's name (from the schema for `Required`, from the arguments otherwise).
+    pub argument: Str<'a>,
+    /// The rule.
+    pub rule: Rule<'s>,
+}
+
+impl Violation<'_, '_> {
+    /// Write the message as a JSON string value, e.g.
+    /// `Invalid argument "brightness": must be <= 100`.
+    pub fn write_message(&self, w: &mut JsonWriter<'_>) {
+        w.string_begin();
+        let head = match self.rule {
+            Rule::Required => "Missing required argument \"",
+            Rule::Unknown => "Unknown argument \"",
+            _ => "Invalid argument \"",
+        };
+        w.string_part(head);
+        w.string_str(self.argument);
+        let (text, value) = match self.rule {
+            Rule::Required => ("\"", None),
+            Rule::Unknown => ("\": additional properties are not allowed", None),
+            Rule::Type(v) => ("\": expected type ", Some(v)),
+            Rule::Enum(v) => ("\": must be one of ", Some(v)),
+            Rule::Minimum(v) => ("\": must be >= ", Some(v)),
+            Rule::Maximum(v) => ("\": must be <= ", Some(v)),
+            Rule::ExclusiveMinimum(v) => ("\": must be > ", Some(v)),
+            Rule::ExclusiveMaximum(v) => ("\": must be < ", Some(v)),
+            Rule::MinLength(v) => ("\": must have at least this many characters: ", Some(v)),
+            Rule::MaxLength(v) => ("\": must have at most this many characters: ", Some(v)),
+        };
+        w.string_part(text);
+        if let Some(v) = value {
+            match v.as_str() {
+                Some(s) => w.string_str(s),
+                // Valid JSON text from a static schema: written as characters.
+                None => w.string_part(core::str::from_utf8(v.raw()).unwrap_or("?")),
+            }
+        }
+        w.string_end();
+    }
+}
+
+fn type_matches(name: &[u8], v: Value<'_>) -> bool {
+    match name {
+        b"string" => v.kind() == Kind::String,
+        b"number" => v.kind() == Kind::Number,
+        b"integer" => v.kind() == Kind::Number && v.is_integral(),
+        b"boolean" => v.kind() == Kind::Bool,
+        b"object" => v.kind() == Kind::Object,
+        b"array" => v.kind() == Kind::Array,
+        b"null" => v.kind() == Kind::Null,
+        _ => true, // unknown type names are not ours to judge
+    }
+}
+
+fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
+    match (a.as_str(), b.as_str()) {
+        (Some(x), Some(y)) => match y.as_plain() {
+            Some(plain) => x.eq_str(plain),
+            None => x.raw() == y.raw(),
+        },
+        _ => match (a.kind(), b.kind()) {
+            (Kind::Number, Kind::Number) => a.as_f64() == b.as_f64(),
+            _ => a.raw() == b.raw(),
+        },
+    }
+}
+
+fn check_property<'s>(prop: Value<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
+    if let Some(t) = prop.get("type") {
+        let ok = match t.as_str() {
+            Some(name) => type_matches(name.raw(), v),
+            None => t
+                .items()
+                .any(|n| n.as_str().is_some_and(|n| type_matches(n.raw(), v))),
+        };
+        if !ok {
+            return Err(Rule::Type(t));
+        }
+    }
+    if let Some(e) = prop.get("enum") {
+        if !e.items().any(|allowed| json_eq(v, allowed)) {
+            return Err(Rule::Enum(e));
+        }
+    }
+    if let Some(x) = v.as_f64().filter(|_| v.kind() == Kind::Number) {
+        let bound = |key| {
+            prop.get(key)
+                .and_then(|b: Value<'s>| b.as_f64().map(|f| (b, f)))
+        };
+        if let Some((b, min)) = bound("minimum") {
+            if x < min {
+                return Err(Rule::Minimum(b));
+            }
+        }
+        if let Some((b, max)) = bound("maximum") {
+            if x > max {
+                return Err(Rule::Maximum(b));
+            }
+        }
+        if let Some((b, min)) = bound("exclusiveMinimum") {
+            if x <= min {
+                return Err(Rule::ExclusiveMinimum(b));
+            }
+        }
+        if let Some((b, max)) = bound("exclusiveMaximum") {
+            if x >= max {
+                return Err(Rule::ExclusiveMaximum(b));
+            }
+        }
+    }
+    if let Some(s) = v.as_str() {
+        let n = s.char_count() as u64;
+        if let Some(b) = prop.get("minLength") {
+            if b.as_u64().is_some_and(|min| n < min) {
+                return Err(Rule::MinLength(b));
+            }
+        }
+        if let Some(b) = prop.get("maxLength") {
+            if b.as_u64().is_some_and(|max| n > max) {
+                return Err(Rule::MaxLength(b));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Check `args` (an object, or `None` when the request had no arguments) against
+/// `schema`. The first violation found is returned: missing required arguments first,
+/// then the arguments in the order given.
+pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Violation<'s, 's>> {
+    let props = schema.get("properties");
+    if let Some(required) = schema.get("required") {
+        for name in required.items().filter_map(|n| n.as_str()) {
+            let present = args.is_some_and(|a| a.members().any(|(k, _)| k.raw() == name.raw()));
+            if !present {
+                return Err(Violation {
+                    argument: name,
+                    rule: Rule::Required,
+                });
+            }
+        }
+    }
+    let closed = schema.get("additionalProperties").and_then(|v| v.as_bool()) == Some(false);
+    let Some(args) = args else { return Ok(()) };
+    for (key, value) in args.members() {
+        let prop = props.and_then(|p| p.members().find(|(k, _)| k.raw() == key.raw()));
+        match prop {
+            Some((_, prop)) => check_property(prop, value).map_err(|rule| Violation {
+                argument: key,
+                rule,
+            })?,
+            None if closed => {
+                return Err(Violation {
+                    argument: key,
+                    rule: Rule::Unknown,
+                })
+            }
+            None => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::json::parse;
+    use std::string::String;
+
+    const LED: &str = r#"{"type":"object","properties":{"color":{"type":"string","enum":["off","red","green","blue"]},"brightness":{"type":"integer","minimum":0,"maximum":100},"name":{"type":["string","null"],"minLength":2,"maxLength":4}},"required":["color"],"additionalProperties":false}"#;
+
+    fn check(args: &str) -> Result<(), String> {
+        let schema = parse(LED.as_bytes()).unwrap();
+        let args = if args.is_empty() {
+            None
+        } else {
+            Some(parse(args.as_bytes()).unwrap())
+        };
+        validate(schema, args).map_err(|v| {
+            let mut buf = heapless::Vec::<u8, 256>::new();
+            let mut w = JsonWriter::new(&mut buf);
+            v.write_message(&mut w);
+            String::from_utf8(buf.to_vec()).unwrap()
+        })
+    }
+
+    #[test]
+    fn rules() {
+        assert_eq!(check(r#"{"color":"red","brightness":50}"#), Ok(()));
+        assert_eq!(check(r#"{"color":"r\u0065d","brightness":5e1}"#), Ok(()));
+        assert_eq!(
+            check(""),
+            Err(r#""Missing required argument \"color\"""#.into())
+        );
+        assert_eq!(
+            check(r#"{"brightness":1}"#),
+            Err(r#""Missing required argument \"color\"""#.into())
+        );
+        assert_eq!(
+            check(r#"{"color":"purple"}"#),
+            Err(r#""Invalid argument \"color\": must be one of [\"off\",\"red\",\"green\",\"blue\"]""#.into())
+        );
+        assert_eq!(
+            check(r#"{"color":"red","brightness":150}"#),
+            Err(r#""Invalid argument \"brightness\": must be <= 100""#.into())
+        );
+        assert_eq!(
+            check(r#"{"color":"red","brightness":-1}"#),
+            Err(r#""Invalid argument \"brightness\": must be >= 0""#.into())
+        );
+        assert_eq!(
+            check(r#"{"color":"red","brightness":1.5}"#),
+            Err(r#""Invalid argument \"brightness\": expected type integer""#.into())
+        );
+        assert_eq!(
+            check(r#"{"color":"red","brightness":"5"}"#),
+            Err(r#""Invalid argument \"brightness\": expected type integer""#.into())
+        );
+        assert_eq!(
+            check(r#"{"color":"red","x\n":1}"#),
+            Err(r#""Unknown argument \"x\n\": additional properties are not allowed""#.into())
+        );
+        assert_eq!(check(r#"{"color":"red","name":null}"#), Ok(()));
+        assert_eq!(check(r#"{"color":"red","name":"é€"}"#), Ok(()));
+        assert_eq!(
+            check(r#"{"color":"red","name":"a"}"#),
+            Err(
+                r#""Invalid argument \"name\": must have at least this many characters: 2""#.into()
+            )
+        );
+        assert_eq!(
+            check(r#"{"color":"red","name":"abcde"}"#),
+            Err(r#""Invalid argument \"name\": must have at most this many characters: 4""#.into())
+        );
+        assert_eq!(
+            check(r#"{"color":"red","name":5}"#),
+            Err(r#""Invalid argument \"name\": expected type [\"string\",\"null\"]""#.into())
+        );
+    }
+}

@@ -1,0 +1,971 @@
+//! The MCP server: era and version selection, capability gating, routing.
+//!
+//! [`Server::handle`] takes one framed line and writes every line it causes (the
+//! response, progress and log notifications before it, resource-updated notifications
+//! after it) into a [`Sink`]. [`Server::poll`] continues pending tool jobs and turns
+//! device-raised change flags into notifications. Nothing else is needed to serve MCP:
+//! the [`crate::serve`] loop is a thin `embedded-io` wrapper around these two calls.
+//!
+//! **Eras, chosen per request.** A request whose `params._meta` carries an
+//! `io.modelcontextprotocol/…` key is a 2026-07-28 (stateless) request: it must carry
+//! both `protocolVersion` and `clientCapabilities`, and gets `resultType`, `ttlMs`,
+//! `cacheScope` and `serverInfo`. `server/discover` and `subscriptions/listen` are
+//! always stateless requests. Any other request is served with initialize-era
+//! semantics, at the version `initialize` negotiated (2025-11-25 before that).
+
+use crate::device::{
+    Completion, Device, Exchange, LogLevel, PromptGet, ReadError, Reference, ResourceRead, Step,
+    Target, ToolCall,
+};
+use crate::error::{ConfigError, DispatchError, RpcError};
+use crate::framing::Frame;
+use crate::json::{self, JsonWriter, Kind, Sink, Str, Value};
+use crate::rpc::{self, Id, Message, Notification, OwnedId, Request};
+use crate::subscription::{self, Listen, Subscriptions, MAX_RESOURCES};
+use crate::version::{Version, MODERN};
+
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
+const META_PREFIX: &[u8] = b"io.modelcontextprotocol/";
+
+/// Longest resource URI a request may name, in bytes after unescaping.
+pub const MAX_URI_LEN: usize = 256;
+
+/// Most descriptors of one kind the server walks (a guard against a device whose
+/// index accessor never ends).
+pub const MAX_DESCRIPTORS: usize = 1024;
+
+/// Static facts about the server. Every field has a documented default.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// `serverInfo.name`.
+    pub name: &'static str,
+    /// `serverInfo.version`.
+    pub version: &'static str,
+    /// `serverInfo.title` (default none).
+    pub title: Option<&'static str>,
+    /// Instructions for the model (default none).
+    pub instructions: Option<&'static str>,
+    /// Items per page of `*/list` results (default 16; 0 is taken as 1).
+    pub page_size: usize,
+    /// `ttlMs` of discover and list results (default 3 600 000: descriptors are static).
+    pub list_ttl_ms: u32,
+    /// `ttlMs` of `resources/read` results (default 0: sensor data is always fresh).
+    pub read_ttl_ms: u32,
+}
+
+impl Config {
+    /// A configuration with defaults.
+    pub const fn new(name: &'static str, version: &'static str) -> Self {
+        Self {
+            name,
+            version,
+            title: None,
+            instructions: None,
+            page_size: 16,
+            list_ttl_ms: 3_600_000,
+            read_ttl_ms: 0,
+        }
+    }
+    /// Set the title.
+    pub const fn title(mut self, v: &'static str) -> Self {
+        self.title = Some(v);
+        self
+    }
+    /// Set the instructions.
+    pub const fn instructions(mut self, v: &'static str) -> Self {
+        self.instructions = Some(v);
+        self
+    }
+    /// Set the page size.
+    pub const fn page_size(mut self, v: usize) -> Self {
+        self.page_size = v;
+        self
+    }
+
+    fn write_info(&self, w: &mut JsonWriter<'_>) {
+        w.begin_object();
+        w.key("name");
+        w.str(self.name);
+        crate::registry::opt_str(w, "title", self.title);
+        w.key("version");
+        w.str(self.version);
+        w.end_object();
+    }
+}
+
+/// A tool call that outlives its request.
+#[derive(Clone, Debug)]
+struct Job {
+    id: OwnedId,
+    progress_token: Option<OwnedId>,
+    tool: usize,
+    modern: bool,
+    log_level: Option<LogLevel>,
+    state: u32,
+}
+
+/// Extra `data` of an error response.
+#[derive(Clone, Copy, Debug)]
+enum ErrorData<'a> {
+    None,
+    /// -32022: the versions we speak and the one requested.
+    Versions(Str<'a>),
+    /// Resource not found: the URI.
+    Uri(Str<'a>),
+}
+
+struct Failure<'a> {
+    error: DispatchError,
+    data: ErrorData<'a>,
+}
+
+impl From<DispatchError> for Failure<'_> {
+    fn from(error: DispatchError) -> Self {
+        Failure {
+            error,
+            data: ErrorData::None,
+        }
+    }
+}
+
+type Outcome<'a> = Result<(), Failure<'a>>;
+
+/// Per-request protocol facts.
+#[derive(Clone, Copy, Debug)]
+struct Context<'a> {
+    modern: bool,
+    progress_token: Option<&'a [u8]>,
+    log_level: Option<LogLevel>,
+}
+
+/// An MCP server for one connection, around a [`Device`].
+///
+/// `L` bounds open `subscriptions/listen` streams (default 4), `J` pending tool jobs
+/// (default 2).
+pub struct Server<D: Device, const L: usize = 4, const J: usize = 2> {
+    device: D,
+    config: Config,
+    /// Version negotiated by `initialize` (initialize-era requests).
+    session_version: Option<Version>,
+    /// Log threshold set by `logging/setLevel` (initialize era).
+    session_log: Option<LogLevel>,
+    subs: Subscriptions<L>,
+    jobs: heapless::Vec<Job, J>,
+    changed: u32,
+}
+
+fn page(
+    cursor: Option<Value<'_>>,
+    count: usize,
+    size: usize,
+) -> Result<(usize, usize), DispatchError> {
+    let start = match cursor {
+        None => 0,
+        Some(c) => {
+            let s = c
+                .as_str()
+                .and_then(|s| s.as_plain())
+                .ok_or(DispatchError::InvalidCursor)?;
+            if s.is_empty() || s.len() > 9 || !s.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(DispatchError::InvalidCursor);
+            }
+            let n: usize = s.parse().map_err(|_| DispatchError::InvalidCursor)?;
+            if n > count {
+                return Err(DispatchError::InvalidCursor);
+            }
+            n
+        }
+    };
+    Ok((start, count.min(start.saturating_add(size.max(1)))))
+}
+
+fn count(f: impl Fn(usize) -> bool) -> usize {
+    (0..MAX_DESCRIPTORS)
+        .find(|&i| !f(i))
+        .unwrap_or(MAX_DESCRIPTORS)
+}
+
+impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
+    /// A server for `device`. Checks the device's static descriptors: every schema must
+    /// be a JSON object, every template valid, and at most [`MAX_RESOURCES`] resources.
+    pub fn new(device: D, config: Config) -> Result<Self, ConfigError> {
+        for i in 0..MAX_DESCRIPTORS {
+            let Some(tool) = device.tool(i) else { break };
+            for schema in [Some(tool.input_schema), tool.output_schema]
+                .into_iter()
+                .flatten()
+            {
+                let ok = json::parse(schema.as_bytes()).is_ok_and(|v| v.kind() == Kind::Object);
+                if !ok {
+                    return Err(ConfigError::InvalidSchema(i));
+                }
+            }
+        }
+        for i in 0..MAX_DESCRIPTORS {
+            let Some(t) = device.resource_template(i) else {
+                break;
+            };
+            if !crate::template::is_valid(t.uri_template) {
+                return Err(ConfigError::InvalidTemplate(i));
+            }
+        }
+        if device.resource(MAX_RESOURCES).is_some() {
+            return Err(ConfigError::TooManyResources);
+        }
+        Ok(Self {
+            device,
+            config,
+            session_version: None,
+            session_log: None,
+            subs: Subscriptions::new(),
+            jobs: heapless::Vec::new(),
+            changed: 0,
+        })
+    }
+
+    /// The device.
+    pub fn device(&self) -> &D {
+        &self.device
+    }
+    /// The device, mutably.
+    pub fn device_mut(&mut self) -> &mut D {
+        &mut self.device
+    }
+    /// True while tool jobs are pending ([`Server::poll`] has work).
+    pub fn busy(&self) -> bool {
+        !self.jobs.is_empty()
+    }
+
+    /// The link was lost (the host went away, the UART was unplugged): forget the
+    /// session, its subscriptions and listen streams; pending jobs are cancelled.
+    pub fn reset(&mut self) {
+        for job in self.jobs.iter() {
+            self.device.cancel_tool(job.tool, job.state);
+        }
+        self.jobs.clear();
+        self.subs.clear();
+        self.session_version = None;
+        self.session_log = None;
+        self.changed = 0;
+    }
+
+    /// Mark a resource changed by URI; subscribers hear of it at the next
+    /// [`Server::poll`] or request. Returns false for an unknown URI.
+    pub fn resource_changed(&mut self, uri: &str) -> bool {
+        match self.find_resource(|r| r == uri) {
+            Some(i) => {
+                self.changed |= subscription::bit(i).unwrap_or(0);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn find_resource(&self, eq: impl Fn(&str) -> bool) -> Option<usize> {
+        (0..MAX_DESCRIPTORS)
+            .map_while(|i| self.device.resource(i))
+            .position(|r| eq(r.uri))
+    }
+
+    /// Handle one frame from a [`crate::framing::Framer`].
+    pub fn handle_frame(&mut self, frame: Frame<'_>, out: &mut dyn Sink) {
+        match frame {
+            Frame::Line(line) => self.handle(line, out),
+            Frame::TooLong => {
+                rpc::write_error(out, None, crate::error::RequestError::TooLong.into(), None)
+            }
+        }
+    }
+
+    /// Handle one line (one JSON-RPC message, without its newline).
+    pub fn handle(&mut self, line: &[u8], out: &mut dyn Sink) {
+        match rpc::parse(line) {
+            Err(rejected) => {
+                crate::trace::trace!("rejected line: {}", rejected.error);
+                rpc::write_error(out, rejected.id, rejected.error.into(), None)
+            }
+            Ok(Message::Response) => {}
+            Ok(Message::Notification(n)) => self.notification(n),
+            Ok(Message::Request(r)) => {
+                if let Err(f) = self.request(r, out) {
+                    crate::trace::trace!("request failed: {}", f.error);
+                    write_failure(out, r.id, f);
+                }
+            }
+        }
+        self.flush_changes(out);
+    }
+
+    /// Continue pending jobs one step each and send change notifications. Returns true
+    /// while jobs remain (call again soon).
+    pub fn poll(&mut self, out: &mut dyn Sink) -> bool {
+        let mut i = 0;
+        while let Some(job) = self.jobs.get(i) {
+            let ex = Exchange {
+                id: Id::from_raw(&job.id),
+                modern: job.modern,
+                progress_token: job.progress_token.as_deref(),
+                log_level: job.log_level,
+            };
+            let mut call = ToolCall::new(JsonWriter::new(out), ex, job.tool, None);
+            call.state = job.state;
+            let step = self.device.poll_tool(&mut call);
+            if step == Step::Pending && !call.written() {
+                let state = call.state;
+                if let Some(job) = self.jobs.get_mut(i) {
+                    job.state = state;
+                }
+                i += 1;
+                continue;
+            }
+            self.finish_call(call);
+            self.jobs.swap_remove(i);
+        }
+        self.flush_changes(out);
+        !self.jobs.is_empty()
+    }
+
+    fn flush_changes(&mut self, out: &mut dyn Sink) {
+        let changed = self.changed | self.device.take_changes();
+        self.changed = 0;
+        if changed == 0 {
+            return;
+        }
+        for i in 0..MAX_RESOURCES {
+            let Some(bit) = subscription::bit(i).filter(|b| changed & b != 0) else {
+                continue;
+            };
+            let Some(resource) = self.device.resource(i) else {
+                break;
+            };
+            let mut w = JsonWriter::new(out);
+            if self.subs.session & bit != 0 {
+                rpc::begin_notification(&mut w, "notifications/resources/updated");
+                w.key("uri");
+                w.str(resource.uri);
+                rpc::end_response(&mut w);
+            }
+            for listen in self.subs.listens.iter().filter(|l| l.resources & bit != 0) {
+                rpc::begin_notification(&mut w, "notifications/resources/updated");
+                w.key("_meta");
+                w.begin_object();
+                w.key(META_SUBSCRIPTION);
+                w.raw_value(&listen.id);
+                w.end_object();
+                w.key("uri");
+                w.str(resource.uri);
+                rpc::end_response(&mut w);
+            }
+        }
+    }
+
+    fn notification(&mut self, n: Notification<'_>) {
+        if !n.method.eq_str("notifications/cancelled") {
+            // notifications/initialized and everything else: nothing to do.
+            return;
+        }
+        let Some(id) = n
+            .params
+            .and_then(|p| p.get("requestId"))
+            .and_then(|v| Id::from_value(v).ok())
+        else {
+            return; // malformed cancels are ignored
+        };
+        if let Some(i) = self.jobs.iter().position(|j| j.id.as_slice() == id.raw()) {
+            let job = self.jobs.swap_remove(i);
+            self.device.cancel_tool(job.tool, job.state);
+        } else {
+            self.subs.close(id.raw());
+        }
+    }
+
+    fn request<'a>(&mut self, r: Request<'a>, out: &mut dyn Sink) -> Outcome<'a> {
+        let meta = r.params.and_then(|p| p.get("_meta"));
+        let claims =
+            meta.is_some_and(|m| m.members().any(|(k, _)| k.raw().starts_with(META_PREFIX)));
+        let m = r.method;
+        let stateless_only = m.eq_str("server/discover") || m.eq_str("subscriptions/listen");
+        let progress_token = meta
+            .and_then(|m| m.get("progressToken"))
+            .filter(|t| matches!(t.kind(), Kind::String | Kind::Number))
+            .filter(|t| t.raw().len() <= rpc::MAX_ID_LEN)
+            .map(|t| t.raw());
+        if claims || stateless_only {
+            let meta = meta.ok_or(DispatchError::MissingProtocolVersion)?;
+            let version = meta
+                .get(META_VERSION)
+                .and_then(|v| v.as_str())
+                .ok_or(DispatchError::MissingProtocolVersion)?;
+            if meta
+                .get(META_CAPABILITIES)
+                .is_none_or(|c| c.kind() != Kind::Object)
+            {
+                return Err(DispatchError::MissingClientCapabilities.into());
+            }
+            if !Version::parse(version.raw()).is_some_and(Version::is_modern) {
+                return Err(Failure {
+                    error: DispatchError::UnsupportedVersion,
+                    data: ErrorData::Versions(version),
+                });
+            }
+            let log_level = match meta.get(META_LOG_LEVEL) {
+                None => None,
+                Some(l) => Some(
+                    l.as_str()
+                        .and_then(LogLevel::parse)
+                        .ok_or(DispatchError::InvalidParams("Invalid log level"))?,
+                ),
+            };
+            let cx = Context {
+                modern: true,
+                progress_token,
+                log_level,
+            };
+            self.modern(r, cx, out)
+        } else {
+            let cx = Context {
+                modern: false,
+                progress_token,
+                log_level: self.session_log,
+            };
+            self.legacy(r, cx, out)
+        }
+    }
+
+    fn has_tools(&self) -> bool {
+        self.device.tool(0).is_some()
+    }
+    fn has_resources(&self) -> bool {
+        self.device.resource(0).is_some() || self.device.resource_template(0).is_some()
+    }
+    fn has_prompts(&self) -> bool {
+        self.device.prompt(0).is_some()
+    }
+
+    fn modern<'a>(&mut self, r: Request<'a>, cx: Context<'a>, out: &mut dyn Sink) -> Outcome<'a> {
+        let m = r.method;
+        if m.eq_str("server/discover") {
+            let mut w = JsonWriter::new(out);
+            self.exchange(r.id, cx).begin_result(&mut w);
+            w.key("supportedVersions");
+            w.begin_array();
+            for v in MODERN {
+                w.str(v.as_str());
+            }
+            w.end_array();
+            w.key("capabilities");
+            self.write_capabilities(&mut w);
+            crate::registry::opt_str(&mut w, "instructions", self.config.instructions);
+            self.end_result(&mut w, cx, Some(self.config.list_ttl_ms));
+            Ok(())
+        } else if m.eq_str("subscriptions/listen") {
+            self.listen(r, out)
+        } else {
+            self.common(r, cx, out)
+        }
+    }
+
+    fn legacy<'a>(&mut self, r: Request<'a>, cx: Context<'a>, out: &mut dyn Sink) -> Outcome<'a> {
+        let m = r.method;
+        if m.eq_str("initialize") {
+            let requested = r
+                .params
+                .and_then(|p| p.get("protocolVersion"))
+                .and_then(|v| v.as_str())
+                .ok_or(DispatchError::InvalidParams("Missing protocolVersion"))?;
+            // Echo a supported initialize-era version, otherwise offer the newest one;
+            // never a stateless version.
+            let version = Version::parse(requested.raw())
+                .filter(|v| !v.is_modern())
+                .unwrap_or(Version::V2025_11_25);
+            self.session_version = Some(version);
+            let mut w = JsonWriter::new(out);
+            rpc::begin_result(&mut w, r.id);
+            w.key("protocolVersion");
+            w.str(version.as_str());
+            w.key("capabilities");
+            self.write_capabilities(&mut w);
+            w.key("serverInfo");
+            self.config.write_info(&mut w);
+            crate::registry::opt_str(&mut w, "instructions", self.config.instructions);
+            rpc::end_response(&mut w);
+            Ok(())
+        } else if m.eq_str("ping") {
+            self.empty_result(r.id, out);
+            Ok(())
+        } else if m.eq_str("logging/setLevel") {
+            let level = r
+                .params
+                .and_then(|p| p.get("level"))
+                .and_then(|l| l.as_str())
+                .and_then(LogLevel::parse)
+                .ok_or(DispatchError::InvalidParams("Invalid log level"))?;
+            self.session_log = Some(level);
+            self.empty_result(r.id, out);
+            Ok(())
+        } else if m.eq_str("resources/subscribe") || m.eq_str("resources/unsubscribe") {
+            if !self.has_resources() {
+                return Err(DispatchError::MethodNotFound.into());
+            }
+            let uri = uri_param(r.params)?;
+            let bit = self.resource_bit(uri).ok_or(Failure {
+                error: DispatchError::ResourceNotFound { modern: false },
+                data: ErrorData::Uri(uri),
+            })?;
+            if m.eq_str("resources/subscribe") {
+                self.subs.session |= bit;
+            } else {
+                self.subs.session &= !bit;
+            }
+            self.empty_result(r.id, out);
+            Ok(())
+        } else {
+            self.common(r, cx, out)
+        }
+    }
+
+    fn resource_bit(&self, uri: Str<'_>) -> Option<u32> {
+        self.find_resource(|u| uri.eq_str(u))
+            .and_then(subscription::bit)
+    }
+
+    fn empty_result(&self, id: Id<'_>, out: &mut dyn Sink) {
+        let mut w = JsonWriter::new(out);
+        rpc::begin_result(&mut w, id);
+        rpc::end_response(&mut w);
+    }
+
+    fn exchange<'a>(&self, id: Id<'a>, cx: Context<'a>) -> Exchange<'a> {
+        Exchange {
+            id,
+            modern: cx.modern,
+            progress_token: cx.progress_token,
+            log_level: cx.log_level,
+        }
+    }
+
+    /// Close a result: cache fields and `serverInfo` for 2026-07-28, then the envelope.
+    fn end_result(&self, w: &mut JsonWriter<'_>, cx: Context<'_>, ttl: Option<u32>) {
+        if cx.modern {
+            if let Some(ttl) = ttl {
+                w.key("ttlMs");
+                w.u64(u64::from(ttl));
+                w.key("cacheScope");
+                w.str("public");
+            }
+            w.key("_meta");
+            w.begin_object();
+            w.key(META_SERVER_INFO);
+            self.config.write_info(w);
+            w.end_object();
+        }
+        rpc::end_response(w);
+    }
+
+    fn write_capabilities(&self, w: &mut JsonWriter<'_>) {
+        w.begin_object();
+        if self.has_tools() {
+            w.key("tools");
+            w.raw_value(b"{}");
+        }
+        if self.has_resources() {
+            w.key("resources");
+            w.raw_value(b"{\"subscribe\":true}");
+        }
+        if self.has_prompts() {
+            w.key("prompts");
+            w.raw_value(b"{}");
+        }
+        if self.device.completions() {
+            w.key("completions");
+            w.raw_value(b"{}");
+        }
+        w.key("logging");
+        w.raw_value(b"{}");
+        w.end_object();
+    }
+
+    fn listen<'a>(&mut self, r: Request<'a>, out: &mut dyn Sink) -> Outcome<'a> {
+        let filter = r
+            .params
+            .and_then(|p| p.get("notifications"))
+            .filter(|f| f.kind() == Kind::Object)
+            .ok_or(DispatchError::InvalidParams("Missing notifications filter"))?;
+        let uris = filter.get("resourceSubscriptions");
+        if uris
+            .is_some_and(|u| u.kind() != Kind::Array || u.items().any(|i| i.kind() != Kind::String))
+        {
+            return Err(DispatchError::InvalidParams(
+                "resourceSubscriptions must be an array of strings",
+            )
+            .into());
+        }
+        let mut resources = 0;
+        for uri in uris
+            .iter()
+            .flat_map(|u| u.items())
+            .filter_map(|u| u.as_str())
+        {
+            resources |= self.resource_bit(uri).unwrap_or(0);
+        }
+        self.subs
+            .listen(Listen {
+                id: rpc::own(r.id),
+                resources,
+            })
+            .map_err(|_| DispatchError::Busy("Too many open subscriptions"))?;
+        let mut w = JsonWriter::new(out);
+        rpc::begin_notification(&mut w, "notifications/subscriptions/acknowledged");
+        w.key("_meta");
+        w.begin_object();
+        w.key(META_SUBSCRIPTION);
+        w.raw(r.id.raw());
+        w.end_object();
+        w.key("notifications");
+        w.begin_object();
+        if let Some(uris) = uris {
+            // Only what is honoured: the static resources among the URIs asked for.
+            w.key("resourceSubscriptions");
+            w.begin_array();
+            for uri in uris.items().filter_map(|u| u.as_str()) {
+                if self.resource_bit(uri).is_some() {
+                    w.str_raw(uri);
+                }
+            }
+            w.end_array();
+        }
+        w.end_object();
+        rpc::end_response(&mut w);
+        Ok(())
+    }
+
+    /// Methods both eras share.
+    fn common<'a>(&mut self, r: Request<'a>, cx: Context<'a>, out: &mut dyn Sink) -> Outcome<'a> {
+        let m = r.method;
+        let cursor = r.params.and_then(|p| p.get("cursor"));
+        let size = self.config.page_size;
+        let ttl = Some(self.config.list_ttl_ms);
+        if m.eq_str("tools/list") && self.has_tools() {
+            let (start, end) = page(cursor, count(|i| self.device.tool(i).is_some()), size)?;
+            let mut w = JsonWriter::new(out);
+            self.exchange(r.id, cx).begin_result(&mut w);
+            w.key("tools");
+            w.begin_array();
+            (start..end)
+                .filter_map(|i| self.device.tool(i))
+                .for_each(|t| t.write(&mut w));
+            w.end_array();
+            self.next_cursor(&mut w, end, |i| self.device.tool(i).is_some());
+            self.end_result(&mut w, cx, ttl);
+            Ok(())
+        } else if m.eq_str("resources/list") && self.has_resources() {
+            let (start, end) = page(cursor, count(|i| self.device.resource(i).is_some()), size)?;
+            let mut w = JsonWriter::new(out);
+            self.exchange(r.id, cx).begin_result(&mut w);
+            w.key("resources");
+            w.begin_array();
+            (start..end)
+                .filter_map(|i| self.device.resource(i))
+                .for_each(|t| t.write(&mut w));
+            w.end_array();
+            self.next_cursor(&mut w, end, |i| self.device.resource(i).is_some());
+            self.end_result(&mut w, cx, ttl);
+            Ok(())
+        } else if m.eq_str("resources/templates/list") && self.has_resources() {
+            let (start, end) = page(
+                cursor,
+                count(|i| self.device.resource_template(i).is_some()),
+                size,
+            )?;
+            let mut w = JsonWriter::new(out);
+            self.exchange(r.id, cx).begin_result(&mut w);
+            w.key("resourceTemplates");
+            w.begin_array();
+            (start..end)
+                .filter_map(|i| self.device.resource_template(i))
+                .for_each(|t| t.write(&mut w));
+            w.end_array();
+            self.next_cursor(&mut w, end, |i| self.device.resource_template(i).is_some());
+            self.end_result(&mut w, cx, ttl);
+            Ok(())
+        } else if m.eq_str("prompts/list") && self.has_prompts() {
+            let (start, end) = page(cursor, count(|i| self.device.prompt(i).is_some()), size)?;
+            let mut w = JsonWriter::new(out);
+            self.exchange(r.id, cx).begin_result(&mut w);
+            w.key("prompts");
+            w.begin_array();
+            (start..end)
+                .filter_map(|i| self.device.prompt(i))
+                .for_each(|t| t.write(&mut w));
+            w.end_array();
+            self.next_cursor(&mut w, end, |i| self.device.prompt(i).is_some());
+            self.end_result(&mut w, cx, ttl);
+            Ok(())
+        } else if m.eq_str("tools/call") && self.has_tools() {
+            self.call_tool(r, cx, out)
+        } else if m.eq_str("resources/read") && self.has_resources() {
+            self.read_resource(r, cx, out)
+        } else if m.eq_str("prompts/get") && self.has_prompts() {
+            self.get_prompt(r, cx, out)
+        } else if m.eq_str("completion/complete") && self.device.completions() {
+            self.complete(r, cx, out)
+        } else {
+            Err(DispatchError::MethodNotFound.into())
+        }
+    }
+
+    fn next_cursor(&self, w: &mut JsonWriter<'_>, end: usize, exists: impl Fn(usize) -> bool) {
+        if exists(end) {
+            w.key("nextCursor");
+            w.string_fmt(format_args!("{end}"));
+        }
+    }
+
+    fn call_tool<'a>(
+        &mut self,
+        r: Request<'a>,
+        cx: Context<'a>,
+        out: &mut dyn Sink,
+    ) -> Outcome<'a> {
+        let params = r
+            .params
+            .ok_or(DispatchError::InvalidParams("Missing tool name"))?;
+        let name = params
+            .get("name")
+            .and_then(|n| n.as_str())
+            .ok_or(DispatchError::InvalidParams("Missing tool name"))?;
+        let index = (0..MAX_DESCRIPTORS)
+            .map_while(|i| self.device.tool(i))
+            .position(|t| name.eq_str(t.name))
+            .ok_or(DispatchError::UnknownTool)?;
+        let args = params.get("arguments").filter(|a| !a.is_null());
+        if args.is_some_and(|a| a.kind() != Kind::Object) {
+            return Err(DispatchError::InvalidParams("arguments must be an object").into());
+        }
+        let schema = self
+            .device
+            .tool(index)
+            .and_then(|t| json::parse(t.input_schema.as_bytes()).ok())
+            .ok_or(DispatchError::Internal("Invalid tool schema"))?;
+        let mut call = ToolCall::new(JsonWriter::new(out), self.exchange(r.id, cx), index, args);
+        if let Err(violation) = crate::schema::validate(schema, args) {
+            // A tool execution error, not a protocol error (SEP-1303).
+            call.violation(&violation);
+            self.finish_call(call);
+            return Ok(());
+        }
+        call.can_defer = !self.jobs.is_full();
+        let step = self.device.call_tool(&mut call);
+        if step == Step::Pending && call.can_defer() {
+            let job = Job {
+                id: rpc::own(r.id),
+                progress_token: cx
+                    .progress_token
+                    .map(|t| OwnedId::from_slice(t).unwrap_or_default()),
+                tool: index,
+                modern: cx.modern,
+                log_level: cx.log_level,
+                state: call.state,
+            };
+            // Cannot fail: can_defer checked for room.
+            let _ = self.jobs.push(job);
+            return Ok(());
+        }
+        self.finish_call(call);
+        Ok(())
+    }
+
+    fn finish_call(&self, mut call: ToolCall<'_>) {
+        call.close();
+        let cx = Context {
+            modern: call.ex.modern,
+            progress_token: None,
+            log_level: None,
+        };
+        self.end_result(&mut call.w, cx, None);
+    }
+
+    fn read_resource<'a>(
+        &mut self,
+        r: Request<'a>,
+        cx: Context<'a>,
+        out: &mut dyn Sink,
+    ) -> Outcome<'a> {
+        let raw_uri = uri_param(r.params)?;
+        let not_found = Failure {
+            error: DispatchError::ResourceNotFound { modern: cx.modern },
+            data: ErrorData::Uri(raw_uri),
+        };
+        let mut buf = [0u8; MAX_URI_LEN];
+        let uri = match raw_uri.unescape_into(&mut buf) {
+            Ok(u) => u,
+            Err(_) => return Err(not_found),
+        };
+        let (target, template) = match self.find_resource(|u| u == uri) {
+            Some(i) => (Target::Resource(i), None),
+            None => {
+                let t = (0..MAX_DESCRIPTORS)
+                    .map_while(|i| self.device.resource_template(i))
+                    .position(|t| crate::template::Match::new(t.uri_template, uri).is_some());
+                match t {
+                    Some(i) => (
+                        Target::Template(i),
+                        self.device.resource_template(i).map(|t| t.uri_template),
+                    ),
+                    None => return Err(not_found),
+                }
+            }
+        };
+        let mut read = ResourceRead::new(
+            JsonWriter::new(out),
+            self.exchange(r.id, cx),
+            uri,
+            target,
+            template,
+        );
+        let result = self.device.read_resource(&mut read);
+        match result {
+            Err(ReadError::NotFound) if !read.written() => return Err(not_found),
+            Err(ReadError::Failed) if !read.written() => {
+                return Err(DispatchError::Internal("Failed to read resource").into());
+            }
+            _ => {}
+        }
+        read.close();
+        self.end_result(&mut read.w, cx, Some(self.config.read_ttl_ms));
+        Ok(())
+    }
+
+    fn get_prompt<'a>(
+        &mut self,
+        r: Request<'a>,
+        cx: Context<'a>,
+        out: &mut dyn Sink,
+    ) -> Outcome<'a> {
+        let params = r
+            .params
+            .ok_or(DispatchError::InvalidParams("Missing prompt name"))?;
+        let name = params
+            .get("name")
+            .and_then(|n| n.as_str())
+            .ok_or(DispatchError::InvalidParams("Missing prompt name"))?;
+        let index = (0..MAX_DESCRIPTORS)
+            .map_while(|i| self.device.prompt(i))
+            .position(|p| name.eq_str(p.name))
+            .ok_or(DispatchError::UnknownPrompt)?;
+        let args = params.get("arguments").filter(|a| !a.is_null());
+        if let Some(a) = args {
+            if a.kind() != Kind::Object || a.members().any(|(_, v)| v.kind() != Kind::String) {
+                return Err(
+                    DispatchError::InvalidParams("Prompt arguments must be strings").into(),
+                );
+            }
+        }
+        let prompt = self
+            .device
+            .prompt(index)
+            .ok_or(DispatchError::UnknownPrompt)?;
+        for arg in prompt.arguments.iter().filter(|a| a.required) {
+            if args.and_then(|a| a.get(arg.name)).is_none() {
+                return Err(DispatchError::MissingPromptArgument.into());
+            }
+        }
+        let mut get = PromptGet::new(JsonWriter::new(out), self.exchange(r.id, cx), index, args);
+        self.device.get_prompt(&mut get);
+        get.close();
+        self.end_result(&mut get.w, cx, None);
+        Ok(())
+    }
+
+    fn complete<'a>(&mut self, r: Request<'a>, cx: Context<'a>, out: &mut dyn Sink) -> Outcome<'a> {
+        let bad = DispatchError::InvalidParams("Invalid completion request");
+        let params = r.params.ok_or(bad)?;
+        let reference = params.get("ref").ok_or(bad)?;
+        let kind = reference.get("type").and_then(|t| t.as_str()).ok_or(bad)?;
+        let reference = if kind.eq_str("ref/prompt") {
+            let name = reference.get("name").and_then(|n| n.as_str()).ok_or(bad)?;
+            let i = (0..MAX_DESCRIPTORS)
+                .map_while(|i| self.device.prompt(i))
+                .position(|p| name.eq_str(p.name))
+                .ok_or(DispatchError::UnknownPrompt)?;
+            Reference::Prompt(i)
+        } else if kind.eq_str("ref/resource") {
+            Reference::Resource(reference.get("uri").and_then(|u| u.as_str()).ok_or(bad)?)
+        } else {
+            return Err(bad.into());
+        };
+        let argument = params.get("argument").ok_or(bad)?;
+        let arg_name = argument.get("name").and_then(|n| n.as_str()).ok_or(bad)?;
+        let value = argument.get("value").and_then(|n| n.as_str()).ok_or(bad)?;
+        let mut w = JsonWriter::new(out);
+        self.exchange(r.id, cx).begin_result(&mut w);
+        w.key("completion");
+        w.begin_object();
+        w.key("values");
+        w.begin_array();
+        let mut c = Completion {
+            w,
+            reference,
+            argument: arg_name,
+            value,
+            count: 0,
+        };
+        self.device.complete(&mut c);
+        let n = c.count;
+        let mut w = c.w;
+        w.end_array();
+        w.key("total");
+        w.u64(n as u64);
+        w.key("hasMore");
+        w.bool(false);
+        w.end_object();
+        self.end_result(&mut w, cx, None);
+        Ok(())
+    }
+}
+
+fn uri_param(params: Option<Value<'_>>) -> Result<Str<'_>, DispatchError> {
+    params
+        .and_then(|p| p.get("uri"))
+        .and_then(|u| u.as_str())
+        .ok_or(DispatchError::InvalidParams("Missing uri"))
+}
+
+fn write_failure(out: &mut dyn Sink, id: Id<'_>, f: Failure<'_>) {
+    let err = RpcError::from(f.error);
+    match f.data {
+        ErrorData::None => rpc::write_error(out, Some(id), err, None),
+        ErrorData::Uri(uri) => rpc::write_error(
+            out,
+            Some(id),
+            err,
+            Some(&|w: &mut JsonWriter<'_>| {
+                w.begin_object();
+                w.key("uri");
+                w.str_raw(uri);
+                w.end_object();
+            }),
+        ),
+        ErrorData::Versions(requested) => rpc::write_error(
+            out,
+            Some(id),
+            err,
+            Some(&|w: &mut JsonWriter<'_>| {
+                w.begin_object();
+                w.key("supported");
+                w.begin_array();
+                for v in MODERN {
+                    w.str(v.as_str());
+                }
+                w.end_array();
+                w.key("requested");
+                w.str_raw(requested);
+                w.end_object();
+            }),
+        ),
+    }
+}

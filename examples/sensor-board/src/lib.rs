@@ -1,0 +1,445 @@
+//! The simulated sensor board: the device every emcp example implements
+//! (`docs/board.md` is its specification).
+//!
+//! It is `no_std` and uses exactly the core API a firmware uses: static descriptors,
+//! a [`Device`] implementation, values kept as integer tenths (no float formatting).
+#![no_std]
+
+use core::fmt::Write as _;
+
+use emcp::device::{
+    Completion, LogLevel, PromptGet, ReadError, Reference, ResourceRead, Role, Target, ToolCall,
+};
+use emcp::registry::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations};
+use emcp::{Config, Device, Step};
+use serde::Deserialize;
+
+/// The board's server configuration.
+pub const CONFIG: Config = Config::new("emcp-sensor-board", "0.1.0")
+    .title("emcp simulated sensor board")
+    .instructions(
+        "Simulated sensor board: read sensors with read_sensor or the sensor:// resources; \
+         set_led and move_servo drive the actuators.",
+    );
+
+const ACTUATOR: ToolAnnotations<'static> = ToolAnnotations::new()
+    .read_only(false)
+    .destructive(false)
+    .idempotent(true)
+    .open_world(false);
+
+/// The board's tools.
+pub static TOOLS: [Tool<'static>; 3] = [
+    Tool::new(
+        "read_sensor",
+        r#"{"type":"object","properties":{"sensor":{"type":"string","enum":["temperature","humidity","pressure"],"description":"Which sensor to read"}},"required":["sensor"],"additionalProperties":false}"#,
+    )
+    .title("Read sensor")
+    .description("Read the current value of one on-board sensor.")
+    .output_schema(
+        r#"{"type":"object","properties":{"sensor":{"type":"string"},"value":{"type":"number"},"unit":{"type":"string"}},"required":["sensor","value","unit"]}"#,
+    )
+    .annotations(ToolAnnotations::new().read_only(true).open_world(false)),
+    Tool::new(
+        "set_led",
+        r#"{"type":"object","properties":{"color":{"type":"string","enum":["off","red","green","blue"]},"brightness":{"type":"integer","minimum":0,"maximum":100}},"required":["color"],"additionalProperties":false}"#,
+    )
+    .title("Set LED")
+    .description("Set the status LED colour and brightness (0-100 %).")
+    .annotations(ACTUATOR),
+    Tool::new(
+        "move_servo",
+        r#"{"type":"object","properties":{"angle":{"type":"number","minimum":-90,"maximum":90}},"required":["angle"],"additionalProperties":false}"#,
+    )
+    .title("Move servo")
+    .description("Move the servo to an angle in degrees; reports progress in 3 steps and can be cancelled.")
+    .annotations(ACTUATOR),
+];
+
+/// Index of `led://state` in [`RESOURCES`].
+pub const LED_RESOURCE: usize = 3;
+
+/// Size of the `log://samples` blob.
+pub const SAMPLES_LEN: usize = 4096;
+
+/// The board's resources.
+pub static RESOURCES: [Resource<'static>; 5] = [
+    Resource::new("sensor://temperature", "temperature")
+        .title("Temperature")
+        .description("Air temperature in degrees Celsius")
+        .mime_type("application/json"),
+    Resource::new("sensor://humidity", "humidity")
+        .title("Humidity")
+        .description("Relative humidity in percent")
+        .mime_type("application/json"),
+    Resource::new("sensor://pressure", "pressure")
+        .title("Pressure")
+        .description("Air pressure in hectopascal")
+        .mime_type("application/json"),
+    Resource::new("led://state", "led")
+        .title("LED state")
+        .description("Colour and brightness of the status LED")
+        .mime_type("application/json"),
+    Resource::new("log://samples", "samples")
+        .title("Sample log")
+        .description("Raw sample log (4096 bytes)")
+        .mime_type("application/octet-stream")
+        .size(SAMPLES_LEN as u64),
+];
+
+/// The board's resource templates.
+pub static TEMPLATES: [ResourceTemplate<'static>; 1] =
+    [
+        ResourceTemplate::new("sensor://{name}/history", "sensor-history")
+            .title("Sensor history")
+            .description("The last 8 readings of a sensor")
+            .mime_type("text/csv"),
+    ];
+
+static DIAGNOSE_ARGS: [PromptArgument<'static>; 1] = [PromptArgument::new("symptom")
+    .description("What is wrong with the board")
+    .required()];
+
+/// The board's prompts.
+pub static PROMPTS: [Prompt<'static>; 1] = [Prompt::new("diagnose_board")
+    .title("Diagnose board")
+    .description("Ask the assistant to diagnose a board problem from the current readings.")
+    .arguments(&DIAGNOSE_ARGS)];
+
+/// A sensor of the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sensor {
+    /// Air temperature.
+    Temperature,
+    /// Relative humidity.
+    Humidity,
+    /// Air pressure.
+    Pressure,
+}
+
+impl Sensor {
+    const ALL: [Sensor; 3] = [Sensor::Temperature, Sensor::Humidity, Sensor::Pressure];
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sensor::Temperature => "temperature",
+            Sensor::Humidity => "humidity",
+            Sensor::Pressure => "pressure",
+        }
+    }
+    fn unit(self) -> &'static str {
+        match self {
+            Sensor::Temperature => "C",
+            Sensor::Humidity => "%",
+            Sensor::Pressure => "hPa",
+        }
+    }
+    fn json_key(self) -> &'static str {
+        match self {
+            Sensor::Temperature => "celsius",
+            Sensor::Humidity => "percent",
+            Sensor::Pressure => "hpa",
+        }
+    }
+    fn by_name(name: &str) -> Option<Sensor> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+/// LED colours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Color {
+    /// Off.
+    Off,
+    /// Red.
+    Red,
+    /// Green.
+    Green,
+    /// Blue.
+    Blue,
+}
+
+impl Color {
+    fn name(self) -> &'static str {
+        match self {
+            Color::Off => "off",
+            Color::Red => "red",
+            Color::Green => "green",
+            Color::Blue => "blue",
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct ReadSensorArgs {
+    sensor: Sensor,
+}
+
+#[derive(Deserialize)]
+struct SetLedArgs {
+    color: Color,
+    brightness: Option<u8>,
+}
+
+/// A reading in tenths of its unit, printed with one decimal.
+#[derive(Clone, Copy)]
+struct Tenths(i32);
+
+impl core::fmt::Display for Tenths {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let v = self.0.unsigned_abs();
+        write!(f, "{sign}{}.{}", v / 10, v % 10)
+    }
+}
+
+/// The simulated board: sensor registers, the LED, the servo.
+#[derive(Debug)]
+pub struct Board {
+    led: Color,
+    brightness: u8,
+    /// Servo angle in tenths of a degree.
+    servo: i32,
+    /// Where a moving servo is going, in tenths of a degree.
+    servo_target: i32,
+    changes: u32,
+}
+
+impl Default for Board {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+const SERVO_STEPS: u32 = 3;
+const SERVO_MESSAGES: [&str; 3] = ["servo step 1/3", "servo step 2/3", "servo step 3/3"];
+
+impl Board {
+    /// The board at power-on.
+    pub const fn new() -> Self {
+        Self {
+            led: Color::Off,
+            brightness: 0,
+            servo: 0,
+            servo_target: 0,
+            changes: 0,
+        }
+    }
+
+    /// A sensor register, in tenths.
+    fn reading(&self, sensor: Sensor) -> i32 {
+        match sensor {
+            Sensor::Temperature => 215,
+            Sensor::Humidity => 400,
+            Sensor::Pressure => 10132,
+        }
+    }
+
+    /// The current servo angle in tenths of a degree.
+    pub fn servo(&self) -> i32 {
+        self.servo
+    }
+
+    fn read_sensor(&mut self, call: &mut ToolCall<'_>) {
+        let mut scratch = [0u8; 32];
+        let Some(args) = call.deserialize::<ReadSensorArgs>(&mut scratch) else {
+            call.error("sensor must be one of temperature, humidity, pressure");
+            return;
+        };
+        let s = args.sensor;
+        let value = self.reading(s);
+        call.text_fmt(format_args!("{}: {} {}", s.name(), Tenths(value), s.unit()));
+        call.structured(|w| {
+            w.begin_object();
+            w.key("sensor");
+            w.str(s.name());
+            w.key("value");
+            w.f64(f64::from(value) / 10.0);
+            w.key("unit");
+            w.str(s.unit());
+            w.end_object();
+        });
+    }
+
+    fn set_led(&mut self, call: &mut ToolCall<'_>) {
+        let mut scratch = [0u8; 32];
+        let Some(args) = call.deserialize::<SetLedArgs>(&mut scratch) else {
+            call.error("invalid set_led arguments");
+            return;
+        };
+        self.led = args.color;
+        self.brightness = match args.color {
+            Color::Off => 0,
+            _ => args.brightness.unwrap_or(100),
+        };
+        self.changes |= 1 << LED_RESOURCE;
+        let mut text = heapless::String::<24>::new();
+        let _ = write!(text, "led: {} {}%", self.led.name(), self.brightness);
+        call.log(LogLevel::Info, "led", &text);
+        call.text(&text);
+    }
+
+    fn start_servo(&mut self, call: &mut ToolCall<'_>) -> Step {
+        let Some(angle) = call.arg("angle").and_then(|a| a.as_f64()) else {
+            call.error("angle must be a number");
+            return Step::Done;
+        };
+        // The schema bounds the angle to -90..90, so this cannot overflow.
+        self.servo_target = (angle * 10.0) as i32;
+        call.set_state(0);
+        if call.can_defer() {
+            return Step::Pending;
+        }
+        // No job slot free: move in one go.
+        let mut step = Step::Pending;
+        while step == Step::Pending {
+            step = self.servo_step(call);
+        }
+        step
+    }
+
+    fn servo_step(&mut self, call: &mut ToolCall<'_>) -> Step {
+        let step = call.state() + 1;
+        let msg = SERVO_MESSAGES.get(step as usize - 1).copied();
+        call.progress(f64::from(step), Some(f64::from(SERVO_STEPS)), msg);
+        if step < SERVO_STEPS {
+            call.set_state(step);
+            return Step::Pending;
+        }
+        self.servo = self.servo_target;
+        call.text_fmt(format_args!("servo: {} deg", Tenths(self.servo)));
+        Step::Done
+    }
+}
+
+fn decoded<'b>(s: emcp::json::Str<'_>, buf: &'b mut [u8]) -> Option<&'b str> {
+    s.unescape_into(buf).ok()
+}
+
+impl Device for Board {
+    fn tool(&self, index: usize) -> Option<Tool<'static>> {
+        TOOLS.get(index).copied()
+    }
+    fn resource(&self, index: usize) -> Option<Resource<'static>> {
+        RESOURCES.get(index).copied()
+    }
+    fn resource_template(&self, index: usize) -> Option<ResourceTemplate<'static>> {
+        TEMPLATES.get(index).copied()
+    }
+    fn prompt(&self, index: usize) -> Option<Prompt<'static>> {
+        PROMPTS.get(index).copied()
+    }
+    fn completions(&self) -> bool {
+        true
+    }
+
+    fn call_tool(&mut self, call: &mut ToolCall<'_>) -> Step {
+        match call.tool() {
+            0 => self.read_sensor(call),
+            1 => self.set_led(call),
+            2 => return self.start_servo(call),
+            _ => call.error("unknown tool"),
+        }
+        Step::Done
+    }
+
+    fn poll_tool(&mut self, call: &mut ToolCall<'_>) -> Step {
+        self.servo_step(call)
+    }
+
+    fn cancel_tool(&mut self, _tool: usize, _state: u32) {
+        // The servo stops where it is: it never reached the target.
+        self.servo_target = self.servo;
+    }
+
+    fn read_resource(&mut self, read: &mut ResourceRead<'_>) -> Result<(), ReadError> {
+        let json = Some("application/json");
+        match read.target() {
+            Target::Resource(i @ 0..=2) => {
+                let s = Sensor::ALL.get(i).copied().ok_or(ReadError::NotFound)?;
+                read.text_fmt(
+                    json,
+                    format_args!("{{\"{}\":{}}}", s.json_key(), Tenths(self.reading(s))),
+                );
+            }
+            Target::Resource(LED_RESOURCE) => read.text_fmt(
+                json,
+                format_args!(
+                    "{{\"color\":\"{}\",\"brightness\":{}}}",
+                    self.led.name(),
+                    self.brightness
+                ),
+            ),
+            Target::Resource(4) => {
+                read.blob_begin(Some("application/octet-stream"));
+                // Generated on the fly, 64 bytes at a time: no 4 KiB buffer.
+                let mut chunk = [0u8; 64];
+                for start in (0..SAMPLES_LEN).step_by(chunk.len()) {
+                    for (k, b) in chunk.iter_mut().enumerate() {
+                        *b = ((start + k) * 31 + 7) as u8;
+                    }
+                    read.data(&chunk);
+                }
+            }
+            Target::Template(0) => {
+                let s = read
+                    .var("name")
+                    .and_then(Sensor::by_name)
+                    .ok_or(ReadError::NotFound)?;
+                let now = self.reading(s);
+                read.text_begin(Some("text/csv"));
+                read.part("sample,value\n");
+                for i in 0..8 {
+                    read.part_fmt(format_args!("{i},{}\n", Tenths(now - (7 - i))));
+                }
+            }
+            _ => return Err(ReadError::NotFound),
+        }
+        Ok(())
+    }
+
+    fn get_prompt(&mut self, get: &mut PromptGet<'_>) {
+        let Some(symptom) = get.arg("symptom") else {
+            return;
+        };
+        get.description("Diagnose the sensor board");
+        get.text_begin(Role::User);
+        get.part("The sensor board shows this symptom: ");
+        get.part_str(symptom);
+        get.part_fmt(format_args!(
+            "\nCurrent readings: temperature {} C, humidity {} %, pressure {} hPa, LED {} {}%.\n",
+            Tenths(self.reading(Sensor::Temperature)),
+            Tenths(self.reading(Sensor::Humidity)),
+            Tenths(self.reading(Sensor::Pressure)),
+            self.led.name(),
+            self.brightness,
+        ));
+        get.part("What is the likely cause and what should I check first?");
+    }
+
+    fn complete(&mut self, c: &mut Completion<'_>) {
+        let mut buf = [0u8; 64];
+        let Some(prefix) = decoded(c.value(), &mut buf) else {
+            return;
+        };
+        let mut name = [0u8; 16];
+        let arg = decoded(c.argument(), &mut name).unwrap_or("");
+        let candidates: &[&str] = match c.reference() {
+            Reference::Resource(uri) if uri.eq_str("sensor://{name}/history") && arg == "name" => {
+                &["temperature", "humidity", "pressure"]
+            }
+            Reference::Prompt(0) if arg == "symptom" => &["no reading", "wrong value", "led stuck"],
+            _ => &[],
+        };
+        for v in candidates.iter().filter(|v| v.starts_with(prefix)) {
+            c.offer(v);
+        }
+    }
+
+    fn take_changes(&mut self) -> u32 {
+        core::mem::take(&mut self.changes)
+    }
+}
