@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use emcp_tests::{board_config, run_chunks, Rng, Transcript};
+use emcp_tests::{config_for, run_chunks, Rng, Transcript};
 
 fn transcripts() -> Vec<(String, Transcript)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("transcripts");
@@ -58,6 +58,7 @@ fn compare(name: &str, how: &str, got: &[String], want: &[String]) {
 #[test]
 fn transcripts_whole_bytewise_and_split() {
     for (name, t) in transcripts() {
+        let board_config = || config_for(&name);
         let whole = run_chunks(board_config(), &t.input, &[]);
         compare(&name, "whole", &whole, &t.expected);
         for line in &whole {
@@ -72,8 +73,8 @@ fn transcripts_whole_bytewise_and_split() {
         );
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ t.input.len() as u64);
         for round in 0..20 {
-            let mut splits: Vec<usize> = (0..(rng.next() % 12))
-                .map(|_| (rng.next() as usize) % (t.input.len() + 1))
+            let mut splits: Vec<usize> = (0..(rng.next_u64() % 12))
+                .map(|_| (rng.next_u64() as usize) % (t.input.len() + 1))
                 .collect();
             splits.sort();
             compare(

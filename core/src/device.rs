@@ -178,7 +178,7 @@ impl<'a> Exchange<'a> {
     }
 
     fn log(&self, w: &mut JsonWriter<'_>, level: LogLevel, logger: &str, data: &str) -> bool {
-        if !self.log_level.is_some_and(|min| level >= min) {
+        if self.log_level.is_none_or(|min| level < min) {
             return false;
         }
         rpc::begin_notification(w, "notifications/message");

@@ -119,9 +119,18 @@ impl emcp::json::Sink for VecSink<'_> {
     }
 }
 
-/// The board's default configuration.
-pub fn board_config() -> Config {
-    CONFIG
+/// The board configuration a transcript runs with: files named `paged*` use a page
+/// size of 2 (to exercise cursors), all others the board's own configuration.
+pub fn config_for(path: &str) -> Config {
+    let name = std::path::Path::new(path)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    if name.starts_with("paged") {
+        CONFIG.page_size(2)
+    } else {
+        CONFIG
+    }
 }
 
 /// A small deterministic PRNG (xorshift) for random splits.
@@ -129,7 +138,7 @@ pub struct Rng(pub u64);
 
 impl Rng {
     /// Next value.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x << 13;
         x ^= x >> 7;

@@ -181,7 +181,8 @@ struct ReadSensorArgs {
 #[derive(Deserialize)]
 struct SetLedArgs {
     color: Color,
-    brightness: Option<u8>,
+    /// An integer by the schema, which allows any integral number (`1e2`, `50.0`).
+    brightness: Option<f32>,
 }
 
 /// A reading in tenths of its unit, printed with one decimal.
@@ -203,8 +204,8 @@ pub struct Board {
     brightness: u8,
     /// Servo angle in tenths of a degree.
     servo: i32,
-    /// Where a moving servo is going, in tenths of a degree.
-    servo_target: i32,
+    /// Servo moves cancelled by the client.
+    cancelled: u32,
     changes: u32,
 }
 
@@ -215,6 +216,7 @@ impl Default for Board {
 }
 
 const SERVO_STEPS: u32 = 3;
+const SERVO_OFFSET: i32 = 1000;
 const SERVO_MESSAGES: [&str; 3] = ["servo step 1/3", "servo step 2/3", "servo step 3/3"];
 
 impl Board {
@@ -224,7 +226,7 @@ impl Board {
             led: Color::Off,
             brightness: 0,
             servo: 0,
-            servo_target: 0,
+            cancelled: 0,
             changes: 0,
         }
     }
@@ -241,6 +243,11 @@ impl Board {
     /// The current servo angle in tenths of a degree.
     pub fn servo(&self) -> i32 {
         self.servo
+    }
+
+    /// How many servo moves the client cancelled.
+    pub fn cancelled(&self) -> u32 {
+        self.cancelled
     }
 
     fn read_sensor(&mut self, call: &mut ToolCall<'_>) {
@@ -273,7 +280,8 @@ impl Board {
         self.led = args.color;
         self.brightness = match args.color {
             Color::Off => 0,
-            _ => args.brightness.unwrap_or(100),
+            // The schema bounds it to 0..=100, so the cast cannot truncate.
+            _ => args.brightness.map_or(100, |b| b as u8),
         };
         self.changes |= 1 << LED_RESOURCE;
         let mut text = heapless::String::<24>::new();
@@ -287,9 +295,10 @@ impl Board {
             call.error("angle must be a number");
             return Step::Done;
         };
-        // The schema bounds the angle to -90..90, so this cannot overflow.
-        self.servo_target = (angle * 10.0) as i32;
-        call.set_state(0);
+        // The job's state word holds the target (schema-bounded to -90..90 degrees, so
+        // 100..=1900 after the offset) above the step count in the low byte.
+        let target = (angle * 10.0) as i32;
+        call.set_state(((target + SERVO_OFFSET) as u32) << 8);
         if call.can_defer() {
             return Step::Pending;
         }
@@ -302,14 +311,15 @@ impl Board {
     }
 
     fn servo_step(&mut self, call: &mut ToolCall<'_>) -> Step {
-        let step = call.state() + 1;
+        let state = call.state();
+        let step = (state & 0xff) + 1;
         let msg = SERVO_MESSAGES.get(step as usize - 1).copied();
         call.progress(f64::from(step), Some(f64::from(SERVO_STEPS)), msg);
         if step < SERVO_STEPS {
-            call.set_state(step);
+            call.set_state(state + 1);
             return Step::Pending;
         }
-        self.servo = self.servo_target;
+        self.servo = (state >> 8) as i32 - SERVO_OFFSET;
         call.text_fmt(format_args!("servo: {} deg", Tenths(self.servo)));
         Step::Done
     }
@@ -351,8 +361,8 @@ impl Device for Board {
     }
 
     fn cancel_tool(&mut self, _tool: usize, _state: u32) {
-        // The servo stops where it is: it never reached the target.
-        self.servo_target = self.servo;
+        // The servo stops where it is: it never reaches the target.
+        self.cancelled += 1;
     }
 
     fn read_resource(&mut self, read: &mut ResourceRead<'_>) -> Result<(), ReadError> {
