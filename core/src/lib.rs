@@ -72,3 +72,8 @@ pub mod version;
 
 pub use device::{Device, Step};
 pub use server::{Config, Server};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

@@ -147,3 +147,15 @@ impl Rng {
         x
     }
 }
+
+#[cfg(test)]
+mod sizes {
+    /// Prints the RAM a board server and its framer take (run with --nocapture).
+    #[test]
+    fn print_sizes() {
+        let server = std::mem::size_of::<emcp::Server<sensor_board::Board>>();
+        let framer = std::mem::size_of::<emcp::framing::Framer<4096>>();
+        println!("Server<Board>: {server} bytes; Framer<4096>: {framer} bytes");
+        assert!(server < 2048, "server state grew past 2 KiB: {server}");
+    }
+}
