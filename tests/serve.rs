@@ -1,0 +1,99 @@
+//! The embedded-io serve loop: chunked input, jobs run while no input waits, flushes
+//! only when input is drained, everything answered at end of input.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+
+use emcp::framing::Framer;
+use emcp::serve::serve;
+use emcp::Server;
+use emcp_tests::split_lines;
+use sensor_board::{Board, CONFIG};
+
+/// Input arriving in chunks; `ready` says whether the next chunk has arrived yet
+/// (every other poll, to let pending jobs run in between).
+struct Chunks {
+    chunks: VecDeque<Vec<u8>>,
+    polls: usize,
+}
+
+impl embedded_io::ErrorType for Chunks {
+    type Error = Infallible;
+}
+
+impl embedded_io::Read for Chunks {
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, Infallible> {
+        let Some(mut chunk) = self.chunks.pop_front() else {
+            return Ok(0);
+        };
+        let n = chunk.len().min(buf.len());
+        buf[..n].copy_from_slice(&chunk[..n]);
+        if n < chunk.len() {
+            self.chunks.push_front(chunk.split_off(n));
+        }
+        Ok(n)
+    }
+}
+
+impl embedded_io::ReadReady for Chunks {
+    fn read_ready(&mut self) -> Result<bool, Infallible> {
+        self.polls += 1;
+        Ok(self.polls.is_multiple_of(2) || self.chunks.is_empty())
+    }
+}
+
+#[derive(Default)]
+struct Out {
+    bytes: Vec<u8>,
+    flushes: usize,
+}
+
+impl embedded_io::ErrorType for Out {
+    type Error = Infallible;
+}
+
+impl embedded_io::Write for Out {
+    fn write(&mut self, buf: &[u8]) -> Result<usize, Infallible> {
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> Result<(), Infallible> {
+        self.flushes += 1;
+        Ok(())
+    }
+}
+
+#[test]
+fn serve_answers_everything_and_finishes_jobs_at_eof() {
+    let input: Vec<Vec<u8>> = vec![
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"move_servo","arguments":{"angle":5},"_meta":{"progressToken":"t"}}}"#.to_vec(),
+        b"\n{\"jsonrpc\":\"2.0\",\"id\":2,\"me".to_vec(),
+        b"thod\":\"ping\"}\r\n".to_vec(),
+        // the last line has no newline: still answered at end of input
+        br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#.to_vec(),
+    ];
+    let mut reader = Chunks {
+        chunks: input.into(),
+        polls: 0,
+    };
+    let mut out = Out::default();
+    let mut server: Server<Board> = Server::new(Board::new(), CONFIG).unwrap();
+    let mut framer: Framer<256> = Framer::new();
+    serve(&mut server, &mut framer, &mut reader, &mut out).unwrap();
+    let lines = split_lines(&out.bytes);
+    let count = |needle: &str| lines.iter().filter(|l| l.contains(needle)).count();
+    assert_eq!(count("notifications/progress"), 3, "{lines:#?}");
+    assert_eq!(
+        count(r#""id":1,"result":{"content":[{"type":"text","text":"servo: 5.0 deg"}]}"#),
+        1
+    );
+    assert_eq!(count(r#""id":2,"result":{}"#), 1);
+    assert_eq!(count(r#""id":3,"result":{}"#), 1);
+    assert_eq!(lines.len(), 6);
+    let progress_before_result = lines.iter().rposition(|l| l.contains("progress")).unwrap()
+        < lines.iter().position(|l| l.contains(r#""id":1,"#)).unwrap();
+    assert!(progress_before_result);
+    assert!(out.flushes >= 1);
+    assert!(!server.busy());
+    assert_eq!(server.device().servo(), 50);
+}
