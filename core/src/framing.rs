@@ -14,7 +14,7 @@
 //!   borrows the input directly (no copy).
 //!
 //! ```
-//! use emcp::framing::{Framer, Frame};
+//! use emcp::framing::{Frame, Framer, Frames};
 //! let mut framer: Framer<64> = Framer::new();
 //! let mut input: &[u8] = b"{\"a\":1}\r\n\n{\"b\"";
 //! let mut lines = 0;
@@ -51,20 +51,6 @@ pub enum Frame<'a> {
 /// Default line buffer size used by the examples: 4 KiB.
 pub const DEFAULT_LINE_LEN: usize = 4096;
 
-/// A newline framer with an `N`-byte line buffer.
-pub struct Framer<const N: usize> {
-    buf: [u8; N],
-    len: usize,
-    /// Dropping bytes of an overlong line until the next newline.
-    discarding: bool,
-}
-
-impl<const N: usize> Default for Framer<N> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
@@ -76,31 +62,36 @@ fn strip_cr(line: &[u8]) -> &[u8] {
     }
 }
 
-impl<const N: usize> Framer<N> {
-    /// An empty framer.
-    pub const fn new() -> Self {
-        Self {
-            buf: [0; N],
-            len: 0,
-            discarding: false,
-        }
-    }
-
-    /// Bytes of an incomplete line held in the buffer.
-    pub fn buffered(&self) -> usize {
-        self.len
-    }
-
-    /// Forget any partial line (e.g. after the link was lost).
-    pub fn reset(&mut self) {
-        self.len = 0;
-        self.discarding = false;
-    }
-
+/// What a framer does, whatever holds its line buffer: [`Framer`] owns an array,
+/// [`SliceFramer`] borrows a caller's buffer (e.g. across a C ABI).
+pub trait Frames {
     /// Feed bytes. Returns how many bytes of `input` were consumed and, when a line was
     /// completed (or found too long), the frame. Call again with the unconsumed rest until
     /// it is empty; a `(n, None)` return always consumed all of `input`.
-    pub fn push<'a>(&'a mut self, input: &'a [u8]) -> (usize, Option<Frame<'a>>) {
+    fn push<'a>(&'a mut self, input: &'a [u8]) -> (usize, Option<Frame<'a>>);
+
+    /// End of input: a final line without a newline is still a message. Returns it (and
+    /// empties the buffer), or `None` when nothing (or only blanks) was pending.
+    fn finish(&mut self) -> Option<Frame<'_>>;
+
+    /// Forget any partial line (e.g. after the link was lost).
+    fn reset(&mut self);
+
+    /// Bytes of an incomplete line held in the buffer.
+    fn buffered(&self) -> usize;
+}
+
+/// A framer's progress through the current line.
+#[derive(Clone, Copy, Debug, Default)]
+struct State {
+    len: usize,
+    /// Dropping bytes of an overlong line until the next newline.
+    discarding: bool,
+}
+
+impl State {
+    fn push<'a>(&mut self, buf: &'a mut [u8], input: &'a [u8]) -> (usize, Option<Frame<'a>>) {
+        let cap = buf.len();
         let mut consumed = 0;
         let mut rest = input;
         loop {
@@ -126,20 +117,20 @@ impl<const N: usize> Framer<N> {
                 if is_blank(chunk) {
                     continue;
                 }
-                if chunk.len() > N {
+                if chunk.len() > cap {
                     return (consumed, Some(Frame::TooLong));
                 }
                 return (consumed, Some(Frame::Line(strip_cr(chunk))));
             }
 
-            let room = N - self.len;
+            let room = cap.saturating_sub(self.len);
             if chunk.len() > room {
                 // Too long: report once, drop the rest of the line.
                 self.len = 0;
                 self.discarding = !ends_line;
                 return (consumed, Some(Frame::TooLong));
             }
-            if let Some(dst) = self.buf.get_mut(self.len..self.len + chunk.len()) {
+            if let Some(dst) = buf.get_mut(self.len..self.len + chunk.len()) {
                 dst.copy_from_slice(chunk);
             }
             self.len += chunk.len();
@@ -148,31 +139,100 @@ impl<const N: usize> Framer<N> {
             }
             let len = self.len;
             self.len = 0;
-            if is_blank(self.buf.get(..len).unwrap_or(&[])) {
+            if is_blank(buf.get(..len).unwrap_or(&[])) {
                 continue;
             }
             return (
                 consumed,
-                Some(Frame::Line(strip_cr(self.buf.get(..len).unwrap_or(&[])))),
+                Some(Frame::Line(strip_cr(buf.get(..len).unwrap_or(&[])))),
             );
         }
     }
 
-    /// End of input: a final line without a newline is still a message. Returns it (and
-    /// empties the buffer), or `None` when nothing (or only blanks) was pending.
-    pub fn finish(&mut self) -> Option<Frame<'_>> {
+    fn finish<'a>(&mut self, buf: &'a [u8]) -> Option<Frame<'a>> {
         let len = self.len;
         self.len = 0;
         if self.discarding {
             self.discarding = false;
             return None;
         }
-        let line = strip_cr(self.buf.get(..len).unwrap_or(&[]));
+        let line = strip_cr(buf.get(..len).unwrap_or(&[]));
         if is_blank(line) {
             None
         } else {
             Some(Frame::Line(line))
         }
+    }
+}
+
+/// A newline framer with an `N`-byte line buffer of its own.
+pub struct Framer<const N: usize> {
+    buf: [u8; N],
+    state: State,
+}
+
+impl<const N: usize> Default for Framer<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const N: usize> Framer<N> {
+    /// An empty framer.
+    pub const fn new() -> Self {
+        Self {
+            buf: [0; N],
+            state: State {
+                len: 0,
+                discarding: false,
+            },
+        }
+    }
+}
+
+impl<const N: usize> Frames for Framer<N> {
+    fn push<'a>(&'a mut self, input: &'a [u8]) -> (usize, Option<Frame<'a>>) {
+        self.state.push(&mut self.buf, input)
+    }
+    fn finish(&mut self) -> Option<Frame<'_>> {
+        self.state.finish(&self.buf)
+    }
+    fn reset(&mut self) {
+        self.state = State::default();
+    }
+    fn buffered(&self) -> usize {
+        self.state.len
+    }
+}
+
+/// A newline framer over a caller's line buffer (its length is the line limit).
+pub struct SliceFramer<'b> {
+    buf: &'b mut [u8],
+    state: State,
+}
+
+impl<'b> SliceFramer<'b> {
+    /// An empty framer using `buf` as its line buffer.
+    pub fn new(buf: &'b mut [u8]) -> Self {
+        Self {
+            buf,
+            state: State::default(),
+        }
+    }
+}
+
+impl Frames for SliceFramer<'_> {
+    fn push<'a>(&'a mut self, input: &'a [u8]) -> (usize, Option<Frame<'a>>) {
+        self.state.push(self.buf, input)
+    }
+    fn finish(&mut self) -> Option<Frame<'_>> {
+        self.state.finish(self.buf)
+    }
+    fn reset(&mut self) {
+        self.state = State::default();
+    }
+    fn buffered(&self) -> usize {
+        self.state.len
     }
 }
 
@@ -191,6 +251,14 @@ mod tests {
 
     fn run<const N: usize>(chunks: &[&[u8]]) -> Vec<Out> {
         let mut f: Framer<N> = Framer::new();
+        let mut buf = [0u8; N];
+        let slice = run_with(&mut SliceFramer::new(&mut buf), chunks);
+        let own = run_with(&mut f, chunks);
+        assert_eq!(slice, own, "SliceFramer and Framer agree");
+        own
+    }
+
+    fn run_with(f: &mut impl Frames, chunks: &[&[u8]]) -> Vec<Out> {
         let mut out = Vec::new();
         for chunk in chunks {
             let mut rest: &[u8] = chunk;

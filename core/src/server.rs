@@ -19,7 +19,7 @@ use crate::device::{
 };
 use crate::error::{ConfigError, DispatchError, RpcError};
 use crate::framing::Frame;
-use crate::json::{self, JsonWriter, Kind, Sink, Str, Value};
+use crate::json::{self, JsonWriter, Kind, Sink, SinkError, Str, Value};
 use crate::rpc::{self, Id, Message, Notification, OwnedId, Request};
 use crate::subscription::{self, Listen, Subscriptions, MAX_RESOURCES};
 use crate::version::{Version, MODERN};
@@ -133,6 +133,46 @@ impl From<DispatchError> for Failure<'_> {
 }
 
 type Outcome<'a> = Result<(), Failure<'a>>;
+
+/// Passes writes through and remembers whether the sink ran full, so that a line that
+/// did not fit can be taken back whole ([`Sink::rollback`]) instead of being cut.
+struct Guard<'a> {
+    inner: &'a mut dyn Sink,
+    full: bool,
+}
+
+impl<'a> Guard<'a> {
+    fn new(inner: &'a mut dyn Sink) -> Self {
+        inner.mark();
+        Guard { inner, full: false }
+    }
+}
+
+impl Sink for Guard<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+        let r = self.inner.write(bytes);
+        if r == Err(SinkError::Full) {
+            self.full = true;
+        }
+        r
+    }
+}
+
+/// Answer `id` with -32603 after its response was taken back for not fitting.
+fn too_large(out: &mut dyn Sink, id: Id<'_>) {
+    if out.rollback() {
+        let mut g = Guard::new(out);
+        rpc::write_error(
+            &mut g,
+            Some(id),
+            DispatchError::Busy("Response too large for the output buffer").into(),
+            None,
+        );
+        if g.full {
+            g.inner.rollback();
+        }
+    }
+}
 
 /// Per-request protocol facts.
 #[derive(Clone, Copy, Debug)]
@@ -282,18 +322,30 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
     }
 
     /// Handle one line (one JSON-RPC message, without its newline).
+    ///
+    /// Every line written is whole: when `out` runs full (a fixed buffer) and can take
+    /// bytes back ([`Sink::rollback`]), a response that does not fit is replaced by a
+    /// -32603 error for the same id.
     pub fn handle(&mut self, line: &[u8], out: &mut dyn Sink) {
         match rpc::parse(line) {
             Err(rejected) => {
                 crate::trace::trace!("rejected line: {}", rejected.error);
-                rpc::write_error(out, rejected.id, rejected.error.into(), None)
+                let mut g = Guard::new(out);
+                rpc::write_error(&mut g, rejected.id, rejected.error.into(), None);
+                if g.full {
+                    g.inner.rollback();
+                }
             }
             Ok(Message::Response) => {}
             Ok(Message::Notification(n)) => self.notification(n),
             Ok(Message::Request(r)) => {
-                if let Err(f) = self.request(r, out) {
+                let mut g = Guard::new(out);
+                if let Err(f) = self.request(r, &mut g) {
                     crate::trace::trace!("request failed: {}", f.error);
-                    write_failure(out, r.id, f);
+                    write_failure(&mut g, r.id, f);
+                }
+                if g.full {
+                    too_large(out, r.id);
                 }
             }
         }
@@ -311,30 +363,39 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
                 progress_token: job.progress_token.as_deref(),
                 log_level: job.log_level,
             };
-            let mut call = ToolCall::new(JsonWriter::new(out), ex, job.tool, None);
+            let mut g = Guard::new(out);
+            let mut call = ToolCall::new(JsonWriter::new(&mut g), ex, job.tool, None);
             call.state = job.state;
             let step = self.device.poll_tool(&mut call);
-            if step == Step::Pending && !call.written() {
-                let state = call.state;
+            let state = call.state;
+            let done = step == Step::Done || call.written();
+            if done {
+                self.finish_call(call);
+            }
+            let full = g.full;
+            if done {
+                if full {
+                    too_large(out, Id::from_raw(&job.id));
+                }
+                self.jobs.swap_remove(i);
+            } else {
+                if full {
+                    // A progress notification did not fit: drop it, keep the job.
+                    out.rollback();
+                }
                 if let Some(job) = self.jobs.get_mut(i) {
                     job.state = state;
                 }
                 i += 1;
-                continue;
             }
-            self.finish_call(call);
-            self.jobs.swap_remove(i);
         }
         self.flush_changes(out);
         !self.jobs.is_empty()
     }
 
     fn flush_changes(&mut self, out: &mut dyn Sink) {
-        let changed = self.changed | self.device.take_changes();
+        let mut changed = self.changed | self.device.take_changes();
         self.changed = 0;
-        if changed == 0 {
-            return;
-        }
         for i in 0..MAX_RESOURCES {
             let Some(bit) = subscription::bit(i).filter(|b| changed & b != 0) else {
                 continue;
@@ -342,7 +403,8 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             let Some(resource) = self.device.resource(i) else {
                 break;
             };
-            let mut w = JsonWriter::new(out);
+            let mut g = Guard::new(out);
+            let mut w = JsonWriter::new(&mut g);
             if self.subs.session & bit != 0 {
                 rpc::begin_notification(&mut w, "notifications/resources/updated");
                 w.key("uri");
@@ -360,6 +422,13 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
                 w.str(resource.uri);
                 rpc::end_response(&mut w);
             }
+            if g.full {
+                // No room now: take the lines back and send them at the next poll.
+                g.inner.rollback();
+                self.changed = changed;
+                return;
+            }
+            changed &= !bit;
         }
     }
 
@@ -1271,5 +1340,47 @@ mod tests {
         assert!(s.resource_changed("mem://big"));
         s.poll(&mut sink);
         assert!(sink.is_empty(), "subscriptions are gone after reset");
+    }
+
+    #[test]
+    fn response_too_large_for_a_fixed_buffer_becomes_an_error_with_its_id() {
+        use crate::json::SliceSink;
+        let mut s = server();
+        let mut buf = [0u8; 120];
+        let mut sink = SliceSink::new(&mut buf);
+        s.handle(br#"{"jsonrpc":"2.0","id":"big","method":"resources/read","params":{"uri":"mem://big"}}"#, &mut sink);
+        assert_eq!(
+            sink.written(),
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"big\",\"error\":{\"code\":-32603,\"message\":\"Response too large for the output buffer\"}}\n"
+        );
+        // A subscription notification that does not fit waits for room.
+        sink.clear();
+        s.handle(br#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"mem://big"}}"#, &mut sink);
+        assert_eq!(
+            sink.written(),
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n"
+        );
+        s.resource_changed("mem://big");
+        sink.write(&[b' '; 60]).unwrap();
+        let before = sink.len();
+        s.poll(&mut sink);
+        assert_eq!(
+            sink.len(),
+            before,
+            "the notification did not fit and was taken back"
+        );
+        sink.clear();
+        s.poll(&mut sink);
+        assert_eq!(
+            sink.written(),
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\",\"params\":{\"uri\":\"mem://big\"}}\n"
+        );
+        // Even the error does not fit: nothing partial is left behind.
+        let mut tiny = [0u8; 10];
+        let mut sink = SliceSink::new(&mut tiny);
+        s.handle(br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#, &mut sink);
+        assert!(sink.is_empty());
+        s.handle(b"nonsense", &mut sink);
+        assert!(sink.is_empty());
     }
 }

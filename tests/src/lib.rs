@@ -11,7 +11,7 @@
 //! one byte at a time, random splits) and polls only at the end, so the output must
 //! not depend on the chunking.
 
-use emcp::framing::Framer;
+use emcp::framing::{Framer, Frames};
 use emcp::serve::feed;
 use emcp::{Config, Server};
 use sensor_board::{Board, CONFIG};
@@ -85,7 +85,7 @@ pub fn run_chunks(config: Config, input: &[u8], splits: &[usize]) -> Vec<String>
     for &end in splits.iter().chain(std::iter::once(&input.len())) {
         let end = end.min(input.len());
         if end > start {
-            feed(&mut server, &mut framer, &input[start..end], &mut sink);
+            feed(&mut server, &mut *framer, &input[start..end], &mut sink);
             start = end;
         }
     }

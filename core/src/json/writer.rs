@@ -31,6 +31,17 @@ pub trait Sink {
     /// [`SinkError::Full`] when there is no room (ideally having written nothing of
     /// `bytes`), [`SinkError::Io`] when the transport failed.
     fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError>;
+
+    /// Remember where the current line starts, so that a line that does not fit can be
+    /// taken back whole with [`Sink::rollback`]. The default does nothing: a streaming
+    /// sink (a UART, a socket) never runs full.
+    fn mark(&mut self) {}
+
+    /// Drop everything written since the last [`Sink::mark`]. Returns false when the
+    /// sink cannot (the default).
+    fn rollback(&mut self) -> bool {
+        false
+    }
 }
 
 /// Why a [`Sink`] refused bytes.
@@ -69,12 +80,17 @@ impl fmt::Display for SinkError {
 pub struct SliceSink<'b> {
     buf: &'b mut [u8],
     len: usize,
+    mark: usize,
 }
 
 impl<'b> SliceSink<'b> {
     /// An empty sink writing into `buf`.
     pub fn new(buf: &'b mut [u8]) -> Self {
-        SliceSink { buf, len: 0 }
+        SliceSink {
+            buf,
+            len: 0,
+            mark: 0,
+        }
     }
 
     /// The bytes written so far.
@@ -95,6 +111,20 @@ impl<'b> SliceSink<'b> {
     /// Forget everything written; the whole buffer is available again.
     pub fn clear(&mut self) {
         self.len = 0;
+        self.mark = 0;
+    }
+
+    /// Bytes still free.
+    pub fn remaining(&self) -> usize {
+        self.buf.len().saturating_sub(self.len)
+    }
+
+    /// Remove the first `n` written bytes (they were sent), moving the rest to the front.
+    pub fn consume(&mut self, n: usize) {
+        let n = n.min(self.len);
+        self.buf.copy_within(n..self.len, 0);
+        self.len -= n;
+        self.mark = self.mark.saturating_sub(n);
     }
 }
 
@@ -106,6 +136,15 @@ impl Sink for SliceSink<'_> {
         dst.copy_from_slice(bytes);
         self.len = end;
         Ok(())
+    }
+
+    fn mark(&mut self) {
+        self.mark = self.len;
+    }
+
+    fn rollback(&mut self) -> bool {
+        self.len = self.mark.min(self.len);
+        true
     }
 }
 
@@ -124,18 +163,53 @@ impl Sink for heapless::vec::VecView<u8> {
 }
 
 /// Adapter: any [`embedded_io::Write`] is a [`Sink`]. Writes everything (like
-/// `write_all`); any error, or a writer that accepts nothing, becomes
-/// [`SinkError::Io`]. Unlike `write_all` it cannot panic on a misbehaving writer.
+/// `write_all`); a writer that accepts nothing becomes [`SinkError::Io`], and its first
+/// error is kept for [`IoSink::take_error`]. Unlike `write_all` it cannot panic on a
+/// misbehaving writer.
 #[derive(Debug)]
-pub struct IoSink<W>(pub W);
+pub struct IoSink<W: embedded_io::ErrorType> {
+    writer: W,
+    error: Option<Option<W::Error>>,
+}
+
+impl<W: embedded_io::Write> IoSink<W> {
+    /// Wrap a writer.
+    pub fn new(writer: W) -> Self {
+        IoSink {
+            writer,
+            error: None,
+        }
+    }
+
+    /// The writer.
+    pub fn writer(&mut self) -> &mut W {
+        &mut self.writer
+    }
+
+    /// Whether a write failed; takes the failure: `Some(Some(e))` for the writer's
+    /// error, `Some(None)` for a writer that accepted nothing.
+    pub fn take_error(&mut self) -> Option<Option<W::Error>> {
+        self.error.take()
+    }
+}
 
 impl<W: embedded_io::Write> Sink for IoSink<W> {
     fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+        if self.error.is_some() {
+            return Err(SinkError::Io);
+        }
         let mut rest = bytes;
         while !rest.is_empty() {
-            match self.0.write(rest) {
-                Ok(0) | Err(_) => return Err(SinkError::Io),
-                Ok(n) => rest = rest.get(n..).ok_or(SinkError::Io)?,
+            match self.writer.write(rest) {
+                Ok(0) => {
+                    self.error = Some(None);
+                    return Err(SinkError::Io);
+                }
+                Err(e) => {
+                    self.error = Some(Some(e));
+                    return Err(SinkError::Io);
+                }
+                Ok(n) => rest = rest.get(n..).unwrap_or_default(),
             }
         }
         Ok(())
@@ -1408,19 +1482,44 @@ mod tests {
         assert_eq!(view.write(b"678"), Ok(()));
         assert_eq!(view.write(b"9"), Err(SinkError::Full));
 
-        let mut io = IoSink(Trickle(Vec::new(), false));
+        let mut io = IoSink::new(Trickle(Vec::new(), false));
         let mut w = JsonWriter::new(&mut io);
         doc(&mut w);
         assert!(w.is_ok());
-        assert_eq!(io.0 .0, out(doc).into_bytes());
+        assert_eq!(io.writer().0, out(doc).into_bytes());
+        assert!(io.take_error().is_none());
 
-        let mut stuck = IoSink(Trickle(Vec::new(), true));
-        assert_eq!(stuck.write(b"x"), Err(SinkError::Io));
+        let mut stuck = IoSink::new(Trickle(Vec::new(), true));
         assert_eq!(stuck.write(b""), Ok(()));
-        let mut failing = IoSink(FailingIo);
+        assert_eq!(stuck.write(b"x"), Err(SinkError::Io));
+        assert_eq!(
+            stuck.write(b""),
+            Err(SinkError::Io),
+            "the first error is sticky"
+        );
+        assert_eq!(stuck.take_error(), Some(None));
+        let mut failing = IoSink::new(FailingIo);
         let mut w = JsonWriter::new(&mut failing);
         w.null();
         assert_eq!(w.finish(), Err(SinkError::Io));
+        assert_eq!(
+            failing.take_error(),
+            Some(Some(embedded_io::ErrorKind::Other))
+        );
+
+        let mut buf = [0u8; 8];
+        let mut s = SliceSink::new(&mut buf);
+        assert_eq!(s.write(b"abc"), Ok(()));
+        s.mark();
+        assert_eq!(s.write(b"def"), Ok(()));
+        assert_eq!(s.write(b"ghi"), Err(SinkError::Full));
+        assert!(s.rollback());
+        assert_eq!(s.written(), b"abc");
+        assert_eq!(s.remaining(), 5);
+        s.consume(2);
+        assert_eq!(s.written(), b"c");
+        s.consume(9);
+        assert!(s.is_empty());
 
         let mut buf = [0u8; 4];
         let mut s = SliceSink::new(&mut buf);

@@ -122,7 +122,7 @@ fn main() -> ExitCode {
     let mut input = Stdin::spawn();
     let mut output = Stdout(io::BufWriter::with_capacity(64 * 1024, io::stdout()));
     eprintln!("sensor-board: serving MCP on stdin/stdout");
-    match serve(&mut server, &mut framer, &mut input, &mut output) {
+    match serve(&mut server, &mut *framer, &mut input, &mut output) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("sensor-board: {e:?}");

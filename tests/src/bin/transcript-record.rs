@@ -5,7 +5,7 @@
 //!
 //! `cargo run -p emcp-tests --bin transcript-record -- tests/transcripts/NAME.txt`
 
-use emcp::framing::Framer;
+use emcp::framing::{Framer, Frames};
 use emcp::serve::feed;
 use emcp::Server;
 use emcp_tests::{config_for, split_lines, Transcript, VecSink};
@@ -28,7 +28,7 @@ fn main() {
         if input.is_empty() {
             continue;
         }
-        feed(&mut server, &mut framer, &input, &mut VecSink(&mut out));
+        feed(&mut server, &mut *framer, &input, &mut VecSink(&mut out));
         for l in split_lines(&std::mem::take(&mut out)) {
             println!("< {l}");
         }
