@@ -9,7 +9,7 @@
 use core::fmt;
 
 use crate::json::{JsonWriter, Str, Value};
-use crate::registry::{Prompt, Resource, ResourceTemplate, Tool};
+use crate::registry::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
 use crate::rpc::{self, Id};
 
 /// What a tool handler did.
@@ -115,6 +115,12 @@ pub trait Device {
     fn prompt(&self, index: usize) -> Option<Prompt<'static>> {
         let _ = index;
         None
+    }
+    /// Argument `index` of prompt `prompt`. The default reads
+    /// [`Prompt::arguments`]; a device whose descriptors are not Rust slices (a C
+    /// array) overrides this instead.
+    fn prompt_argument(&self, prompt: usize, index: usize) -> Option<PromptArgument<'static>> {
+        self.prompt(prompt)?.arguments.get(index).copied()
     }
     /// Whether the device answers `completion/complete`.
     fn completions(&self) -> bool {
@@ -290,6 +296,10 @@ impl<'a> ToolCall<'a> {
     /// was written yet).
     pub fn can_defer(&self) -> bool {
         self.can_defer && self.phase == Phase::Idle
+    }
+    /// Forbid [`Step::Pending`] for this call (e.g. the device could not continue it).
+    pub fn forbid_defer(&mut self) {
+        self.can_defer = false;
     }
     /// The job's state word (kept between polls).
     pub fn state(&self) -> u32 {
@@ -479,7 +489,8 @@ impl<'a> ToolCall<'a> {
     pub fn set_error(&mut self) {
         self.is_error = true;
     }
-    pub(crate) fn written(&self) -> bool {
+    /// Whether any content was written already.
+    pub fn written(&self) -> bool {
         self.phase != Phase::Idle
     }
 

@@ -359,15 +359,26 @@ impl<'a> Prompt<'a> {
 
     /// Write the `Prompt` object of `prompts/list`.
     pub fn write(&self, w: &mut JsonWriter<'_>) {
+        self.write_with(w, self.arguments.iter().copied());
+    }
+
+    /// Write the `Prompt` object with arguments from elsewhere (see
+    /// [`crate::Device::prompt_argument`]).
+    pub fn write_with<'b>(
+        &self,
+        w: &mut JsonWriter<'_>,
+        arguments: impl Iterator<Item = PromptArgument<'b>>,
+    ) {
         w.begin_object();
         w.key("name");
         w.str(self.name);
         opt_str(w, "title", self.title);
         opt_str(w, "description", self.description);
-        if !self.arguments.is_empty() {
+        let mut arguments = arguments.peekable();
+        if arguments.peek().is_some() {
             w.key("arguments");
             w.begin_array();
-            for a in self.arguments {
+            for a in arguments {
                 w.begin_object();
                 w.key("name");
                 w.str(a.name);

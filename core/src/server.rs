@@ -767,9 +767,13 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             self.exchange(r.id, cx).begin_result(&mut w);
             w.key("prompts");
             w.begin_array();
-            (start..end)
-                .filter_map(|i| self.device.prompt(i))
-                .for_each(|t| t.write(&mut w));
+            for i in start..end {
+                if let Some(p) = self.device.prompt(i) {
+                    let args =
+                        (0..MAX_DESCRIPTORS).map_while(|j| self.device.prompt_argument(i, j));
+                    p.write_with(&mut w, args);
+                }
+            }
             w.end_array();
             self.next_cursor(&mut w, end, |i| self.device.prompt(i).is_some());
             self.end_result(&mut w, cx, ttl);
@@ -934,11 +938,8 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
                 );
             }
         }
-        let prompt = self
-            .device
-            .prompt(index)
-            .ok_or(DispatchError::UnknownPrompt)?;
-        for arg in prompt.arguments.iter().filter(|a| a.required) {
+        let declared = (0..MAX_DESCRIPTORS).map_while(|j| self.device.prompt_argument(index, j));
+        for arg in declared.filter(|a| a.required) {
             if args.and_then(|a| a.get(arg.name)).is_none() {
                 return Err(DispatchError::MissingPromptArgument.into());
             }

@@ -1,0 +1,122 @@
+//! # emcp-ffi — the C ABI of emcp
+//!
+//! A stable C interface to the emcp MCP server core, built as a `staticlib` and a
+//! `cdylib`; `include/emcp.h` is generated from this crate by cbindgen. It follows the
+//! rustls-ffi conventions, adapted to a world without a heap:
+//!
+//! - **Caller-provided memory only.** The server lives in storage the caller declares
+//!   (`emcp_server_storage`, size and alignment exported as constants and checked at
+//!   compile time); the line buffer and the optional output buffer are the caller's
+//!   too. Nothing in the library allocates: the firmware build links no allocator.
+//! - Every fallible function returns an `emcp_status`; outputs go through
+//!   out-parameters, written only on success; every pointer is NULL-checked; a buffer is
+//!   followed by its `size_t` length; text crosses as `(pointer, length)` and must be
+//!   UTF-8; callbacks take `void *userdata` first.
+//! - Integers from C are converted with total functions, never transmuted to Rust
+//!   enums. Every exported body runs inside one boundary macro: with the `std` feature
+//!   (host builds) a panic becomes `EMCP_PANIC`; without it the library is built with
+//!   `panic = "abort"`. A panic never unwinds into C — and the core is written so that
+//!   none can happen.
+//!
+//! Modules: [`status`] (status codes), [`text`] (`emcp_str`), [`descriptor`] (the C
+//! descriptors and the device they make), [`server`] (storage, init, feed, poll,
+//! output), [`call`] (tool arguments and results), [`read`] (resource contents),
+//! [`prompt`] (prompt messages and completions).
+#![cfg_attr(not(feature = "std"), no_std)]
+#![allow(non_camel_case_types)]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+pub mod call;
+pub mod descriptor;
+pub mod prompt;
+pub mod read;
+pub mod server;
+pub mod status;
+pub mod text;
+
+use core::ffi::c_char;
+
+/// Major version of this library (kept equal to `Cargo.toml` by a test).
+pub const EMCP_VERSION_MAJOR: u32 = 0;
+/// Minor version of this library.
+pub const EMCP_VERSION_MINOR: u32 = 1;
+/// Patch version of this library.
+pub const EMCP_VERSION_PATCH: u32 = 0;
+/// Version of the C ABI: changes whenever a signature or a struct layout changes.
+pub const EMCP_ABI_VERSION: u32 = 1;
+
+/// Run an exported function's body at the C boundary: a panic (host builds with the
+/// `std` feature) becomes `EMCP_PANIC` instead of unwinding into C.
+macro_rules! ffi_boundary {
+    ($body:block) => {{
+        #[cfg(feature = "std")]
+        {
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+                || -> $crate::status::emcp_status { $body },
+            )) {
+                Ok(status) => status,
+                Err(_) => $crate::status::EMCP_PANIC,
+            }
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            (|| -> $crate::status::emcp_status { $body })()
+        }
+    }};
+}
+pub(crate) use ffi_boundary;
+
+/// Return `EMCP_NULL_PARAMETER` from the enclosing function when a pointer is NULL.
+macro_rules! non_null {
+    ($($p:expr),+) => {
+        $(if $p.is_null() {
+            return $crate::status::EMCP_NULL_PARAMETER;
+        })+
+    };
+}
+pub(crate) use non_null;
+
+/// The library version as a NUL-terminated string, e.g. `"0.1.0"`.
+///
+/// # Safety
+/// Always safe to call; the returned string is static and must not be freed.
+#[no_mangle]
+pub extern "C" fn emcp_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+#[cfg(all(not(feature = "std"), not(test)))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    // Unreachable by construction (the core has no panic paths); stop here rather than
+    // continue in an unknown state.
+    loop {
+        core::hint::spin_loop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn version_macros_match_cargo_toml() {
+        let v = env!("CARGO_PKG_VERSION");
+        let expect = format!(
+            "{}.{}.{}",
+            super::EMCP_VERSION_MAJOR,
+            super::EMCP_VERSION_MINOR,
+            super::EMCP_VERSION_PATCH
+        );
+        assert_eq!(v, expect);
+        let c = unsafe { core::ffi::CStr::from_ptr(super::emcp_version()) };
+        assert_eq!(c.to_str().unwrap(), v);
+    }
+}

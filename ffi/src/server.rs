@@ -1,0 +1,419 @@
+//! The server object: caller-provided storage, init, feeding bytes, polling, output.
+//!
+//! ```c
+//! static emcp_server_storage storage;          /* EMCP_SERVER_STORAGE_SIZE bytes, aligned */
+//! static uint8_t line[1024];                   /* the longest message accepted */
+//! emcp_server *server;
+//! emcp_server_init(&storage, sizeof storage, &config, line, sizeof line, NULL, 0, &server);
+//! /* UART RX: */ emcp_server_feed(server, rx, n, &consumed);
+//! /* main loop: */ emcp_server_poll(server, &busy);
+//! ```
+
+use core::ffi::c_char;
+use core::mem::{align_of, size_of};
+
+use emcp::framing::{Frames, SliceFramer};
+use emcp::json::{Sink, SinkError, SliceSink};
+use emcp::{Config, Server};
+
+use crate::descriptor::{emcp_config, CDevice};
+use crate::status::*;
+use crate::text::{bytes, utf8};
+use crate::{ffi_boundary, non_null};
+
+/// Bytes of storage a server needs (an upper bound for every target; checked at
+/// compile time).
+pub const EMCP_SERVER_STORAGE_SIZE: usize = 1536;
+/// Alignment the storage needs.
+pub const EMCP_SERVER_STORAGE_ALIGN: usize = 8;
+/// Smallest line buffer `emcp_server_init` accepts.
+pub const EMCP_LINE_BUFFER_MIN: usize = 128;
+/// Free output-buffer room the server needs before it handles another message (room
+/// for an error response with the longest id), and the smallest output buffer accepted.
+pub const EMCP_OUTPUT_MIN_ROOM: usize = 192;
+
+/// Storage for one server: declare one (static or on a long-lived stack) and pass it to
+/// `emcp_server_init`. Its size and alignment are `EMCP_SERVER_STORAGE_SIZE` and
+/// `EMCP_SERVER_STORAGE_ALIGN`.
+#[repr(C)]
+pub union emcp_server_storage {
+    /// The bytes.
+    pub bytes: [u8; EMCP_SERVER_STORAGE_SIZE],
+    /// Forces the alignment.
+    pub align: u64,
+}
+
+/// A server (opaque; lives in an `emcp_server_storage`).
+pub struct emcp_server {
+    _private: [u8; 0],
+}
+
+/// Where output goes.
+enum Output {
+    /// To the configuration's write callback, as it is produced.
+    Callback(CallbackSink),
+    /// Into the caller's output buffer, taken with `emcp_server_take_output`.
+    Buffer(SliceSink<'static>),
+}
+
+/// A sink over the C write callback.
+struct CallbackSink {
+    write: unsafe extern "C" fn(*mut core::ffi::c_void, *const u8, usize) -> emcp_status,
+    userdata: *mut core::ffi::c_void,
+    failed: bool,
+}
+
+impl Sink for CallbackSink {
+    fn write(&mut self, data: &[u8]) -> Result<(), SinkError> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: the configuration's callback, called with a valid buffer.
+        let status = unsafe { (self.write)(self.userdata, data.as_ptr(), data.len()) };
+        if is_ok(status) {
+            Ok(())
+        } else {
+            self.failed = true;
+            Err(SinkError::Io)
+        }
+    }
+}
+
+/// What lives in the storage.
+struct Inner {
+    server: Server<CDevice>,
+    framer: SliceFramer<'static>,
+    out: Output,
+}
+
+const _: () = assert!(size_of::<Inner>() <= EMCP_SERVER_STORAGE_SIZE);
+const _: () = assert!(align_of::<Inner>() <= EMCP_SERVER_STORAGE_ALIGN);
+const _: () = assert!(size_of::<emcp_server_storage>() == EMCP_SERVER_STORAGE_SIZE);
+const _: () = assert!(align_of::<emcp_server_storage>() == EMCP_SERVER_STORAGE_ALIGN);
+
+/// # Safety
+/// `server` must come from a successful `emcp_server_init` and its storage still live.
+unsafe fn inner<'a>(server: *mut emcp_server) -> &'a mut Inner {
+    // SAFETY: init wrote an `Inner` at this address.
+    unsafe { &mut *server.cast::<Inner>() }
+}
+
+/// Set up a server in `storage`.
+///
+/// `config` and every descriptor, text and array it points to must stay valid and
+/// unchanged for the server's life (make them `static const`). `line_buffer` holds one
+/// incoming message (its length is the longest line accepted; at least
+/// `EMCP_LINE_BUFFER_MIN`). Output goes to `config->write` when set; otherwise into
+/// `output_buffer` (at least `EMCP_OUTPUT_MIN_ROOM` bytes), taken with
+/// `emcp_server_take_output`. On success `*server_out` is the server.
+///
+/// Returns `EMCP_STORAGE_TOO_SMALL`, `EMCP_STORAGE_MISALIGNED`, `EMCP_BUFFER_TOO_SMALL`,
+/// `EMCP_INVALID_CONFIG`, `EMCP_INVALID_SCHEMA`, `EMCP_INVALID_TEMPLATE`,
+/// `EMCP_TOO_MANY_RESOURCES` or `EMCP_NULL_PARAMETER`; nothing is written then.
+///
+/// # Safety
+/// `storage` points to `storage_len` writable bytes, `line_buffer` to `line_buffer_len`,
+/// `output_buffer` (unless NULL) to `output_buffer_len`; all of them, and `config`, must
+/// outlive the server and not be used by anything else meanwhile. `server_out` is
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn emcp_server_init(
+    storage: *mut emcp_server_storage,
+    storage_len: usize,
+    config: *const emcp_config,
+    line_buffer: *mut u8,
+    line_buffer_len: usize,
+    output_buffer: *mut u8,
+    output_buffer_len: usize,
+    server_out: *mut *mut emcp_server,
+) -> emcp_status {
+    ffi_boundary!({
+        non_null!(storage, config, line_buffer, server_out);
+        if storage_len < size_of::<Inner>() {
+            return EMCP_STORAGE_TOO_SMALL;
+        }
+        if storage.cast::<u8>().align_offset(align_of::<Inner>()) != 0 {
+            return EMCP_STORAGE_MISALIGNED;
+        }
+        if line_buffer_len < EMCP_LINE_BUFFER_MIN {
+            return EMCP_BUFFER_TOO_SMALL;
+        }
+        // SAFETY: the caller guarantees `config` outlives the server.
+        let config: &'static emcp_config = unsafe { &*config };
+        let out = match config.write {
+            Some(write) => Output::Callback(CallbackSink {
+                write,
+                userdata: config.userdata,
+                failed: false,
+            }),
+            None => {
+                if output_buffer.is_null() {
+                    return EMCP_NULL_PARAMETER;
+                }
+                if output_buffer_len < EMCP_OUTPUT_MIN_ROOM {
+                    return EMCP_BUFFER_TOO_SMALL;
+                }
+                // SAFETY: the caller guarantees the buffer outlives the server.
+                Output::Buffer(SliceSink::new(unsafe {
+                    core::slice::from_raw_parts_mut(output_buffer, output_buffer_len)
+                }))
+            }
+        };
+        let device = CDevice { config };
+        if !device.check() {
+            return EMCP_INVALID_CONFIG;
+        }
+        // SAFETY: checked above: present and UTF-8, valid for the server's life.
+        let (Some(name), Some(version)) = (unsafe { config.name.get() }, unsafe {
+            config.version.get()
+        }) else {
+            return EMCP_INVALID_CONFIG;
+        };
+        let mut cfg = Config::new(name, version);
+        cfg.title = unsafe { config.title.get() };
+        cfg.instructions = unsafe { config.instructions.get() };
+        if config.page_size > 0 {
+            cfg.page_size = config.page_size;
+        }
+        cfg.list_ttl_ms = config.list_ttl_ms;
+        cfg.read_ttl_ms = config.read_ttl_ms;
+        let server = match Server::new(device, cfg) {
+            Ok(s) => s,
+            Err(emcp::error::ConfigError::InvalidSchema(_)) => return EMCP_INVALID_SCHEMA,
+            Err(emcp::error::ConfigError::InvalidTemplate(_)) => return EMCP_INVALID_TEMPLATE,
+            Err(emcp::error::ConfigError::TooManyResources) => return EMCP_TOO_MANY_RESOURCES,
+            Err(_) => return EMCP_INVALID_CONFIG,
+        };
+        // SAFETY: the caller guarantees the line buffer outlives the server.
+        let line = unsafe { core::slice::from_raw_parts_mut(line_buffer, line_buffer_len) };
+        let inner = Inner {
+            server,
+            framer: SliceFramer::new(line),
+            out,
+        };
+        // SAFETY: size and alignment checked above; the storage is the caller's to use.
+        unsafe {
+            storage.cast::<Inner>().write(inner);
+            *server_out = storage.cast::<emcp_server>();
+        }
+        EMCP_OK
+    })
+}
+
+/// Feed received bytes, in any chunking (one byte at a time is fine). Complete messages
+/// are handled and their responses written. `*consumed_out` is how many bytes were
+/// taken: all of them with a write callback; with an output buffer, feeding stops while
+/// the buffer has less than `EMCP_OUTPUT_MIN_ROOM` free — take output, then feed the
+/// rest again.
+///
+/// Returns `EMCP_WRITE_FAILED` when the write callback failed (the input was consumed).
+///
+/// # Safety
+/// `server` is an initialised server; `bytes` points to `len` bytes; `consumed_out` is
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn emcp_server_feed(
+    server: *mut emcp_server,
+    data: *const u8,
+    len: usize,
+    consumed_out: *mut usize,
+) -> emcp_status {
+    ffi_boundary!({
+        non_null!(server, consumed_out);
+        let Some(mut rest) = (unsafe { bytes(data, len) }) else {
+            return EMCP_NULL_PARAMETER;
+        };
+        let s = unsafe { inner(server) };
+        match &mut s.out {
+            Output::Callback(sink) => {
+                emcp::serve::feed(&mut s.server, &mut s.framer, rest, sink);
+                if core::mem::take(&mut sink.failed) {
+                    return EMCP_WRITE_FAILED;
+                }
+                unsafe { *consumed_out = len };
+            }
+            Output::Buffer(sink) => {
+                while !rest.is_empty() && sink.remaining() >= EMCP_OUTPUT_MIN_ROOM {
+                    let (used, frame) = s.framer.push(rest);
+                    if let Some(frame) = frame {
+                        s.server.handle_frame(frame, sink);
+                    }
+                    rest = rest.get(used..).unwrap_or(&[]);
+                }
+                unsafe { *consumed_out = len - rest.len() };
+            }
+        }
+        EMCP_OK
+    })
+}
+
+/// Run the output side of `f` with whichever sink the server has. `EMCP_OUTPUT_FULL`
+/// when an output buffer lacks room.
+fn with_sink(s: &mut Inner, f: impl FnOnce(&mut Server<CDevice>, &mut dyn Sink)) -> emcp_status {
+    match &mut s.out {
+        Output::Callback(sink) => {
+            f(&mut s.server, sink);
+            if core::mem::take(&mut sink.failed) {
+                return EMCP_WRITE_FAILED;
+            }
+        }
+        Output::Buffer(sink) => {
+            if sink.remaining() < EMCP_OUTPUT_MIN_ROOM {
+                return EMCP_OUTPUT_FULL;
+            }
+            f(&mut s.server, sink);
+        }
+    }
+    EMCP_OK
+}
+
+/// Continue pending tools one step and send resource-changed notifications. Call it
+/// from the main loop; `*busy_out` tells whether tools are still pending (call again
+/// soon).
+///
+/// # Safety
+/// `server` is an initialised server; `busy_out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn emcp_server_poll(
+    server: *mut emcp_server,
+    busy_out: *mut bool,
+) -> emcp_status {
+    ffi_boundary!({
+        non_null!(server, busy_out);
+        let s = unsafe { inner(server) };
+        let status = with_sink(s, |srv, out| {
+            srv.poll(out);
+        });
+        if status == EMCP_OK {
+            unsafe { *busy_out = s.server.busy() };
+        }
+        status
+    })
+}
+
+/// End of input (the host closed the stream): handle a last message that had no
+/// newline.
+///
+/// # Safety
+/// `server` is an initialised server.
+#[no_mangle]
+pub unsafe extern "C" fn emcp_server_finish(server: *mut emcp_server) -> emcp_status {
+    ffi_boundary!({
+        non_null!(server);
+        let s = unsafe { inner(server) };
+        let framer = &mut s.framer;
+        match &mut s.out {
+            Output::Callback(sink) => {
+                if let Some(frame) = framer.finish() {
+                    s.server.handle_frame(frame, sink);
+                }
+                if core::mem::take(&mut sink.failed) {
+                    return EMCP_WRITE_FAILED;
+                }
+            }
+            Output::Buffer(sink) => {
+                if sink.remaining() < EMCP_OUTPUT_MIN_ROOM {
+                    return EMCP_OUTPUT_FULL;
+                }
+                if let Some(frame) = framer.finish() {
+                    s.server.handle_frame(frame, sink);
+                }
+            }
+        }
+        EMCP_OK
+    })
+}
+
+/// Copy waiting output (output-buffer mode) into `buf`, oldest first, and drop it from
+/// the server's buffer. `*written_out` is the number of bytes copied (0 when none wait).
+/// `EMCP_WRONG_STATE` with a write callback.
+///
+/// # Safety
+/// `server` is an initialised server; `buf` points to `buf_len` writable bytes;
+/// `written_out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn emcp_server_take_output(
+    server: *mut emcp_server,
+    buf: *mut u8,
+    buf_len: usize,
+    written_out: *mut usize,
+) -> emcp_status {
+    ffi_boundary!({
+        non_null!(server, buf, written_out);
+        let Output::Buffer(sink) = &mut unsafe { inner(server) }.out else {
+            return EMCP_WRONG_STATE;
+        };
+        let n = sink.len().min(buf_len);
+        // SAFETY: `buf` has `buf_len` >= n writable bytes.
+        let dst = unsafe { core::slice::from_raw_parts_mut(buf, n) };
+        dst.copy_from_slice(sink.written().get(..n).unwrap_or(&[]));
+        sink.consume(n);
+        unsafe { *written_out = n };
+        EMCP_OK
+    })
+}
+
+/// How many output bytes wait in the output buffer (0 with a write callback).
+///
+/// # Safety
+/// `server` is an initialised server; `len_out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn emcp_server_output_len(
+    server: *mut emcp_server,
+    len_out: *mut usize,
+) -> emcp_status {
+    ffi_boundary!({
+        non_null!(server, len_out);
+        let n = match &unsafe { inner(server) }.out {
+            Output::Buffer(sink) => sink.len(),
+            Output::Callback(_) => 0,
+        };
+        unsafe { *len_out = n };
+        EMCP_OK
+    })
+}
+
+/// Tell subscribers that a resource changed (by URI). Safe to call from the main loop
+/// after an interrupt set a flag; the notification goes out at the next poll or feed.
+/// `EMCP_NOT_FOUND` for a URI that is not a static resource.
+///
+/// # Safety
+/// `server` is an initialised server (not used concurrently, e.g. from an interrupt);
+/// `uri` points to `uri_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn emcp_server_resource_changed(
+    server: *mut emcp_server,
+    uri: *const c_char,
+    uri_len: usize,
+) -> emcp_status {
+    ffi_boundary!({
+        non_null!(server, uri);
+        let Some(uri) = (unsafe { utf8(uri, uri_len) }) else {
+            return EMCP_INVALID_PARAMETER;
+        };
+        if unsafe { inner(server) }.server.resource_changed(uri) {
+            EMCP_OK
+        } else {
+            EMCP_NOT_FOUND
+        }
+    })
+}
+
+/// The link was lost (USB unplugged, host gone): forget the session, subscriptions,
+/// pending tools (their `cancel` callbacks run), any partial line and waiting output.
+///
+/// # Safety
+/// `server` is an initialised server.
+#[no_mangle]
+pub unsafe extern "C" fn emcp_server_reset(server: *mut emcp_server) -> emcp_status {
+    ffi_boundary!({
+        non_null!(server);
+        let s = unsafe { inner(server) };
+        s.server.reset();
+        s.framer.reset();
+        if let Output::Buffer(sink) = &mut s.out {
+            sink.clear();
+        }
+        EMCP_OK
+    })
+}
