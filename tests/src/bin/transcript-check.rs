@@ -1,0 +1,150 @@
+//! Run every transcript against a board *process* (the Rust binary, the C board, the
+//! QEMU firmware): the transcript's input goes to the command's stdin in one piece,
+//! stdin is closed, and the command's stdout must hold exactly the expected lines.
+//!
+//! A process polls pending jobs whenever it likes, so lines that belong to different
+//! requests may interleave differently than in-process; the check is therefore: the
+//! same lines (as a multiset), and the same order among the lines of each request (its
+//! response and its progress notifications), each log, and each subscription.
+//! Transcripts whose outcome depends on poll timing (`# process: skip` inside) are
+//! skipped and reported as such.
+//!
+//! `cargo run -p emcp-tests --bin transcript-check -- 'COMMAND ARGS'`
+//! Prints `N passed, M failed` and exits non-zero on any failure.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use emcp_tests::Transcript;
+
+/// Which ordered stream a line belongs to.
+fn stream_key(line: &str) -> String {
+    let v: serde_json::Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(_) => return "invalid".into(),
+    };
+    if let Some(id) = v.get("id") {
+        return format!("request {id}");
+    }
+    let params = &v["params"];
+    match v["method"].as_str().unwrap_or("") {
+        "notifications/progress" => format!("request-progress {}", params["progressToken"]),
+        "notifications/message" => "log".into(),
+        m => format!("{m} {}", params["_meta"]["io.modelcontextprotocol/subscriptionId"]),
+    }
+}
+
+fn streams(lines: &[String]) -> BTreeMap<String, Vec<&String>> {
+    let mut map: BTreeMap<String, Vec<&String>> = BTreeMap::new();
+    for l in lines {
+        map.entry(stream_key(l)).or_default().push(l);
+    }
+    map
+}
+
+fn run(cmd: &str, input: &[u8], timeout: Duration) -> Result<Vec<String>, String> {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot start `{cmd}`: {e}"))?;
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let mut stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let _ = stdout.read_to_end(&mut out);
+        out
+    });
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                let _ = writer.join();
+                let out = reader.join().unwrap_or_default();
+                if !status.success() {
+                    return Err(format!("exited with {status}"));
+                }
+                let text = String::from_utf8(out).map_err(|_| "output is not UTF-8".to_string())?;
+                if !text.is_empty() && !text.ends_with('\n') {
+                    return Err("output ends mid-line".into());
+                }
+                return Ok(text.lines().map(String::from).collect());
+            }
+            Ok(None) if start.elapsed() > timeout => {
+                let _ = child.kill();
+                return Err(format!("no exit within {timeout:?} after end of input"));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let Some(cmd) = std::env::args().nth(1) else {
+        eprintln!("usage: transcript-check 'COMMAND ARGS'");
+        return ExitCode::from(2);
+    };
+    let timeout = Duration::from_secs(
+        std::env::var("EMCP_TRANSCRIPT_TIMEOUT").ok().and_then(|s| s.parse().ok()).unwrap_or(60),
+    );
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("transcripts");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("transcripts dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    for path in files {
+        let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).expect("read transcript");
+        if text.lines().any(|l| l.starts_with("# process: skip")) || name.starts_with("paged") {
+            eprintln!("skip  {name} (depends on poll timing or on a non-default configuration)");
+            skipped += 1;
+            continue;
+        }
+        let t = Transcript::parse(&text);
+        let verdict = run(&cmd, &t.input, timeout).and_then(|got| {
+            let (mut a, mut b) = (got.clone(), t.expected.clone());
+            a.sort();
+            b.sort();
+            if a != b {
+                let missing: Vec<_> = t.expected.iter().filter(|l| !got.contains(l)).take(3).collect();
+                let extra: Vec<_> = got.iter().filter(|l| !t.expected.contains(l)).take(3).collect();
+                return Err(format!("{} lines, expected {}; missing {missing:#?}; unexpected {extra:#?}", got.len(), t.expected.len()));
+            }
+            if streams(&got) != streams(&t.expected) {
+                return Err("lines of one request or stream came in another order".into());
+            }
+            Ok(())
+        });
+        match verdict {
+            Ok(()) => {
+                eprintln!("ok    {name}");
+                passed += 1;
+            }
+            Err(e) => {
+                eprintln!("FAIL  {name}: {e}");
+                failed += 1;
+            }
+        }
+    }
+    eprintln!("({skipped} skipped)");
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 && passed > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
