@@ -170,7 +170,9 @@ typedef struct {
 } emcp_tool;
 
 // Reads a resource. Returns `EMCP_OK`, `EMCP_NOT_FOUND`, or another status for a
-// failure (-32603).
+// failure (-32603). A failure after content was written: with an output buffer the
+// response becomes -32603; with a write callback the partial contents were already
+// sent and stand.
 typedef emcp_status (*emcp_read_fn)(void *userdata,
                                     emcp_resource_read *read);
 
@@ -222,7 +224,9 @@ typedef struct {
   bool required;
 } emcp_prompt_argument;
 
-// Renders a prompt's messages. Required arguments were checked already.
+// Renders a prompt's messages. Required arguments were checked already. Returns
+// `EMCP_OK`, `EMCP_NOT_FOUND` (answered as an unknown prompt) or another status for a
+// failure (-32603), as for reads.
 typedef emcp_status (*emcp_prompt_fn)(void *userdata,
                                       emcp_prompt_get *get);
 
@@ -393,7 +397,7 @@ const char *emcp_version(void);
 // a NUL is written after the text. `*len_out` is its length without the NUL.
 //
 // Returns `EMCP_NOT_FOUND` (no such argument), `EMCP_WRONG_TYPE` (not a string),
-// `EMCP_BUFFER_TOO_SMALL`.
+// `EMCP_BUFFER_TOO_SMALL` (nothing written then).
 //
 // # Safety
 // `call` is the handle of the running callback; `key` points to `key_len` bytes; `buf`
@@ -405,7 +409,10 @@ emcp_status emcp_args_get_str(emcp_tool_call *call,
                               size_t buf_len,
                               size_t *len_out);
 
-// An integer argument (any integral JSON number, e.g. `5`, `5.0`, `5e0`, within i64).
+// An integer argument: an integer literal within i64 (`-3`, `9007199254740993`), or an
+// integral number written with a fraction or exponent (`5.0`, `1e17`) within i64 —
+// beyond ±2^53 such a number is taken as the nearest double, as JSON parsers do.
+// Anything else is `EMCP_WRONG_TYPE`.
 //
 // # Safety
 // As for `emcp_args_get_str`; `out` is writable.
@@ -433,7 +440,7 @@ emcp_status emcp_args_get_bool(emcp_tool_call *call,
                                bool *out);
 
 // The raw JSON text of an argument (a NULL `key`: of the whole arguments object),
-// pointing into the request; valid during the callback.
+// pointing into the request; valid during the callback. `EMCP_NOT_FOUND` when absent.
 //
 // # Safety
 // As for `emcp_args_get_str`; `ptr_out` and `len_out` are writable.
@@ -582,15 +589,16 @@ emcp_status emcp_call_embedded_blob(emcp_tool_call *call,
                                     size_t data_len);
 
 // `structuredContent` from JSON text (checked: `EMCP_INVALID_PARAMETER` if it is not
-// valid JSON). Content blocks must come before it.
+// valid JSON). Content blocks must come before it; nothing may follow it.
 //
 // # Safety
-// `call` is the running callback's handle; `json` points to `len` bytes.
+// `call` is the running callback's handle; `json_text` points to `len` bytes.
 emcp_status emcp_call_structured(emcp_tool_call *call,
                                  const char *json_text,
                                  size_t len);
 
-// A text block saying why the tool failed, and `isError: true` on the result.
+// A text block saying why the tool failed, and `isError: true` on the result (set even
+// when the text is refused with `EMCP_WRONG_STATE`, e.g. after structured content).
 //
 // # Safety
 // `call` is the running callback's handle; `message` points to `len` bytes.
@@ -671,7 +679,8 @@ emcp_status emcp_prompt_image(emcp_prompt_get *get,
                               size_t data_len);
 
 // What is being completed: `EMCP_REF_PROMPT` with the prompt's index, or
-// `EMCP_REF_RESOURCE` (`index_out` is then untouched; see `emcp_completion_uri`).
+// `EMCP_REF_RESOURCE` (`index_out` is then untouched; the URI comes from
+// `emcp_completion_text(c, EMCP_COMPLETION_URI, ...)`).
 //
 // # Safety
 // `c` is the running callback's handle; the out-parameters are writable.
@@ -680,7 +689,8 @@ emcp_status emcp_completion_ref(emcp_completion *c,
                                 size_t *index_out);
 
 // Copy one text of the request (`EMCP_COMPLETION_URI`, `_ARGUMENT`, `_VALUE`), decoded,
-// into `buf` (NUL-terminated when there is room).
+// into `buf` (NUL-terminated when there is room). `EMCP_NOT_FOUND` for the URI of a
+// prompt reference; `EMCP_BUFFER_TOO_SMALL` (nothing written) when it does not fit.
 //
 // # Safety
 // `c` is the running callback's handle; `buf` points to `buf_len` writable bytes;
@@ -746,7 +756,7 @@ emcp_status emcp_read_text_begin(emcp_resource_read *read,
                                  const char *mime_type,
                                  size_t mime_len);
 
-// Append text to the open text contents.
+// Append text to the open text contents (`EMCP_WRONG_STATE` when none is open).
 //
 // # Safety
 // `read` is the running callback's handle; `text` points to `len` bytes.
@@ -763,7 +773,7 @@ emcp_status emcp_read_blob_begin(emcp_resource_read *read,
                                  const char *mime_type,
                                  size_t mime_len);
 
-// Append bytes to the open binary contents.
+// Append bytes to the open binary contents (`EMCP_WRONG_STATE` when none is open).
 //
 // # Safety
 // `read` is the running callback's handle; `data` points to `len` bytes.
@@ -849,13 +859,13 @@ emcp_status emcp_server_take_output(emcp_server *server,
 emcp_status emcp_server_output_len(emcp_server *server,
                                    size_t *len_out);
 
-// Tell subscribers that a resource changed (by URI). Safe to call from the main loop
-// after an interrupt set a flag; the notification goes out at the next poll or feed.
-// `EMCP_NOT_FOUND` for a URI that is not a static resource.
+// Tell subscribers that a resource changed (by URI); the notification goes out at the
+// next poll or feed. May be called from anywhere: the main loop, a tool callback (e.g.
+// an actuator changed its state resource) or an interrupt handler — it only raises an
+// atomic flag. `EMCP_NOT_FOUND` for a URI that is not a static resource.
 //
 // # Safety
-// `server` is an initialised server (not used concurrently, e.g. from an interrupt);
-// `uri` points to `uri_len` bytes.
+// `server` is an initialised server; `uri` points to `uri_len` bytes.
 emcp_status emcp_server_resource_changed(emcp_server *server,
                                          const char *uri,
                                          size_t uri_len);

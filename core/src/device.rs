@@ -148,9 +148,12 @@ pub trait Device {
         let _ = read;
         Err(ReadError::NotFound)
     }
-    /// Render a prompt. Required arguments were already checked.
-    fn get_prompt(&mut self, get: &mut PromptGet<'_>) {
+    /// Render a prompt. Required arguments were already checked. An error before
+    /// anything was written is answered as for a read (`NotFound`: the prompt's
+    /// not-found error; `Failed`: -32603).
+    fn get_prompt(&mut self, get: &mut PromptGet<'_>) -> Result<(), ReadError> {
         let _ = get;
+        Ok(())
     }
     /// Suggest completions.
     fn complete(&mut self, completion: &mut Completion<'_>) {
@@ -232,13 +235,25 @@ enum Phase {
     Idle,
     /// Inside the `content` array.
     Content,
-    /// A streamed block (text or base64) is open inside the content array.
-    Streaming,
-    /// `content` closed (structured content written).
+    /// A text string is open (parts may follow).
+    Text,
+    /// A base64 string is open (data may follow).
+    Data,
+    /// `content` closed (structured content written, or the result finished).
     Closed,
 }
 
+impl Phase {
+    fn streaming(self) -> bool {
+        matches!(self, Phase::Text | Phase::Data)
+    }
+}
+
 /// A `tools/call` in progress: arguments in, content out.
+///
+/// Every content method returns whether the content was taken: `false` when the result
+/// can no longer take it (after [`ToolCall::structured`]), or when a part does not fit
+/// the open stream (text parts into a text block, data into an image/audio block).
 pub struct ToolCall<'a> {
     pub(crate) w: JsonWriter<'a>,
     pub(crate) ex: Exchange<'a>,
@@ -320,6 +335,7 @@ impl<'a> ToolCall<'a> {
         self.phase == Phase::Idle && self.ex.log(&mut self.w, level, logger, data)
     }
 
+    /// Open a new content block: starts the result, or ends an open stream.
     fn block(&mut self) -> bool {
         match self.phase {
             Phase::Idle => {
@@ -330,7 +346,7 @@ impl<'a> ToolCall<'a> {
                 true
             }
             Phase::Content => true,
-            Phase::Streaming => {
+            Phase::Text | Phase::Data => {
                 self.end_stream();
                 true
             }
@@ -339,151 +355,161 @@ impl<'a> ToolCall<'a> {
     }
 
     fn end_stream(&mut self) {
-        if self.phase == Phase::Streaming {
+        if self.phase.streaming() {
             self.w.string_end_any();
             self.w.end_object();
             self.phase = Phase::Content;
         }
     }
 
-    /// A text content block.
-    pub fn text(&mut self, text: &str) {
-        if self.block() {
-            self.w.begin_object();
-            self.w.key("type");
-            self.w.str("text");
-            self.w.key("text");
-            self.w.str(text);
-            self.w.end_object();
+    fn block_head(&mut self, kind: &str) -> bool {
+        if !self.block() {
+            return false;
         }
+        self.w.begin_object();
+        self.w.key("type");
+        self.w.str(kind);
+        true
+    }
+
+    /// A text content block.
+    pub fn text(&mut self, text: &str) -> bool {
+        if !self.block_head("text") {
+            return false;
+        }
+        self.w.key("text");
+        self.w.str(text);
+        self.w.end_object();
+        true
     }
     /// A text content block formatted with `format_args!`.
-    pub fn text_fmt(&mut self, args: fmt::Arguments<'_>) {
-        if self.block() {
-            self.w.begin_object();
-            self.w.key("type");
-            self.w.str("text");
-            self.w.key("text");
-            self.w.string_fmt(args);
-            self.w.end_object();
+    pub fn text_fmt(&mut self, args: fmt::Arguments<'_>) -> bool {
+        if !self.block_head("text") {
+            return false;
         }
+        self.w.key("text");
+        self.w.string_fmt(args);
+        self.w.end_object();
+        true
     }
     /// Start a text block written in parts with [`ToolCall::part`]; it ends at the next
     /// block or at the end of the result.
-    pub fn text_begin(&mut self) {
-        if self.block() {
-            self.w.begin_object();
-            self.w.key("type");
-            self.w.str("text");
-            self.w.key("text");
-            self.w.string_begin();
-            self.phase = Phase::Streaming;
+    pub fn text_begin(&mut self) -> bool {
+        if !self.block_head("text") {
+            return false;
         }
+        self.w.key("text");
+        self.w.string_begin();
+        self.phase = Phase::Text;
+        true
     }
     /// Append text to the block opened by [`ToolCall::text_begin`].
-    pub fn part(&mut self, text: &str) {
-        if self.phase == Phase::Streaming {
+    pub fn part(&mut self, text: &str) -> bool {
+        let open = self.phase == Phase::Text;
+        if open {
             self.w.string_part(text);
         }
+        open
     }
-    fn media_begin(&mut self, kind: &str, mime: &str) {
-        if self.block() {
-            self.w.begin_object();
-            self.w.key("type");
-            self.w.str(kind);
-            self.w.key("mimeType");
-            self.w.str(mime);
-            self.w.key("data");
-            self.w.base64_begin();
-            self.phase = Phase::Streaming;
+    fn media_begin(&mut self, kind: &str, mime: &str) -> bool {
+        if !self.block_head(kind) {
+            return false;
         }
+        self.w.key("mimeType");
+        self.w.str(mime);
+        self.w.key("data");
+        self.w.base64_begin();
+        self.phase = Phase::Data;
+        true
     }
     /// Start an image block; feed bytes with [`ToolCall::data`] (base64-encoded on the fly).
-    pub fn image_begin(&mut self, mime: &str) {
-        self.media_begin("image", mime);
+    pub fn image_begin(&mut self, mime: &str) -> bool {
+        self.media_begin("image", mime)
     }
     /// Start an audio block; feed bytes with [`ToolCall::data`].
-    pub fn audio_begin(&mut self, mime: &str) {
-        self.media_begin("audio", mime);
+    pub fn audio_begin(&mut self, mime: &str) -> bool {
+        self.media_begin("audio", mime)
     }
     /// Append raw bytes to the open image/audio block.
-    pub fn data(&mut self, bytes: &[u8]) {
-        if self.phase == Phase::Streaming {
+    pub fn data(&mut self, bytes: &[u8]) -> bool {
+        let open = self.phase == Phase::Data;
+        if open {
             self.w.base64_part(bytes);
         }
+        open
     }
     /// An image block from bytes.
-    pub fn image(&mut self, mime: &str, bytes: &[u8]) {
-        self.image_begin(mime);
-        self.data(bytes);
+    pub fn image(&mut self, mime: &str, bytes: &[u8]) -> bool {
+        let ok = self.image_begin(mime) && self.data(bytes);
         self.end_stream();
+        ok
     }
     /// An audio block from bytes.
-    pub fn audio(&mut self, mime: &str, bytes: &[u8]) {
-        self.audio_begin(mime);
-        self.data(bytes);
+    pub fn audio(&mut self, mime: &str, bytes: &[u8]) -> bool {
+        let ok = self.audio_begin(mime) && self.data(bytes);
         self.end_stream();
+        ok
     }
     /// A `resource_link` block pointing at one of the device's resources.
-    pub fn resource_link(&mut self, resource: &Resource<'_>) {
-        if self.block() {
-            self.w.begin_object();
-            self.w.key("type");
-            self.w.str("resource_link");
-            // Same members as the Resource object, `type` first.
-            self.w.key("uri");
-            self.w.str(resource.uri);
-            self.w.key("name");
-            self.w.str(resource.name);
-            crate::registry::opt_str(&mut self.w, "title", resource.title);
-            crate::registry::opt_str(&mut self.w, "description", resource.description);
-            crate::registry::opt_str(&mut self.w, "mimeType", resource.mime_type);
-            self.w.end_object();
+    pub fn resource_link(&mut self, resource: &Resource<'_>) -> bool {
+        if !self.block_head("resource_link") {
+            return false;
         }
+        // Same members as the Resource object, after `type`.
+        self.w.key("uri");
+        self.w.str(resource.uri);
+        self.w.key("name");
+        self.w.str(resource.name);
+        crate::registry::opt_str(&mut self.w, "title", resource.title);
+        crate::registry::opt_str(&mut self.w, "description", resource.description);
+        crate::registry::opt_str(&mut self.w, "mimeType", resource.mime_type);
+        self.w.end_object();
+        true
     }
     /// An embedded text resource block.
-    pub fn embedded_text(&mut self, uri: &str, mime: Option<&str>, text: &str) {
-        if self.block() {
-            self.w.begin_object();
-            self.w.key("type");
-            self.w.str("resource");
-            self.w.key("resource");
-            write_contents_head(&mut self.w, uri, mime);
-            self.w.key("text");
-            self.w.str(text);
-            self.w.end_object();
-            self.w.end_object();
+    pub fn embedded_text(&mut self, uri: &str, mime: Option<&str>, text: &str) -> bool {
+        if !self.block_head("resource") {
+            return false;
         }
+        self.w.key("resource");
+        write_contents_head(&mut self.w, uri, mime);
+        self.w.key("text");
+        self.w.str(text);
+        self.w.end_object();
+        self.w.end_object();
+        true
     }
     /// An embedded binary resource block (base64-encoded on the fly).
-    pub fn embedded_blob(&mut self, uri: &str, mime: Option<&str>, bytes: &[u8]) {
-        if self.block() {
-            self.w.begin_object();
-            self.w.key("type");
-            self.w.str("resource");
-            self.w.key("resource");
-            write_contents_head(&mut self.w, uri, mime);
-            self.w.key("blob");
-            self.w.base64(bytes);
-            self.w.end_object();
-            self.w.end_object();
+    pub fn embedded_blob(&mut self, uri: &str, mime: Option<&str>, bytes: &[u8]) -> bool {
+        if !self.block_head("resource") {
+            return false;
         }
+        self.w.key("resource");
+        write_contents_head(&mut self.w, uri, mime);
+        self.w.key("blob");
+        self.w.base64(bytes);
+        self.w.end_object();
+        self.w.end_object();
+        true
     }
-    /// `structuredContent`, written by `f`, after all content blocks (content written
-    /// later is dropped). Tools with an `outputSchema` must return it; add a text block
+    /// `structuredContent`, written by `f`, after all content blocks (content offered
+    /// later is refused). Tools with an `outputSchema` must return it; add a text block
     /// first for older clients.
-    pub fn structured(&mut self, f: impl FnOnce(&mut JsonWriter<'_>)) {
-        if self.block() {
-            self.w.end_array();
-            self.w.key("structuredContent");
-            f(&mut self.w);
-            self.phase = Phase::Closed;
+    pub fn structured(&mut self, f: impl FnOnce(&mut JsonWriter<'_>)) -> bool {
+        if !self.block() {
+            return false;
         }
+        self.w.end_array();
+        self.w.key("structuredContent");
+        f(&mut self.w);
+        self.phase = Phase::Closed;
+        true
     }
     /// Mark the result as a tool error (`isError: true`) with a text block saying why.
-    pub fn error(&mut self, message: &str) {
-        self.text(message);
+    /// The result is an error even when the text is refused (returns false then).
+    pub fn error(&mut self, message: &str) -> bool {
         self.is_error = true;
+        self.text(message)
     }
     /// Mark the result as a tool error without adding content.
     pub fn set_error(&mut self) {
@@ -496,10 +522,7 @@ impl<'a> ToolCall<'a> {
 
     /// An argument violated the input schema: a text block naming it, `isError`.
     pub(crate) fn violation(&mut self, v: &crate::schema::Violation<'_, '_>) {
-        if self.block() {
-            self.w.begin_object();
-            self.w.key("type");
-            self.w.str("text");
+        if self.block_head("text") {
             self.w.key("text");
             v.write_message(&mut self.w);
             self.w.end_object();
@@ -540,7 +563,8 @@ pub enum Target {
     Template(usize),
 }
 
-/// A `resources/read` in progress.
+/// A `resources/read` in progress. Content methods return whether the content was
+/// taken (parts only fit the stream of their kind).
 pub struct ResourceRead<'a> {
     pub(crate) w: JsonWriter<'a>,
     pub(crate) ex: Exchange<'a>,
@@ -588,7 +612,7 @@ impl<'a> ResourceRead<'a> {
                 self.w.key("contents");
                 self.w.begin_array();
             }
-            Phase::Streaming => {
+            Phase::Text | Phase::Data => {
                 self.w.string_end_any();
                 self.w.end_object();
             }
@@ -600,60 +624,73 @@ impl<'a> ResourceRead<'a> {
         true
     }
     /// Text contents.
-    pub fn text(&mut self, mime: Option<&str>, text: &str) {
-        if self.open(mime) {
-            self.w.key("text");
-            self.w.str(text);
-            self.w.end_object();
+    pub fn text(&mut self, mime: Option<&str>, text: &str) -> bool {
+        if !self.open(mime) {
+            return false;
         }
+        self.w.key("text");
+        self.w.str(text);
+        self.w.end_object();
+        true
     }
     /// Text contents formatted with `format_args!`.
-    pub fn text_fmt(&mut self, mime: Option<&str>, args: fmt::Arguments<'_>) {
-        if self.open(mime) {
-            self.w.key("text");
-            self.w.string_fmt(args);
-            self.w.end_object();
+    pub fn text_fmt(&mut self, mime: Option<&str>, args: fmt::Arguments<'_>) -> bool {
+        if !self.open(mime) {
+            return false;
         }
+        self.w.key("text");
+        self.w.string_fmt(args);
+        self.w.end_object();
+        true
     }
     /// Start text contents written in parts with [`ResourceRead::part`] /
     /// [`ResourceRead::part_fmt`].
-    pub fn text_begin(&mut self, mime: Option<&str>) {
-        if self.open(mime) {
-            self.w.key("text");
-            self.w.string_begin();
-            self.phase = Phase::Streaming;
+    pub fn text_begin(&mut self, mime: Option<&str>) -> bool {
+        if !self.open(mime) {
+            return false;
         }
+        self.w.key("text");
+        self.w.string_begin();
+        self.phase = Phase::Text;
+        true
     }
     /// Append text to the open text contents.
-    pub fn part(&mut self, text: &str) {
-        if self.phase == Phase::Streaming {
+    pub fn part(&mut self, text: &str) -> bool {
+        let open = self.phase == Phase::Text;
+        if open {
             self.w.string_part(text);
         }
+        open
     }
     /// Append formatted text to the open text contents.
-    pub fn part_fmt(&mut self, args: fmt::Arguments<'_>) {
-        if self.phase == Phase::Streaming {
+    pub fn part_fmt(&mut self, args: fmt::Arguments<'_>) -> bool {
+        let open = self.phase == Phase::Text;
+        if open {
             self.w.string_part_fmt(args);
         }
+        open
     }
     /// Start binary contents; feed bytes with [`ResourceRead::data`].
-    pub fn blob_begin(&mut self, mime: Option<&str>) {
-        if self.open(mime) {
-            self.w.key("blob");
-            self.w.base64_begin();
-            self.phase = Phase::Streaming;
+    pub fn blob_begin(&mut self, mime: Option<&str>) -> bool {
+        if !self.open(mime) {
+            return false;
         }
+        self.w.key("blob");
+        self.w.base64_begin();
+        self.phase = Phase::Data;
+        true
     }
     /// Append bytes to the open binary contents (base64-encoded on the fly).
-    pub fn data(&mut self, bytes: &[u8]) {
-        if self.phase == Phase::Streaming {
+    pub fn data(&mut self, bytes: &[u8]) -> bool {
+        let open = self.phase == Phase::Data;
+        if open {
             self.w.base64_part(bytes);
         }
+        open
     }
     /// Binary contents from bytes.
-    pub fn blob(&mut self, mime: Option<&str>, bytes: &[u8]) {
-        self.blob_begin(mime);
-        self.data(bytes);
+    pub fn blob(&mut self, mime: Option<&str>, bytes: &[u8]) -> bool {
+        self.blob_begin(mime) && self.data(bytes)
     }
     pub(crate) fn written(&self) -> bool {
         self.phase != Phase::Idle
@@ -665,7 +702,7 @@ impl<'a> ResourceRead<'a> {
             self.w.begin_array();
             self.phase = Phase::Content;
         }
-        if self.phase == Phase::Streaming {
+        if self.phase.streaming() {
             self.w.string_end_any();
             self.w.end_object();
         }
@@ -674,7 +711,7 @@ impl<'a> ResourceRead<'a> {
     }
 }
 
-/// A `prompts/get` in progress.
+/// A `prompts/get` in progress. Content methods return whether the content was taken.
 pub struct PromptGet<'a> {
     pub(crate) w: JsonWriter<'a>,
     pub(crate) ex: Exchange<'a>,
@@ -716,24 +753,22 @@ impl<'a> PromptGet<'a> {
         self.args.and_then(|a| a.get(name)).and_then(|v| v.as_str())
     }
     /// The result's description; only before the first message.
-    pub fn description(&mut self, text: &str) {
-        if self.phase == Phase::Idle {
-            self.ex.begin_result(&mut self.w);
-            self.w.key("description");
-            self.w.str(text);
-            self.w.key("messages");
-            self.w.begin_array();
-            self.phase = Phase::Content;
+    pub fn description(&mut self, text: &str) -> bool {
+        if self.phase != Phase::Idle {
+            return false;
         }
+        self.ex.begin_result(&mut self.w);
+        self.w.key("description");
+        self.w.str(text);
+        self.w.key("messages");
+        self.w.begin_array();
+        self.phase = Phase::Content;
+        true
     }
     fn message(&mut self, role: Role) -> bool {
         match self.phase {
             Phase::Idle => self.description_less(),
-            Phase::Streaming => {
-                self.w.string_end_any();
-                self.w.end_object();
-                self.w.end_object();
-            }
+            Phase::Text | Phase::Data => self.end_message(),
             Phase::Content => {}
             Phase::Closed => return false,
         }
@@ -754,41 +789,49 @@ impl<'a> PromptGet<'a> {
         self.w.begin_array();
     }
     /// A text message.
-    pub fn text(&mut self, role: Role, text: &str) {
-        self.text_begin(role);
-        self.part(text);
+    pub fn text(&mut self, role: Role, text: &str) -> bool {
+        let ok = self.text_begin(role) && self.part(text);
         self.end_message();
+        ok
     }
     /// Start a text message written in parts.
-    pub fn text_begin(&mut self, role: Role) {
-        if self.message(role) {
-            self.w.key("type");
-            self.w.str("text");
-            self.w.key("text");
-            self.w.string_begin();
-            self.phase = Phase::Streaming;
+    pub fn text_begin(&mut self, role: Role) -> bool {
+        if !self.message(role) {
+            return false;
         }
+        self.w.key("type");
+        self.w.str("text");
+        self.w.key("text");
+        self.w.string_begin();
+        self.phase = Phase::Text;
+        true
     }
     /// Append text.
-    pub fn part(&mut self, text: &str) {
-        if self.phase == Phase::Streaming {
+    pub fn part(&mut self, text: &str) -> bool {
+        let open = self.phase == Phase::Text;
+        if open {
             self.w.string_part(text);
         }
+        open
     }
     /// Append formatted text.
-    pub fn part_fmt(&mut self, args: fmt::Arguments<'_>) {
-        if self.phase == Phase::Streaming {
+    pub fn part_fmt(&mut self, args: fmt::Arguments<'_>) -> bool {
+        let open = self.phase == Phase::Text;
+        if open {
             self.w.string_part_fmt(args);
         }
+        open
     }
     /// Append a string argument verbatim (escapes kept as received, no buffer).
-    pub fn part_str(&mut self, s: Str<'_>) {
-        if self.phase == Phase::Streaming {
+    pub fn part_str(&mut self, s: Str<'_>) -> bool {
+        let open = self.phase == Phase::Text;
+        if open {
             self.w.string_str(s);
         }
+        open
     }
     fn end_message(&mut self) {
-        if self.phase == Phase::Streaming {
+        if self.phase.streaming() {
             self.w.string_end_any();
             self.w.end_object();
             self.w.end_object();
@@ -796,36 +839,43 @@ impl<'a> PromptGet<'a> {
         }
     }
     /// An image message (base64-encoded on the fly).
-    pub fn image(&mut self, role: Role, mime: &str, bytes: &[u8]) {
-        if self.message(role) {
-            self.w.key("type");
-            self.w.str("image");
-            self.w.key("mimeType");
-            self.w.str(mime);
-            self.w.key("data");
-            self.w.base64(bytes);
-            self.w.end_object();
-            self.w.end_object();
+    pub fn image(&mut self, role: Role, mime: &str, bytes: &[u8]) -> bool {
+        if !self.message(role) {
+            return false;
         }
+        self.w.key("type");
+        self.w.str("image");
+        self.w.key("mimeType");
+        self.w.str(mime);
+        self.w.key("data");
+        self.w.base64(bytes);
+        self.w.end_object();
+        self.w.end_object();
+        true
     }
     /// A message embedding a text resource.
-    pub fn embedded_text(&mut self, role: Role, uri: &str, mime: Option<&str>, text: &str) {
-        if self.message(role) {
-            self.w.key("type");
-            self.w.str("resource");
-            self.w.key("resource");
-            write_contents_head(&mut self.w, uri, mime);
-            self.w.key("text");
-            self.w.str(text);
-            self.w.end_object();
-            self.w.end_object();
-            self.w.end_object();
+    pub fn embedded_text(&mut self, role: Role, uri: &str, mime: Option<&str>, text: &str) -> bool {
+        if !self.message(role) {
+            return false;
         }
+        self.w.key("type");
+        self.w.str("resource");
+        self.w.key("resource");
+        write_contents_head(&mut self.w, uri, mime);
+        self.w.key("text");
+        self.w.str(text);
+        self.w.end_object();
+        self.w.end_object();
+        self.w.end_object();
+        true
+    }
+    pub(crate) fn written(&self) -> bool {
+        self.phase != Phase::Idle
     }
     pub(crate) fn close(&mut self) {
         match self.phase {
             Phase::Idle => self.description_less(),
-            Phase::Streaming => self.end_message(),
+            Phase::Text | Phase::Data => self.end_message(),
             _ => {}
         }
         self.w.end_array();

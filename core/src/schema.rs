@@ -3,7 +3,8 @@
 //! emcp checks the JSON Schema subset devices use, on the top-level properties of the
 //! arguments object: `type` (a name or an array of names), `required`, `enum`,
 //! `minimum`/`maximum`, `exclusiveMinimum`/`exclusiveMaximum`, `minLength`/`maxLength`
-//! (in Unicode characters), and `additionalProperties: false`. Other keywords are
+//! (in Unicode characters), and `additionalProperties: false`; an argument given twice
+//! is refused too (which value counts would be ambiguous). Other keywords are
 //! ignored (the device's handler remains responsible for them). A violation becomes a
 //! tool result with `isError: true` whose text names the argument and the rule.
 //!
@@ -42,6 +43,8 @@ pub enum Rule<'s> {
     MaxLength(Value<'s>),
     /// Not a declared property, and `additionalProperties` is false.
     Unknown,
+    /// Given twice (which value counts would be ambiguous).
+    Duplicate,
 }
 
 /// Which argument broke which rule.
@@ -61,6 +64,7 @@ impl Violation<'_, '_> {
         let head = match self.rule {
             Rule::Required => "Missing required argument \"",
             Rule::Unknown => "Unknown argument \"",
+            Rule::Duplicate => "Duplicate argument \"",
             _ => "Invalid argument \"",
         };
         w.string_part(head);
@@ -68,6 +72,7 @@ impl Violation<'_, '_> {
         let (text, value) = match self.rule {
             Rule::Required => ("\"", None),
             Rule::Unknown => ("\": additional properties are not allowed", None),
+            Rule::Duplicate => ("\"", None),
             Rule::Type(v) => ("\": expected type ", Some(v)),
             Rule::Enum(v) => ("\": must be one of ", Some(v)),
             Rule::Minimum(v) => ("\": must be >= ", Some(v)),
@@ -192,6 +197,14 @@ pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Vi
     }
     let closed = schema.get("additionalProperties").and_then(|v| v.as_bool()) == Some(false);
     let Some(args) = args else { return Ok(()) };
+    for (i, (key, _)) in args.members().enumerate() {
+        if args.members().take(i).any(|(k, _)| k.raw() == key.raw()) {
+            return Err(Violation {
+                argument: key,
+                rule: Rule::Duplicate,
+            });
+        }
+    }
     for (key, value) in args.members() {
         let prop = props.and_then(|p| p.members().find(|(k, _)| k.raw() == key.raw()));
         match prop {
@@ -272,6 +285,10 @@ mod tests {
             Err(r#""Unknown argument \"x\n\": additional properties are not allowed""#.into())
         );
         assert_eq!(check(r#"{"color":"red","name":null}"#), Ok(()));
+        assert_eq!(
+            check(r#"{"color":"red","color":"off"}"#),
+            Err(r#""Duplicate argument \"color\"""#.into())
+        );
         assert_eq!(check(r#"{"color":"red","name":"é€"}"#), Ok(()));
         assert_eq!(
             check(r#"{"color":"red","name":"a"}"#),

@@ -156,6 +156,11 @@ impl Sink for Guard<'_> {
         }
         r
     }
+
+    /// Taking back goes to the start of the guarded response (the guard's own mark).
+    fn rollback(&mut self) -> bool {
+        self.inner.rollback()
+    }
 }
 
 /// Answer `id` with -32603 after its response was taken back for not fitting.
@@ -901,6 +906,7 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             template,
         );
         let result = self.device.read_resource(&mut read);
+        let failed_late = result.is_err() && read.written();
         match result {
             Err(ReadError::NotFound) if !read.written() => return Err(not_found),
             Err(ReadError::Failed) if !read.written() => {
@@ -910,6 +916,11 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         }
         read.close();
         self.end_result(&mut read.w, cx, Some(self.config.read_ttl_ms));
+        // Failed after writing: a sink that can take the line back gets -32603 instead;
+        // on a stream the partial contents were already sent and stand.
+        if failed_late && out.rollback() {
+            return Err(DispatchError::Internal("Failed to read resource").into());
+        }
         Ok(())
     }
 
@@ -945,9 +956,20 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             }
         }
         let mut get = PromptGet::new(JsonWriter::new(out), self.exchange(r.id, cx), index, args);
-        self.device.get_prompt(&mut get);
+        let result = self.device.get_prompt(&mut get);
+        let written = get.written();
+        match result {
+            Err(ReadError::NotFound) if !written => return Err(DispatchError::UnknownPrompt.into()),
+            Err(ReadError::Failed) if !written => {
+                return Err(DispatchError::Internal("Failed to get prompt").into());
+            }
+            _ => {}
+        }
         get.close();
         self.end_result(&mut get.w, cx, None);
+        if result.is_err() && out.rollback() {
+            return Err(DispatchError::Internal("Failed to get prompt").into());
+        }
         Ok(())
     }
 
@@ -1130,10 +1152,11 @@ mod tests {
                 _ => Err(ReadError::Failed),
             }
         }
-        fn get_prompt(&mut self, get: &mut PromptGet<'_>) {
+        fn get_prompt(&mut self, get: &mut PromptGet<'_>) -> Result<(), ReadError> {
             get.text(Role::Assistant, "look:");
             get.image(Role::User, "image/png", b"abc");
             get.embedded_text(Role::User, "mem://t", None, "t");
+            Ok(())
         }
     }
 

@@ -1,7 +1,9 @@
 //! A tool call from C: arguments in (`emcp_args_*`), content out (`emcp_call_*`).
 //!
 //! The `emcp_tool_call *` a tool callback receives is valid only until the callback
-//! returns. Content functions return `EMCP_WRONG_STATE` when a stream is not open.
+//! returns. Content functions return `EMCP_WRONG_STATE` when the result cannot take
+//! that content: anything after structured content, a text part without an open text
+//! block, data without an open image/audio block.
 
 use core::ffi::c_char;
 
@@ -9,7 +11,7 @@ use emcp::device::{LogLevel, ToolCall};
 use emcp::json::{self, Kind, Value};
 
 use crate::status::*;
-use crate::text::{bytes, utf8};
+use crate::text::{bytes, decode_out, opt_utf8, taken, tri, utf8};
 use crate::{ffi_boundary, non_null};
 
 /// An in-progress tool call (opaque; valid during the callback only).
@@ -36,7 +38,7 @@ unsafe fn arg<'c>(
     if key.is_null() {
         return call.args().ok_or(EMCP_NOT_FOUND);
     }
-    let key = unsafe { utf8(key, key_len) }.ok_or(EMCP_INVALID_PARAMETER)?;
+    let key = unsafe { utf8(key, key_len) }?;
     call.arg(key).ok_or(EMCP_NOT_FOUND)
 }
 
@@ -44,7 +46,7 @@ unsafe fn arg<'c>(
 /// a NUL is written after the text. `*len_out` is its length without the NUL.
 ///
 /// Returns `EMCP_NOT_FOUND` (no such argument), `EMCP_WRONG_TYPE` (not a string),
-/// `EMCP_BUFFER_TOO_SMALL`.
+/// `EMCP_BUFFER_TOO_SMALL` (nothing written then).
 ///
 /// # Safety
 /// `call` is the handle of the running callback; `key` points to `key_len` bytes; `buf`
@@ -60,27 +62,18 @@ pub unsafe extern "C" fn emcp_args_get_str(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(call, key, buf, len_out);
-        let v = match unsafe { arg(call, key, key_len) } {
-            Ok(v) => v,
-            Err(e) => return e,
-        };
+        let v = tri!(unsafe { arg(call, key, key_len) });
         let Some(s) = v.as_str() else {
             return EMCP_WRONG_TYPE;
         };
-        let dst = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), buf_len) };
-        let Ok(text) = s.unescape_into(dst) else {
-            return EMCP_BUFFER_TOO_SMALL;
-        };
-        let n = text.len();
-        if let Some(nul) = dst.get_mut(n) {
-            *nul = 0;
-        }
-        unsafe { *len_out = n };
-        EMCP_OK
+        unsafe { decode_out(s, buf, buf_len, len_out) }
     })
 }
 
-/// An integer argument (any integral JSON number, e.g. `5`, `5.0`, `5e0`, within i64).
+/// An integer argument: an integer literal within i64 (`-3`, `9007199254740993`), or an
+/// integral number written with a fraction or exponent (`5.0`, `1e17`) within i64 —
+/// beyond ±2^53 such a number is taken as the nearest double, as JSON parsers do.
+/// Anything else is `EMCP_WRONG_TYPE`.
 ///
 /// # Safety
 /// As for `emcp_args_get_str`; `out` is writable.
@@ -93,22 +86,17 @@ pub unsafe extern "C" fn emcp_args_get_i64(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(call, key, out);
-        let v = match unsafe { arg(call, key, key_len) } {
-            Ok(v) => v,
-            Err(e) => return e,
-        };
+        let v = tri!(unsafe { arg(call, key, key_len) });
         let n = v.as_i64().or_else(|| {
             let f = v.as_f64().filter(|_| v.is_integral())?;
-            // Exactly representable and in range: the cast is exact.
-            (-9.007_199_254_740_992e15..=9.007_199_254_740_992e15).contains(&f).then_some(f as i64)
+            // An integral f64 in [-2^63, 2^63) converts exactly.
+            (-9.223_372_036_854_776e18..9.223_372_036_854_776e18)
+                .contains(&f)
+                .then_some(f as i64)
         });
-        match n {
-            Some(n) => {
-                unsafe { *out = n };
-                EMCP_OK
-            }
-            None => EMCP_WRONG_TYPE,
-        }
+        let Some(n) = n else { return EMCP_WRONG_TYPE };
+        unsafe { *out = n };
+        EMCP_OK
     })
 }
 
@@ -125,17 +113,12 @@ pub unsafe extern "C" fn emcp_args_get_f64(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(call, key, out);
-        let v = match unsafe { arg(call, key, key_len) } {
-            Ok(v) => v,
-            Err(e) => return e,
+        let v = tri!(unsafe { arg(call, key, key_len) });
+        let Some(f) = v.as_f64().filter(|_| v.kind() == Kind::Number) else {
+            return EMCP_WRONG_TYPE;
         };
-        match v.as_f64().filter(|_| v.kind() == Kind::Number) {
-            Some(f) => {
-                unsafe { *out = f };
-                EMCP_OK
-            }
-            None => EMCP_WRONG_TYPE,
-        }
+        unsafe { *out = f };
+        EMCP_OK
     })
 }
 
@@ -152,22 +135,17 @@ pub unsafe extern "C" fn emcp_args_get_bool(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(call, key, out);
-        let v = match unsafe { arg(call, key, key_len) } {
-            Ok(v) => v,
-            Err(e) => return e,
+        let v = tri!(unsafe { arg(call, key, key_len) });
+        let Some(b) = v.as_bool() else {
+            return EMCP_WRONG_TYPE;
         };
-        match v.as_bool() {
-            Some(b) => {
-                unsafe { *out = b };
-                EMCP_OK
-            }
-            None => EMCP_WRONG_TYPE,
-        }
+        unsafe { *out = b };
+        EMCP_OK
     })
 }
 
 /// The raw JSON text of an argument (a NULL `key`: of the whole arguments object),
-/// pointing into the request; valid during the callback.
+/// pointing into the request; valid during the callback. `EMCP_NOT_FOUND` when absent.
 ///
 /// # Safety
 /// As for `emcp_args_get_str`; `ptr_out` and `len_out` are writable.
@@ -181,10 +159,7 @@ pub unsafe extern "C" fn emcp_args_get_raw(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(call, ptr_out, len_out);
-        let v = match unsafe { arg(call, key, key_len) } {
-            Ok(v) => v,
-            Err(e) => return e,
-        };
+        let v = tri!(unsafe { arg(call, key, key_len) });
         unsafe {
             *ptr_out = v.raw().as_ptr().cast();
             *len_out = v.raw().len();
@@ -270,14 +245,7 @@ pub unsafe extern "C" fn emcp_call_progress(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(call, sent_out);
-        let msg = if message.is_null() {
-            None
-        } else {
-            match unsafe { utf8(message, message_len) } {
-                Some(m) => Some(m),
-                None => return EMCP_INVALID_PARAMETER,
-            }
-        };
+        let msg = tri!(unsafe { opt_utf8(message, message_len) });
         let total = (total >= 0.0).then_some(total);
         let sent = unsafe { get(call) }.progress(progress, total, msg);
         unsafe { *sent_out = sent };
@@ -335,32 +303,27 @@ pub unsafe extern "C" fn emcp_call_log(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(call, logger, data, sent_out);
-        let (Some(level), Some(logger), Some(data)) = (
-            log_level(level),
-            unsafe { utf8(logger, logger_len) },
-            unsafe { utf8(data, data_len) },
-        ) else {
+        let Some(level) = log_level(level) else {
             return EMCP_INVALID_PARAMETER;
         };
+        let logger = tri!(unsafe { utf8(logger, logger_len) });
+        let data = tri!(unsafe { utf8(data, data_len) });
         let sent = unsafe { get(call) }.log(level, logger, data);
         unsafe { *sent_out = sent };
         EMCP_OK
     })
 }
 
-/// Run `f` on the call with a UTF-8 text argument.
+/// Run `f` on the call with a UTF-8 text argument; `f` says whether the core took it.
 unsafe fn with_text(
     call: *mut emcp_tool_call,
     text: *const c_char,
     len: usize,
-    f: impl FnOnce(&mut ToolCall<'_>, &str),
+    f: impl FnOnce(&mut ToolCall<'_>, &str) -> bool,
 ) -> emcp_status {
     non_null!(call);
-    let Some(t) = (unsafe { utf8(text, len) }) else {
-        return EMCP_INVALID_PARAMETER;
-    };
-    f(unsafe { get(call) }, t);
-    EMCP_OK
+    let t = tri!(unsafe { utf8(text, len) });
+    taken(f(unsafe { get(call) }, t))
 }
 
 /// A text content block.
@@ -384,8 +347,7 @@ pub unsafe extern "C" fn emcp_call_text(
 pub unsafe extern "C" fn emcp_call_text_begin(call: *mut emcp_tool_call) -> emcp_status {
     ffi_boundary!({
         non_null!(call);
-        unsafe { get(call) }.text_begin();
-        EMCP_OK
+        taken(unsafe { get(call) }.text_begin())
     })
 }
 
@@ -440,11 +402,8 @@ pub unsafe extern "C" fn emcp_call_data(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(call);
-        let Some(d) = (unsafe { bytes(data, len) }) else {
-            return EMCP_NULL_PARAMETER;
-        };
-        unsafe { get(call) }.data(d);
-        EMCP_OK
+        let d = tri!(unsafe { bytes(data, len) });
+        taken(unsafe { get(call) }.data(d))
     })
 }
 
@@ -464,20 +423,11 @@ pub unsafe extern "C" fn emcp_call_resource_link(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(call, uri, name);
-        let (Some(uri), Some(name)) = (unsafe { utf8(uri, uri_len) }, unsafe {
-            utf8(name, name_len)
-        }) else {
-            return EMCP_INVALID_PARAMETER;
-        };
+        let uri = tri!(unsafe { utf8(uri, uri_len) });
+        let name = tri!(unsafe { utf8(name, name_len) });
         let mut r = emcp::registry::Resource::new(uri, name);
-        if !mime.is_null() {
-            let Some(m) = (unsafe { utf8(mime, mime_len) }) else {
-                return EMCP_INVALID_PARAMETER;
-            };
-            r = r.mime_type(m);
-        }
-        unsafe { get(call) }.resource_link(&r);
-        EMCP_OK
+        r.mime_type = tri!(unsafe { opt_utf8(mime, mime_len) });
+        taken(unsafe { get(call) }.resource_link(&r))
     })
 }
 
@@ -497,18 +447,10 @@ pub unsafe extern "C" fn emcp_call_embedded_text(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(call, uri);
-        let mime = if mime.is_null() {
-            Some(None)
-        } else {
-            unsafe { utf8(mime, mime_len) }.map(Some)
-        };
-        let (Some(uri), Some(mime), Some(text)) = (unsafe { utf8(uri, uri_len) }, mime, unsafe {
-            utf8(text, text_len)
-        }) else {
-            return EMCP_INVALID_PARAMETER;
-        };
-        unsafe { get(call) }.embedded_text(uri, mime, text);
-        EMCP_OK
+        let uri = tri!(unsafe { utf8(uri, uri_len) });
+        let mime = tri!(unsafe { opt_utf8(mime, mime_len) });
+        let text = tri!(unsafe { utf8(text, text_len) });
+        taken(unsafe { get(call) }.embedded_text(uri, mime, text))
     })
 }
 
@@ -528,26 +470,18 @@ pub unsafe extern "C" fn emcp_call_embedded_blob(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(call, uri);
-        let mime = if mime.is_null() {
-            Some(None)
-        } else {
-            unsafe { utf8(mime, mime_len) }.map(Some)
-        };
-        let (Some(uri), Some(mime), Some(data)) = (unsafe { utf8(uri, uri_len) }, mime, unsafe {
-            bytes(data, data_len)
-        }) else {
-            return EMCP_INVALID_PARAMETER;
-        };
-        unsafe { get(call) }.embedded_blob(uri, mime, data);
-        EMCP_OK
+        let uri = tri!(unsafe { utf8(uri, uri_len) });
+        let mime = tri!(unsafe { opt_utf8(mime, mime_len) });
+        let data = tri!(unsafe { bytes(data, data_len) });
+        taken(unsafe { get(call) }.embedded_blob(uri, mime, data))
     })
 }
 
 /// `structuredContent` from JSON text (checked: `EMCP_INVALID_PARAMETER` if it is not
-/// valid JSON). Content blocks must come before it.
+/// valid JSON). Content blocks must come before it; nothing may follow it.
 ///
 /// # Safety
-/// `call` is the running callback's handle; `json` points to `len` bytes.
+/// `call` is the running callback's handle; `json_text` points to `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn emcp_call_structured(
     call: *mut emcp_tool_call,
@@ -556,18 +490,16 @@ pub unsafe extern "C" fn emcp_call_structured(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(call, json_text);
-        let Some(raw) = (unsafe { bytes(json_text.cast(), len) }) else {
-            return EMCP_NULL_PARAMETER;
-        };
+        let raw = tri!(unsafe { bytes(json_text.cast(), len) });
         let Ok(v) = json::parse(raw) else {
             return EMCP_INVALID_PARAMETER;
         };
-        unsafe { get(call) }.structured(|w| w.raw_value(v.raw()));
-        EMCP_OK
+        taken(unsafe { get(call) }.structured(|w| w.raw_value(v.raw())))
     })
 }
 
-/// A text block saying why the tool failed, and `isError: true` on the result.
+/// A text block saying why the tool failed, and `isError: true` on the result (set even
+/// when the text is refused with `EMCP_WRONG_STATE`, e.g. after structured content).
 ///
 /// # Safety
 /// `call` is the running callback's handle; `message` points to `len` bytes.

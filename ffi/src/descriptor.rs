@@ -47,11 +47,15 @@ pub type emcp_tool_fn =
 pub type emcp_cancel_fn =
     Option<unsafe extern "C" fn(userdata: *mut c_void, tool: usize, state: u32)>;
 /// Reads a resource. Returns `EMCP_OK`, `EMCP_NOT_FOUND`, or another status for a
-/// failure (-32603).
+/// failure (-32603). A failure after content was written: with an output buffer the
+/// response becomes -32603; with a write callback the partial contents were already
+/// sent and stand.
 pub type emcp_read_fn = Option<
     unsafe extern "C" fn(userdata: *mut c_void, read: *mut emcp_resource_read) -> emcp_status,
 >;
-/// Renders a prompt's messages. Required arguments were checked already.
+/// Renders a prompt's messages. Required arguments were checked already. Returns
+/// `EMCP_OK`, `EMCP_NOT_FOUND` (answered as an unknown prompt) or another status for a
+/// failure (-32603), as for reads.
 pub type emcp_prompt_fn =
     Option<unsafe extern "C" fn(userdata: *mut c_void, get: *mut emcp_prompt_get) -> emcp_status>;
 /// Offers completion values.
@@ -230,6 +234,10 @@ unsafe fn nth<'a, T>(items: *const T, len: usize, index: usize) -> Option<&'a T>
 #[derive(Debug)]
 pub(crate) struct CDevice {
     pub(crate) config: &'static emcp_config,
+    /// Resources changed through `emcp_server_resource_changed`; lives outside the
+    /// server state (see `server::Storage`), so raising a flag from a callback or an
+    /// interrupt never aliases the server.
+    pub(crate) changes: *const emcp::subscription::ChangeFlags,
 }
 
 impl CDevice {
@@ -426,12 +434,25 @@ impl Device for CDevice {
         }
     }
 
-    fn get_prompt(&mut self, get: &mut PromptGet<'_>) {
-        if let Some(f) = self.prompt_desc(get.prompt()).and_then(|p| p.get) {
-            let handle = core::ptr::from_mut(get).cast::<emcp_prompt_get>();
-            // SAFETY: valid for the callback's duration only, as documented.
-            let _ = unsafe { f(self.config.userdata, handle) };
+    fn get_prompt(&mut self, get: &mut PromptGet<'_>) -> Result<(), ReadError> {
+        let f = self
+            .prompt_desc(get.prompt())
+            .and_then(|p| p.get)
+            .ok_or(ReadError::NotFound)?;
+        let handle = core::ptr::from_mut(get).cast::<emcp_prompt_get>();
+        // SAFETY: valid for the callback's duration only, as documented.
+        let status = unsafe { f(self.config.userdata, handle) };
+        match status {
+            s if is_ok(s) => Ok(()),
+            EMCP_NOT_FOUND => Err(ReadError::NotFound),
+            _ => Err(ReadError::Failed),
         }
+    }
+
+    fn take_changes(&mut self) -> u32 {
+        // SAFETY: points at the flags beside the server in the same storage, alive as
+        // long as the server.
+        unsafe { self.changes.as_ref() }.map_or(0, |c| c.take())
     }
 
     fn complete(&mut self, completion: &mut Completion<'_>) {

@@ -8,7 +8,7 @@ use core::ffi::c_char;
 use emcp::device::{Completion, PromptGet, Reference, Role};
 
 use crate::status::*;
-use crate::text::{bytes, copy_out, utf8};
+use crate::text::{bytes, decode_out, taken, tri, utf8};
 use crate::{ffi_boundary, non_null};
 
 /// An in-progress `prompts/get` (opaque; valid during the callback only).
@@ -81,22 +81,11 @@ pub unsafe extern "C" fn emcp_prompt_arg(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(get, name, buf, len_out);
-        let Some(name) = (unsafe { utf8(name, name_len) }) else {
-            return EMCP_INVALID_PARAMETER;
-        };
+        let name = tri!(unsafe { utf8(name, name_len) });
         let Some(value) = unsafe { prompt(get) }.arg(name) else {
             return EMCP_NOT_FOUND;
         };
-        let dst = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), buf_len) };
-        let Ok(text) = value.unescape_into(dst) else {
-            return EMCP_BUFFER_TOO_SMALL;
-        };
-        let n = text.len();
-        if let Some(nul) = dst.get_mut(n) {
-            *nul = 0;
-        }
-        unsafe { *len_out = n };
-        EMCP_OK
+        unsafe { decode_out(value, buf, buf_len, len_out) }
     })
 }
 
@@ -112,11 +101,8 @@ pub unsafe extern "C" fn emcp_prompt_description(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(get);
-        let Some(t) = (unsafe { utf8(text, len) }) else {
-            return EMCP_INVALID_PARAMETER;
-        };
-        unsafe { prompt(get) }.description(t);
-        EMCP_OK
+        let t = tri!(unsafe { utf8(text, len) });
+        taken(unsafe { prompt(get) }.description(t))
     })
 }
 
@@ -134,8 +120,7 @@ pub unsafe extern "C" fn emcp_prompt_text_begin(
         let Some(r) = role(message_role) else {
             return EMCP_INVALID_PARAMETER;
         };
-        unsafe { prompt(get) }.text_begin(r);
-        EMCP_OK
+        taken(unsafe { prompt(get) }.text_begin(r))
     })
 }
 
@@ -151,11 +136,8 @@ pub unsafe extern "C" fn emcp_prompt_text_part(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(get);
-        let Some(t) = (unsafe { utf8(text, len) }) else {
-            return EMCP_INVALID_PARAMETER;
-        };
-        unsafe { prompt(get) }.part(t);
-        EMCP_OK
+        let t = tri!(unsafe { utf8(text, len) });
+        taken(unsafe { prompt(get) }.part(t))
     })
 }
 
@@ -172,15 +154,12 @@ pub unsafe extern "C" fn emcp_prompt_text_arg(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(get, name);
-        let Some(name) = (unsafe { utf8(name, name_len) }) else {
-            return EMCP_INVALID_PARAMETER;
-        };
+        let name = tri!(unsafe { utf8(name, name_len) });
         let g = unsafe { prompt(get) };
         let Some(value) = g.arg(name) else {
             return EMCP_NOT_FOUND;
         };
-        g.part_str(value);
-        EMCP_OK
+        taken(g.part_str(value))
     })
 }
 
@@ -197,11 +176,11 @@ pub unsafe extern "C" fn emcp_prompt_text(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(get);
-        let (Some(r), Some(t)) = (role(message_role), unsafe { utf8(text, len) }) else {
+        let Some(r) = role(message_role) else {
             return EMCP_INVALID_PARAMETER;
         };
-        unsafe { prompt(get) }.text(r, t);
-        EMCP_OK
+        let t = tri!(unsafe { utf8(text, len) });
+        taken(unsafe { prompt(get) }.text(r, t))
     })
 }
 
@@ -220,15 +199,12 @@ pub unsafe extern "C" fn emcp_prompt_image(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(get, mime);
-        let (Some(r), Some(m), Some(d)) = (
-            role(message_role),
-            unsafe { utf8(mime, mime_len) },
-            unsafe { bytes(data, data_len) },
-        ) else {
+        let Some(r) = role(message_role) else {
             return EMCP_INVALID_PARAMETER;
         };
-        unsafe { prompt(get) }.image(r, m, d);
-        EMCP_OK
+        let m = tri!(unsafe { utf8(mime, mime_len) });
+        let d = tri!(unsafe { bytes(data, data_len) });
+        taken(unsafe { prompt(get) }.image(r, m, d))
     })
 }
 
@@ -238,7 +214,8 @@ pub const EMCP_REF_PROMPT: u32 = 0;
 pub const EMCP_REF_RESOURCE: u32 = 1;
 
 /// What is being completed: `EMCP_REF_PROMPT` with the prompt's index, or
-/// `EMCP_REF_RESOURCE` (`index_out` is then untouched; see `emcp_completion_uri`).
+/// `EMCP_REF_RESOURCE` (`index_out` is then untouched; the URI comes from
+/// `emcp_completion_text(c, EMCP_COMPLETION_URI, ...)`).
 ///
 /// # Safety
 /// `c` is the running callback's handle; the out-parameters are writable.
@@ -282,7 +259,8 @@ pub const EMCP_COMPLETION_ARGUMENT: u32 = 1;
 pub const EMCP_COMPLETION_VALUE: u32 = 2;
 
 /// Copy one text of the request (`EMCP_COMPLETION_URI`, `_ARGUMENT`, `_VALUE`), decoded,
-/// into `buf` (NUL-terminated when there is room).
+/// into `buf` (NUL-terminated when there is room). `EMCP_NOT_FOUND` for the URI of a
+/// prompt reference; `EMCP_BUFFER_TOO_SMALL` (nothing written) when it does not fit.
 ///
 /// # Safety
 /// `c` is the running callback's handle; `buf` points to `buf_len` writable bytes;
@@ -300,17 +278,7 @@ pub unsafe extern "C" fn emcp_completion_text(
         let Some(s) = completion_text(unsafe { completion(c) }, which) else {
             return EMCP_NOT_FOUND;
         };
-        let mut tmp = [0u8; 256];
-        let Ok(text) = s.unescape_into(&mut tmp) else {
-            return EMCP_BUFFER_TOO_SMALL;
-        };
-        match unsafe { copy_out(text.as_bytes(), buf, buf_len) } {
-            Some(n) => {
-                unsafe { *len_out = n };
-                EMCP_OK
-            }
-            None => EMCP_BUFFER_TOO_SMALL,
-        }
+        unsafe { decode_out(s, buf, buf_len, len_out) }
     })
 }
 
@@ -326,9 +294,7 @@ pub unsafe extern "C" fn emcp_completion_offer(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(c);
-        let Some(v) = (unsafe { utf8(value, len) }) else {
-            return EMCP_INVALID_PARAMETER;
-        };
+        let v = tri!(unsafe { utf8(value, len) });
         if unsafe { completion(c) }.offer(v) {
             EMCP_OK
         } else {

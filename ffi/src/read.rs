@@ -7,7 +7,7 @@ use core::ffi::c_char;
 use emcp::device::{ResourceRead, Target};
 
 use crate::status::*;
-use crate::text::{bytes, utf8};
+use crate::text::{bytes, opt_utf8, taken, tri, utf8};
 use crate::{ffi_boundary, non_null};
 
 /// An in-progress resource read (opaque; valid during the callback only).
@@ -89,9 +89,7 @@ pub unsafe extern "C" fn emcp_read_var(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(read, name, ptr_out, len_out);
-        let Some(name) = (unsafe { utf8(name, name_len) }) else {
-            return EMCP_INVALID_PARAMETER;
-        };
+        let name = tri!(unsafe { utf8(name, name_len) });
         let Some(value) = unsafe { get(read) }.var(name) else {
             return EMCP_NOT_FOUND;
         };
@@ -101,16 +99,6 @@ pub unsafe extern "C" fn emcp_read_var(
         }
         EMCP_OK
     })
-}
-
-/// Optional MIME type: NULL means none.
-unsafe fn mime<'a>(mime: *const c_char, len: usize) -> Result<Option<&'a str>, emcp_status> {
-    if mime.is_null() {
-        return Ok(None);
-    }
-    unsafe { utf8(mime, len) }
-        .map(Some)
-        .ok_or(EMCP_INVALID_PARAMETER)
 }
 
 /// Text contents (`mime` may be NULL).
@@ -127,13 +115,9 @@ pub unsafe extern "C" fn emcp_read_text(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(read);
-        let (Ok(m), Some(t)) = (unsafe { mime(mime_type, mime_len) }, unsafe {
-            utf8(text, text_len)
-        }) else {
-            return EMCP_INVALID_PARAMETER;
-        };
-        unsafe { get(read) }.text(m, t);
-        EMCP_OK
+        let m = tri!(unsafe { opt_utf8(mime_type, mime_len) });
+        let t = tri!(unsafe { utf8(text, text_len) });
+        taken(unsafe { get(read) }.text(m, t))
     })
 }
 
@@ -149,17 +133,12 @@ pub unsafe extern "C" fn emcp_read_text_begin(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(read);
-        match unsafe { mime(mime_type, mime_len) } {
-            Ok(m) => {
-                unsafe { get(read) }.text_begin(m);
-                EMCP_OK
-            }
-            Err(e) => e,
-        }
+        let m = tri!(unsafe { opt_utf8(mime_type, mime_len) });
+        taken(unsafe { get(read) }.text_begin(m))
     })
 }
 
-/// Append text to the open text contents.
+/// Append text to the open text contents (`EMCP_WRONG_STATE` when none is open).
 ///
 /// # Safety
 /// `read` is the running callback's handle; `text` points to `len` bytes.
@@ -171,11 +150,8 @@ pub unsafe extern "C" fn emcp_read_text_part(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(read);
-        let Some(t) = (unsafe { utf8(text, len) }) else {
-            return EMCP_INVALID_PARAMETER;
-        };
-        unsafe { get(read) }.part(t);
-        EMCP_OK
+        let t = tri!(unsafe { utf8(text, len) });
+        taken(unsafe { get(read) }.part(t))
     })
 }
 
@@ -192,17 +168,12 @@ pub unsafe extern "C" fn emcp_read_blob_begin(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(read);
-        match unsafe { mime(mime_type, mime_len) } {
-            Ok(m) => {
-                unsafe { get(read) }.blob_begin(m);
-                EMCP_OK
-            }
-            Err(e) => e,
-        }
+        let m = tri!(unsafe { opt_utf8(mime_type, mime_len) });
+        taken(unsafe { get(read) }.blob_begin(m))
     })
 }
 
-/// Append bytes to the open binary contents.
+/// Append bytes to the open binary contents (`EMCP_WRONG_STATE` when none is open).
 ///
 /// # Safety
 /// `read` is the running callback's handle; `data` points to `len` bytes.
@@ -214,10 +185,7 @@ pub unsafe extern "C" fn emcp_read_data(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(read);
-        let Some(d) = (unsafe { bytes(data, len) }) else {
-            return EMCP_NULL_PARAMETER;
-        };
-        unsafe { get(read) }.data(d);
-        EMCP_OK
+        let d = tri!(unsafe { bytes(data, len) });
+        taken(unsafe { get(read) }.data(d))
     })
 }

@@ -14,11 +14,12 @@ use core::mem::{align_of, size_of};
 
 use emcp::framing::{Frames, SliceFramer};
 use emcp::json::{Sink, SinkError, SliceSink};
-use emcp::{Config, Server};
+use emcp::subscription::ChangeFlags;
+use emcp::{Config, Device, Server};
 
 use crate::descriptor::{emcp_config, CDevice};
 use crate::status::*;
-use crate::text::{bytes, utf8};
+use crate::text::{bytes, tri, utf8};
 use crate::{ffi_boundary, non_null};
 
 /// Bytes of storage a server needs (an upper bound for every target; checked at
@@ -79,23 +80,34 @@ impl Sink for CallbackSink {
     }
 }
 
-/// What lives in the storage.
+/// What lives in the storage: the change flags and the configuration beside the
+/// server state, so that `emcp_server_resource_changed` — called from a tool callback
+/// while the server is running, or from an interrupt — only ever touches the flags
+/// (an atomic) and never creates a second reference to the running server.
+#[repr(C)]
+struct Storage {
+    changes: ChangeFlags,
+    config: &'static emcp_config,
+    inner: Inner,
+}
+
+/// The server state.
 struct Inner {
     server: Server<CDevice>,
     framer: SliceFramer<'static>,
     out: Output,
 }
 
-const _: () = assert!(size_of::<Inner>() <= EMCP_SERVER_STORAGE_SIZE);
-const _: () = assert!(align_of::<Inner>() <= EMCP_SERVER_STORAGE_ALIGN);
+const _: () = assert!(size_of::<Storage>() <= EMCP_SERVER_STORAGE_SIZE);
+const _: () = assert!(align_of::<Storage>() <= EMCP_SERVER_STORAGE_ALIGN);
 const _: () = assert!(size_of::<emcp_server_storage>() == EMCP_SERVER_STORAGE_SIZE);
 const _: () = assert!(align_of::<emcp_server_storage>() == EMCP_SERVER_STORAGE_ALIGN);
 
 /// # Safety
 /// `server` must come from a successful `emcp_server_init` and its storage still live.
 unsafe fn inner<'a>(server: *mut emcp_server) -> &'a mut Inner {
-    // SAFETY: init wrote an `Inner` at this address.
-    unsafe { &mut *server.cast::<Inner>() }
+    // SAFETY: init wrote a `Storage` at this address; only its `inner` field is borrowed.
+    unsafe { &mut *core::ptr::addr_of_mut!((*server.cast::<Storage>()).inner) }
 }
 
 /// Set up a server in `storage`.
@@ -129,10 +141,11 @@ pub unsafe extern "C" fn emcp_server_init(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(storage, config, line_buffer, server_out);
-        if storage_len < size_of::<Inner>() {
+        // The documented contract, not this build's actual need (which is smaller).
+        if storage_len < EMCP_SERVER_STORAGE_SIZE {
             return EMCP_STORAGE_TOO_SMALL;
         }
-        if storage.cast::<u8>().align_offset(align_of::<Inner>()) != 0 {
+        if storage.cast::<u8>().align_offset(EMCP_SERVER_STORAGE_ALIGN) != 0 {
             return EMCP_STORAGE_MISALIGNED;
         }
         if line_buffer_len < EMCP_LINE_BUFFER_MIN {
@@ -159,7 +172,12 @@ pub unsafe extern "C" fn emcp_server_init(
                 }))
             }
         };
-        let device = CDevice { config };
+        let place = storage.cast::<Storage>();
+        // SAFETY: only the address of the field is taken; it is written below.
+        let device = CDevice {
+            config,
+            changes: unsafe { core::ptr::addr_of!((*place).changes) },
+        };
         if !device.check() {
             return EMCP_INVALID_CONFIG;
         }
@@ -193,7 +211,11 @@ pub unsafe extern "C" fn emcp_server_init(
         };
         // SAFETY: size and alignment checked above; the storage is the caller's to use.
         unsafe {
-            storage.cast::<Inner>().write(inner);
+            place.write(Storage {
+                changes: ChangeFlags::new(),
+                config,
+                inner,
+            });
             *server_out = storage.cast::<emcp_server>();
         }
         EMCP_OK
@@ -220,9 +242,7 @@ pub unsafe extern "C" fn emcp_server_feed(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(server, consumed_out);
-        let Some(mut rest) = (unsafe { bytes(data, len) }) else {
-            return EMCP_NULL_PARAMETER;
-        };
+        let mut rest = tri!(unsafe { bytes(data, len) });
         let s = unsafe { inner(server) };
         match &mut s.out {
             Output::Callback(sink) => {
@@ -373,13 +393,13 @@ pub unsafe extern "C" fn emcp_server_output_len(
     })
 }
 
-/// Tell subscribers that a resource changed (by URI). Safe to call from the main loop
-/// after an interrupt set a flag; the notification goes out at the next poll or feed.
-/// `EMCP_NOT_FOUND` for a URI that is not a static resource.
+/// Tell subscribers that a resource changed (by URI); the notification goes out at the
+/// next poll or feed. May be called from anywhere: the main loop, a tool callback (e.g.
+/// an actuator changed its state resource) or an interrupt handler — it only raises an
+/// atomic flag. `EMCP_NOT_FOUND` for a URI that is not a static resource.
 ///
 /// # Safety
-/// `server` is an initialised server (not used concurrently, e.g. from an interrupt);
-/// `uri` points to `uri_len` bytes.
+/// `server` is an initialised server; `uri` points to `uri_len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn emcp_server_resource_changed(
     server: *mut emcp_server,
@@ -388,13 +408,24 @@ pub unsafe extern "C" fn emcp_server_resource_changed(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(server, uri);
-        let Some(uri) = (unsafe { utf8(uri, uri_len) }) else {
-            return EMCP_INVALID_PARAMETER;
+        let uri = tri!(unsafe { utf8(uri, uri_len) });
+        let storage = server.cast::<Storage>();
+        // SAFETY: init wrote a `Storage` here. Only the configuration (immutable) and the
+        // atomic flags are read; the running server itself is never referenced.
+        let (config, changes) = unsafe {
+            (
+                *core::ptr::addr_of!((*storage).config),
+                &*core::ptr::addr_of!((*storage).changes),
+            )
         };
-        if unsafe { inner(server) }.server.resource_changed(uri) {
-            EMCP_OK
-        } else {
-            EMCP_NOT_FOUND
+        let device = CDevice { config, changes };
+        match (0..config.resources_len).find(|&i| device.resource(i).is_some_and(|r| r.uri == uri))
+        {
+            Some(i) => {
+                changes.raise(i);
+                EMCP_OK
+            }
+            None => EMCP_NOT_FOUND,
         }
     })
 }

@@ -2,6 +2,13 @@
 
 use core::ffi::c_char;
 
+use emcp::json::Str;
+
+use crate::status::{
+    emcp_status, EMCP_BUFFER_TOO_SMALL, EMCP_INVALID_PARAMETER, EMCP_NULL_PARAMETER, EMCP_OK,
+    EMCP_WRONG_STATE,
+};
+
 /// UTF-8 text as a pointer and a length in bytes (not NUL-terminated).
 ///
 /// `{NULL, 0}` means "absent" for optional descriptor fields. In C, `EMCP_STR("text")`
@@ -39,41 +46,92 @@ impl emcp_str {
     }
 }
 
-/// Bytes from a C `(pointer, length)` pair; NULL is allowed when `len` is 0.
+/// Bytes from a C `(pointer, length)` pair: NULL is allowed only when `len` is 0
+/// (`EMCP_NULL_PARAMETER` otherwise).
 ///
 /// # Safety
 /// `ptr` must point to `len` readable bytes valid for `'a`.
-pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Option<&'a [u8]> {
+pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], emcp_status> {
     if ptr.is_null() {
-        return (len == 0).then_some(&[]);
+        return if len == 0 {
+            Ok(&[])
+        } else {
+            Err(EMCP_NULL_PARAMETER)
+        };
     }
     // SAFETY: guaranteed by the caller.
-    Some(unsafe { core::slice::from_raw_parts(ptr, len) })
+    Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
 }
 
-/// UTF-8 text from a C `(pointer, length)` pair; NULL is allowed when `len` is 0.
+/// UTF-8 text from a C `(pointer, length)` pair (`EMCP_INVALID_PARAMETER` when it is not
+/// UTF-8; NULL as for [`bytes`]).
 ///
 /// # Safety
 /// As for [`bytes`].
-pub(crate) unsafe fn utf8<'a>(ptr: *const c_char, len: usize) -> Option<&'a str> {
-    unsafe { bytes(ptr.cast::<u8>(), len) }.and_then(|b| core::str::from_utf8(b).ok())
+pub(crate) unsafe fn utf8<'a>(ptr: *const c_char, len: usize) -> Result<&'a str, emcp_status> {
+    let b = unsafe { bytes(ptr.cast::<u8>(), len) }?;
+    core::str::from_utf8(b).map_err(|_| EMCP_INVALID_PARAMETER)
 }
 
-/// Copy `text` into a C buffer, NUL-terminating it when there is room for the NUL.
-/// Returns the length, or `None` when the text itself does not fit.
+/// Optional UTF-8 text: NULL means absent.
 ///
 /// # Safety
-/// `buf` must point to `buf_len` writable bytes.
-pub(crate) unsafe fn copy_out(text: &[u8], buf: *mut c_char, buf_len: usize) -> Option<usize> {
-    if text.len() > buf_len {
-        return None;
+/// As for [`bytes`].
+pub(crate) unsafe fn opt_utf8<'a>(
+    ptr: *const c_char,
+    len: usize,
+) -> Result<Option<&'a str>, emcp_status> {
+    if ptr.is_null() {
+        return Ok(None);
     }
-    // SAFETY: `buf` has `buf_len` writable bytes, and text.len() <= buf_len.
+    unsafe { utf8(ptr, len) }.map(Some)
+}
+
+/// `EMCP_OK` when the core took the content, `EMCP_WRONG_STATE` when it refused it.
+pub(crate) fn taken(ok: bool) -> emcp_status {
+    if ok {
+        EMCP_OK
+    } else {
+        EMCP_WRONG_STATE
+    }
+}
+
+/// Decode a JSON string into a C buffer: `EMCP_BUFFER_TOO_SMALL` (and nothing written)
+/// when it does not fit; a NUL follows when there is room; `*len_out` is the length.
+///
+/// # Safety
+/// `buf` must point to `buf_len` writable bytes and `len_out` be writable.
+pub(crate) unsafe fn decode_out(
+    s: Str<'_>,
+    buf: *mut c_char,
+    buf_len: usize,
+    len_out: *mut usize,
+) -> emcp_status {
+    let n = s.decoded_len();
+    if n > buf_len {
+        return EMCP_BUFFER_TOO_SMALL;
+    }
+    // SAFETY: `buf` has `buf_len` writable bytes.
     let dst = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), buf_len) };
-    let (head, tail) = dst.split_at_mut(text.len());
-    head.copy_from_slice(text);
-    if let Some(nul) = tail.first_mut() {
+    let Ok(text) = s.unescape_into(dst) else {
+        return EMCP_BUFFER_TOO_SMALL;
+    };
+    let n = text.len();
+    if let Some(nul) = dst.get_mut(n) {
         *nul = 0;
     }
-    Some(text.len())
+    // SAFETY: writable, as the caller guarantees.
+    unsafe { *len_out = n };
+    EMCP_OK
 }
+
+/// Unwrap a `Result<T, emcp_status>` or return the status.
+macro_rules! tri {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(status) => return status,
+        }
+    };
+}
+pub(crate) use tri;

@@ -351,7 +351,9 @@ impl Device for Board {
             0 => self.read_sensor(call),
             1 => self.set_led(call),
             2 => return self.start_servo(call),
-            _ => call.error("unknown tool"),
+            _ => {
+                call.error("unknown tool");
+            }
         }
         Step::Done
     }
@@ -375,14 +377,16 @@ impl Device for Board {
                     format_args!("{{\"{}\":{}}}", s.json_key(), Tenths(self.reading(s))),
                 );
             }
-            Target::Resource(LED_RESOURCE) => read.text_fmt(
-                json,
-                format_args!(
-                    "{{\"color\":\"{}\",\"brightness\":{}}}",
-                    self.led.name(),
-                    self.brightness
-                ),
-            ),
+            Target::Resource(LED_RESOURCE) => {
+                read.text_fmt(
+                    json,
+                    format_args!(
+                        "{{\"color\":\"{}\",\"brightness\":{}}}",
+                        self.led.name(),
+                        self.brightness
+                    ),
+                );
+            }
             Target::Resource(4) => {
                 read.blob_begin(Some("application/octet-stream"));
                 // Generated on the fly, 64 bytes at a time: no 4 KiB buffer.
@@ -411,9 +415,9 @@ impl Device for Board {
         Ok(())
     }
 
-    fn get_prompt(&mut self, get: &mut PromptGet<'_>) {
+    fn get_prompt(&mut self, get: &mut PromptGet<'_>) -> Result<(), ReadError> {
         let Some(symptom) = get.arg("symptom") else {
-            return;
+            return Err(ReadError::Failed);
         };
         get.description("Diagnose the sensor board");
         get.text_begin(Role::User);
@@ -428,6 +432,7 @@ impl Device for Board {
             self.brightness,
         ));
         get.part("What is the likely cause and what should I check first?");
+        Ok(())
     }
 
     fn complete(&mut self, c: &mut Completion<'_>) {

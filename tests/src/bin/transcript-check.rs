@@ -33,7 +33,10 @@ fn stream_key(line: &str) -> String {
     match v["method"].as_str().unwrap_or("") {
         "notifications/progress" => format!("request-progress {}", params["progressToken"]),
         "notifications/message" => "log".into(),
-        m => format!("{m} {}", params["_meta"]["io.modelcontextprotocol/subscriptionId"]),
+        m => format!(
+            "{m} {}",
+            params["_meta"]["io.modelcontextprotocol/subscriptionId"]
+        ),
     }
 }
 
@@ -96,7 +99,10 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let timeout = Duration::from_secs(
-        std::env::var("EMCP_TRANSCRIPT_TIMEOUT").ok().and_then(|s| s.parse().ok()).unwrap_or(60),
+        std::env::var("EMCP_TRANSCRIPT_TIMEOUT")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(60),
     );
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("transcripts");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -107,7 +113,11 @@ fn main() -> ExitCode {
     files.sort();
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     for path in files {
-        let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         let text = std::fs::read_to_string(&path).expect("read transcript");
         if text.lines().any(|l| l.starts_with("# process: skip")) || name.starts_with("paged") {
             eprintln!("skip  {name} (depends on poll timing or on a non-default configuration)");
@@ -120,9 +130,22 @@ fn main() -> ExitCode {
             a.sort();
             b.sort();
             if a != b {
-                let missing: Vec<_> = t.expected.iter().filter(|l| !got.contains(l)).take(3).collect();
-                let extra: Vec<_> = got.iter().filter(|l| !t.expected.contains(l)).take(3).collect();
-                return Err(format!("{} lines, expected {}; missing {missing:#?}; unexpected {extra:#?}", got.len(), t.expected.len()));
+                let missing: Vec<_> = t
+                    .expected
+                    .iter()
+                    .filter(|l| !got.contains(l))
+                    .take(3)
+                    .collect();
+                let extra: Vec<_> = got
+                    .iter()
+                    .filter(|l| !t.expected.contains(l))
+                    .take(3)
+                    .collect();
+                return Err(format!(
+                    "{} lines, expected {}; missing {missing:#?}; unexpected {extra:#?}",
+                    got.len(),
+                    t.expected.len()
+                ));
             }
             if streams(&got) != streams(&t.expected) {
                 return Err("lines of one request or stream came in another order".into());

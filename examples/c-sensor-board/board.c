@@ -1,0 +1,698 @@
+/*
+ * board.c — the simulated sensor board of docs/board.md, in C99 against emcp.h.
+ *
+ * It behaves byte for byte like the Rust board (examples/sensor-board/src/lib.rs):
+ * the same descriptors, texts and errors. Like it, it keeps readings as integer
+ * tenths and prints them without floating-point formatting; it needs no heap and no
+ * buffer larger than one line of text (the 4 KiB sample log is generated 64 bytes at
+ * a time).
+ */
+#include "board.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+/* --------------------------------------------------------------------------------- */
+/* State                                                                             */
+/* --------------------------------------------------------------------------------- */
+
+struct board board; /* zero: LED off at 0 %, servo at 0.0 degrees, no server yet */
+
+enum { LED_OFF = 0 };
+
+/* The job state of move_servo holds the target (tenths of a degree, schema-bounded to
+ * -900..900, so 100..1900 after the offset) above the step count in the low byte. */
+enum { SERVO_STEPS = 3, SERVO_OFFSET = 1000 };
+
+static const emcp_str SERVO_MESSAGES[SERVO_STEPS] = {
+    EMCP_STR("servo step 1/3"),
+    EMCP_STR("servo step 2/3"),
+    EMCP_STR("servo step 3/3"),
+};
+
+/* A sensor: its name, unit, key in its resource's JSON, and its register in tenths. */
+struct sensor {
+    emcp_str name;
+    emcp_str unit;
+    emcp_str json_key;
+    int32_t tenths;
+};
+
+enum { SENSOR_COUNT = 3 };
+
+static const struct sensor SENSORS[SENSOR_COUNT] = {
+    { EMCP_STR("temperature"), EMCP_STR("C"), EMCP_STR("celsius"), 215 },
+    { EMCP_STR("humidity"), EMCP_STR("%"), EMCP_STR("percent"), 400 },
+    { EMCP_STR("pressure"), EMCP_STR("hPa"), EMCP_STR("hpa"), 10132 },
+};
+
+enum { COLOR_COUNT = 4 };
+
+static const emcp_str COLORS[COLOR_COUNT] = {
+    EMCP_STR("off"),
+    EMCP_STR("red"),
+    EMCP_STR("green"),
+    EMCP_STR("blue"),
+};
+
+static const emcp_str SYMPTOMS[3] = {
+    EMCP_STR("no reading"),
+    EMCP_STR("wrong value"),
+    EMCP_STR("led stuck"),
+};
+
+enum { SAMPLES_LEN = 4096, SAMPLES_CHUNK = 64 };
+
+/* --------------------------------------------------------------------------------- */
+/* Small helpers: comparing (pointer, length) text, building one line of text        */
+/* --------------------------------------------------------------------------------- */
+
+/* Text of `len` bytes equals `s`. */
+static bool str_eq(const char *text, size_t len, emcp_str s)
+{
+    return len == s.len && memcmp(text, s.ptr, len) == 0;
+}
+
+/* `s` starts with the `len` bytes of `prefix`. */
+static bool str_starts_with(emcp_str s, const char *prefix, size_t len)
+{
+    return len <= s.len && memcmp(s.ptr, prefix, len) == 0;
+}
+
+/* Index of a table entry equal to the text, or -1. */
+static int find(const emcp_str *table, int count, const char *text, size_t len)
+{
+    int i;
+    for (i = 0; i < count; i++) {
+        if (str_eq(text, len, table[i])) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static int sensor_by_name(const char *text, size_t len)
+{
+    int i;
+    for (i = 0; i < SENSOR_COUNT; i++) {
+        if (str_eq(text, len, SENSORS[i].name)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* One line of text, built in place (every text of the board fits; longer is cut). */
+struct text {
+    char buf[128];
+    size_t len;
+};
+
+static void put(struct text *t, const char *s, size_t n)
+{
+    size_t room = sizeof t->buf - t->len;
+    if (n > room) {
+        n = room;
+    }
+    memcpy(t->buf + t->len, s, n);
+    t->len += n;
+}
+
+static void put_str(struct text *t, emcp_str s)
+{
+    put(t, s.ptr, s.len);
+}
+
+#define PUT_LIT(t, literal) put((t), (literal), sizeof(literal) - 1)
+
+static void put_uint(struct text *t, uint32_t v)
+{
+    char digits[10];
+    size_t n = 0;
+    do {
+        digits[sizeof digits - 1 - n] = (char)('0' + v % 10u);
+        n++;
+        v /= 10u;
+    } while (v != 0);
+    put(t, digits + sizeof digits - n, n);
+}
+
+static uint32_t magnitude(int32_t v)
+{
+    return v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
+}
+
+/* A value in tenths with exactly one decimal, as device text prints it: `21.5`, `40.0`,
+ * `-12.5`. */
+static void put_tenths(struct text *t, int32_t tenths)
+{
+    uint32_t v = magnitude(tenths);
+    if (tenths < 0) {
+        PUT_LIT(t, "-");
+    }
+    put_uint(t, v / 10u);
+    PUT_LIT(t, ".");
+    put_uint(t, v % 10u);
+}
+
+/* A value in tenths as a JSON number in its shortest form: `21.5`, `40`, `1013.2`. */
+static void put_number(struct text *t, int32_t tenths)
+{
+    uint32_t v = magnitude(tenths);
+    if (tenths < 0) {
+        PUT_LIT(t, "-");
+    }
+    put_uint(t, v / 10u);
+    if (v % 10u != 0) {
+        PUT_LIT(t, ".");
+        put_uint(t, v % 10u);
+    }
+}
+
+/* `x` converted to int32_t the way Rust's `as` does: saturating, NaN to 0. */
+static int32_t saturate_i32(double x)
+{
+    if (x != x) {
+        return 0;
+    }
+    if (x >= 2147483647.0) {
+        return INT32_MAX;
+    }
+    if (x <= -2147483648.0) {
+        return INT32_MIN;
+    }
+    return (int32_t)x;
+}
+
+/* emcp_call_error with a string literal. */
+#define CALL_ERROR(call, literal) emcp_call_error((call), (literal), sizeof(literal) - 1)
+
+/* --------------------------------------------------------------------------------- */
+/* Tools                                                                             */
+/* --------------------------------------------------------------------------------- */
+
+static emcp_status read_sensor(void *userdata, emcp_tool_call *call)
+{
+    char name[32];
+    size_t len = 0;
+    int s = -1;
+    struct text t = { { 0 }, 0 };
+    const struct sensor *sensor;
+    (void)userdata;
+
+    if (emcp_args_get_str(call, "sensor", 6, name, sizeof name, &len) == EMCP_OK) {
+        s = sensor_by_name(name, len);
+    }
+    if (s < 0) {
+        CALL_ERROR(call, "sensor must be one of temperature, humidity, pressure");
+        return EMCP_OK;
+    }
+    sensor = &SENSORS[s];
+
+    /* temperature: 21.5 C */
+    put_str(&t, sensor->name);
+    PUT_LIT(&t, ": ");
+    put_tenths(&t, sensor->tenths);
+    PUT_LIT(&t, " ");
+    put_str(&t, sensor->unit);
+    emcp_call_text(call, t.buf, t.len);
+
+    /* {"sensor":"temperature","value":21.5,"unit":"C"} */
+    t.len = 0;
+    PUT_LIT(&t, "{\"sensor\":\"");
+    put_str(&t, sensor->name);
+    PUT_LIT(&t, "\",\"value\":");
+    put_number(&t, sensor->tenths);
+    PUT_LIT(&t, ",\"unit\":\"");
+    put_str(&t, sensor->unit);
+    PUT_LIT(&t, "\"}");
+    emcp_call_structured(call, t.buf, t.len);
+    return EMCP_OK;
+}
+
+static emcp_status set_led(void *userdata, emcp_tool_call *call)
+{
+    struct board *b = userdata;
+    char color[32];
+    size_t len = 0;
+    int c = -1;
+    int64_t brightness = 100;
+    emcp_status st;
+    bool sent;
+    struct text t = { { 0 }, 0 };
+
+    if (emcp_args_get_str(call, "color", 5, color, sizeof color, &len) == EMCP_OK) {
+        c = find(COLORS, COLOR_COUNT, color, len);
+    }
+    /* An integer by the schema, which allows any integral number (`1e2`, `50.0`);
+     * absent: full brightness. */
+    st = emcp_args_get_i64(call, "brightness", 10, &brightness);
+    if (st == EMCP_NOT_FOUND) {
+        brightness = 100;
+    } else if (st != EMCP_OK) {
+        c = -1;
+    }
+    if (c < 0) {
+        CALL_ERROR(call, "invalid set_led arguments");
+        return EMCP_OK;
+    }
+    /* The schema bounds it to 0..100; saturate anyway, as the Rust board's cast does. */
+    if (brightness < 0) {
+        brightness = 0;
+    } else if (brightness > 255) {
+        brightness = 255;
+    }
+    b->led = (uint8_t)c;
+    b->brightness = c == LED_OFF ? 0 : (uint8_t)brightness;
+
+    /* led: red 50% */
+    PUT_LIT(&t, "led: ");
+    put_str(&t, COLORS[b->led]);
+    PUT_LIT(&t, " ");
+    put_uint(&t, b->brightness);
+    PUT_LIT(&t, "%");
+    emcp_call_log(call, EMCP_LOG_INFO, "led", 3, t.buf, t.len, &sent);
+    emcp_call_text(call, t.buf, t.len);
+    /* Subscribers hear of it right after this response (the call only raises a flag,
+     * which emcp.h allows from inside a callback). */
+    if (b->server != NULL) {
+        emcp_server_resource_changed(b->server, "led://state", 11);
+    }
+    return EMCP_OK;
+}
+
+/* One step of a servo move: progress N/3, and after the last one the result. */
+static emcp_status servo_step(void *userdata, emcp_tool_call *call)
+{
+    struct board *b = userdata;
+    uint32_t state = 0;
+    uint32_t step;
+    bool sent;
+    struct text t = { { 0 }, 0 };
+
+    emcp_call_state(call, &state);
+    step = (state & 0xffu) + 1u;
+    if (step <= SERVO_STEPS) {
+        const emcp_str *msg = &SERVO_MESSAGES[step - 1u];
+        emcp_call_progress(call, (double)step, (double)SERVO_STEPS, msg->ptr, msg->len, &sent);
+    } else {
+        emcp_call_progress(call, (double)step, (double)SERVO_STEPS, NULL, 0, &sent);
+    }
+    if (step < SERVO_STEPS) {
+        emcp_call_set_state(call, state + 1u);
+        return EMCP_PENDING;
+    }
+    b->servo = (int32_t)(state >> 8) - SERVO_OFFSET;
+
+    /* servo: 45.0 deg */
+    PUT_LIT(&t, "servo: ");
+    put_tenths(&t, b->servo);
+    PUT_LIT(&t, " deg");
+    emcp_call_text(call, t.buf, t.len);
+    return EMCP_OK;
+}
+
+static emcp_status move_servo(void *userdata, emcp_tool_call *call)
+{
+    double angle;
+    int32_t target;
+    bool defer = false;
+    emcp_status st;
+
+    if (emcp_args_get_f64(call, "angle", 5, &angle) != EMCP_OK) {
+        CALL_ERROR(call, "angle must be a number");
+        return EMCP_OK;
+    }
+    target = saturate_i32(angle * 10.0);
+    emcp_call_set_state(call, (uint32_t)((int64_t)target + SERVO_OFFSET) << 8);
+    if (emcp_call_can_defer(call, &defer) == EMCP_OK && defer) {
+        return EMCP_PENDING; /* servo_step runs from emcp_server_poll */
+    }
+    /* No job slot free: move in one go. */
+    do {
+        st = servo_step(userdata, call);
+    } while (st == EMCP_PENDING);
+    return st;
+}
+
+static void servo_cancelled(void *userdata, size_t tool, uint32_t state)
+{
+    struct board *b = userdata;
+    (void)tool;
+    (void)state;
+    /* The servo stops where it is: it never reaches the target. */
+    b->cancelled++;
+}
+
+#define ACTUATOR_ANNOTATIONS                                                          \
+    {                                                                                 \
+        .read_only = EMCP_HINT_FALSE, .destructive = EMCP_HINT_FALSE,                 \
+        .idempotent = EMCP_HINT_TRUE, .open_world = EMCP_HINT_FALSE                   \
+    }
+
+static const emcp_tool TOOLS[] = {
+    {
+        .name = EMCP_STR("read_sensor"),
+        .title = EMCP_STR("Read sensor"),
+        .description = EMCP_STR("Read the current value of one on-board sensor."),
+        .input_schema = EMCP_STR(
+            "{\"type\":\"object\",\"properties\":{\"sensor\":{\"type\":\"string\","
+            "\"enum\":[\"temperature\",\"humidity\",\"pressure\"],"
+            "\"description\":\"Which sensor to read\"}},\"required\":[\"sensor\"],"
+            "\"additionalProperties\":false}"),
+        .output_schema = EMCP_STR(
+            "{\"type\":\"object\",\"properties\":{\"sensor\":{\"type\":\"string\"},"
+            "\"value\":{\"type\":\"number\"},\"unit\":{\"type\":\"string\"}},"
+            "\"required\":[\"sensor\",\"value\",\"unit\"]}"),
+        .annotations = { .read_only = EMCP_HINT_TRUE, .open_world = EMCP_HINT_FALSE },
+        .call = read_sensor,
+        .poll = NULL,
+        .cancel = NULL,
+    },
+    {
+        .name = EMCP_STR("set_led"),
+        .title = EMCP_STR("Set LED"),
+        .description = EMCP_STR("Set the status LED colour and brightness (0-100 %)."),
+        .input_schema = EMCP_STR(
+            "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\","
+            "\"enum\":[\"off\",\"red\",\"green\",\"blue\"]},\"brightness\":"
+            "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100}},"
+            "\"required\":[\"color\"],\"additionalProperties\":false}"),
+        .output_schema = EMCP_NO_STR,
+        .annotations = ACTUATOR_ANNOTATIONS,
+        .call = set_led,
+        .poll = NULL,
+        .cancel = NULL,
+    },
+    {
+        .name = EMCP_STR("move_servo"),
+        .title = EMCP_STR("Move servo"),
+        .description = EMCP_STR("Move the servo to an angle in degrees; reports progress in "
+                                "3 steps and can be cancelled."),
+        .input_schema = EMCP_STR(
+            "{\"type\":\"object\",\"properties\":{\"angle\":{\"type\":\"number\","
+            "\"minimum\":-90,\"maximum\":90}},\"required\":[\"angle\"],"
+            "\"additionalProperties\":false}"),
+        .output_schema = EMCP_NO_STR,
+        .annotations = ACTUATOR_ANNOTATIONS,
+        .call = move_servo,
+        .poll = servo_step,         /* one step per emcp_server_poll */
+        .cancel = servo_cancelled,
+    },
+};
+
+/* --------------------------------------------------------------------------------- */
+/* Resources                                                                         */
+/* --------------------------------------------------------------------------------- */
+
+#define JSON_MIME "application/json"
+#define BLOB_MIME "application/octet-stream"
+#define CSV_MIME "text/csv"
+
+/* sensor://temperature, sensor://humidity, sensor://pressure: {"celsius":21.5} */
+static emcp_status read_sensor_resource(void *userdata, emcp_resource_read *read)
+{
+    uint32_t kind;
+    size_t index;
+    const struct sensor *s;
+    struct text t = { { 0 }, 0 };
+    (void)userdata;
+
+    if (emcp_read_target(read, &kind, &index) != EMCP_OK || kind != EMCP_TARGET_RESOURCE
+        || index >= SENSOR_COUNT) {
+        return EMCP_NOT_FOUND;
+    }
+    s = &SENSORS[index];
+    PUT_LIT(&t, "{\"");
+    put_str(&t, s->json_key);
+    PUT_LIT(&t, "\":");
+    put_tenths(&t, s->tenths);
+    PUT_LIT(&t, "}");
+    return emcp_read_text(read, JSON_MIME, sizeof JSON_MIME - 1, t.buf, t.len);
+}
+
+/* led://state: {"color":"off","brightness":0} */
+static emcp_status read_led(void *userdata, emcp_resource_read *read)
+{
+    const struct board *b = userdata;
+    struct text t = { { 0 }, 0 };
+
+    PUT_LIT(&t, "{\"color\":\"");
+    put_str(&t, COLORS[b->led]);
+    PUT_LIT(&t, "\",\"brightness\":");
+    put_uint(&t, b->brightness);
+    PUT_LIT(&t, "}");
+    return emcp_read_text(read, JSON_MIME, sizeof JSON_MIME - 1, t.buf, t.len);
+}
+
+/* log://samples: 4096 bytes, byte i = (i*31+7) mod 256, generated 64 bytes at a time
+ * (no 4 KiB buffer). */
+static emcp_status read_samples(void *userdata, emcp_resource_read *read)
+{
+    uint8_t chunk[SAMPLES_CHUNK];
+    size_t start, k;
+    (void)userdata;
+
+    emcp_read_blob_begin(read, BLOB_MIME, sizeof BLOB_MIME - 1);
+    for (start = 0; start < SAMPLES_LEN; start += sizeof chunk) {
+        for (k = 0; k < sizeof chunk; k++) {
+            chunk[k] = (uint8_t)((start + k) * 31u + 7u);
+        }
+        emcp_read_data(read, chunk, sizeof chunk);
+    }
+    return EMCP_OK;
+}
+
+/* sensor://{name}/history: the last 8 readings, written row by row. */
+static emcp_status read_history(void *userdata, emcp_resource_read *read)
+{
+    const char *name;
+    size_t len;
+    int s;
+    int32_t now, i;
+    struct text t;
+    (void)userdata;
+
+    if (emcp_read_var(read, "name", 4, &name, &len) != EMCP_OK) {
+        return EMCP_NOT_FOUND;
+    }
+    s = sensor_by_name(name, len);
+    if (s < 0) {
+        return EMCP_NOT_FOUND;
+    }
+    now = SENSORS[s].tenths;
+    emcp_read_text_begin(read, CSV_MIME, sizeof CSV_MIME - 1);
+    emcp_read_text_part(read, "sample,value\n", 13);
+    for (i = 0; i < 8; i++) {
+        t.len = 0;
+        put_uint(&t, (uint32_t)i);
+        PUT_LIT(&t, ",");
+        put_tenths(&t, now - (7 - i));
+        PUT_LIT(&t, "\n");
+        emcp_read_text_part(read, t.buf, t.len);
+    }
+    return EMCP_OK;
+}
+
+static const emcp_resource RESOURCES[] = {
+    {
+        .uri = EMCP_STR("sensor://temperature"),
+        .name = EMCP_STR("temperature"),
+        .title = EMCP_STR("Temperature"),
+        .description = EMCP_STR("Air temperature in degrees Celsius"),
+        .mime_type = EMCP_STR(JSON_MIME),
+        .size = 0,
+        .has_size = false,
+        .read = read_sensor_resource,
+    },
+    {
+        .uri = EMCP_STR("sensor://humidity"),
+        .name = EMCP_STR("humidity"),
+        .title = EMCP_STR("Humidity"),
+        .description = EMCP_STR("Relative humidity in percent"),
+        .mime_type = EMCP_STR(JSON_MIME),
+        .size = 0,
+        .has_size = false,
+        .read = read_sensor_resource,
+    },
+    {
+        .uri = EMCP_STR("sensor://pressure"),
+        .name = EMCP_STR("pressure"),
+        .title = EMCP_STR("Pressure"),
+        .description = EMCP_STR("Air pressure in hectopascal"),
+        .mime_type = EMCP_STR(JSON_MIME),
+        .size = 0,
+        .has_size = false,
+        .read = read_sensor_resource,
+    },
+    {
+        .uri = EMCP_STR("led://state"),
+        .name = EMCP_STR("led"),
+        .title = EMCP_STR("LED state"),
+        .description = EMCP_STR("Colour and brightness of the status LED"),
+        .mime_type = EMCP_STR(JSON_MIME),
+        .size = 0,
+        .has_size = false,
+        .read = read_led,
+    },
+    {
+        .uri = EMCP_STR("log://samples"),
+        .name = EMCP_STR("samples"),
+        .title = EMCP_STR("Sample log"),
+        .description = EMCP_STR("Raw sample log (4096 bytes)"),
+        .mime_type = EMCP_STR(BLOB_MIME),
+        .size = SAMPLES_LEN,
+        .has_size = true,
+        .read = read_samples,
+    },
+};
+
+#define HISTORY_TEMPLATE "sensor://{name}/history"
+
+static const emcp_resource_template TEMPLATES[] = {
+    {
+        .uri_template = EMCP_STR(HISTORY_TEMPLATE),
+        .name = EMCP_STR("sensor-history"),
+        .title = EMCP_STR("Sensor history"),
+        .description = EMCP_STR("The last 8 readings of a sensor"),
+        .mime_type = EMCP_STR(CSV_MIME),
+        .read = read_history,
+    },
+};
+
+/* --------------------------------------------------------------------------------- */
+/* Prompt and completion                                                             */
+/* --------------------------------------------------------------------------------- */
+
+static emcp_status diagnose_board(void *userdata, emcp_prompt_get *get)
+{
+    const struct board *b = userdata;
+    char probe[1];
+    size_t len;
+    struct text t = { { 0 }, 0 };
+
+    /* Required, so the server checked it is there; nothing to write otherwise. */
+    if (emcp_prompt_arg(get, "symptom", 7, probe, sizeof probe, &len) == EMCP_NOT_FOUND) {
+        return EMCP_OK;
+    }
+    emcp_prompt_description(get, "Diagnose the sensor board", 25);
+    emcp_prompt_text_begin(get, EMCP_ROLE_USER);
+    emcp_prompt_text_part(get, "The sensor board shows this symptom: ", 37);
+    emcp_prompt_text_arg(get, "symptom", 7); /* verbatim, escapes and all */
+
+    PUT_LIT(&t, "\nCurrent readings: temperature ");
+    put_tenths(&t, SENSORS[0].tenths);
+    PUT_LIT(&t, " C, humidity ");
+    put_tenths(&t, SENSORS[1].tenths);
+    PUT_LIT(&t, " %, pressure ");
+    put_tenths(&t, SENSORS[2].tenths);
+    PUT_LIT(&t, " hPa, LED ");
+    put_str(&t, COLORS[b->led]);
+    PUT_LIT(&t, " ");
+    put_uint(&t, b->brightness);
+    PUT_LIT(&t, "%.\n");
+    emcp_prompt_text_part(get, t.buf, t.len);
+    emcp_prompt_text_part(get, "What is the likely cause and what should I check first?", 55);
+    return EMCP_OK;
+}
+
+static const emcp_prompt_argument DIAGNOSE_ARGS[] = {
+    {
+        .name = EMCP_STR("symptom"),
+        .title = EMCP_NO_STR,
+        .description = EMCP_STR("What is wrong with the board"),
+        .required = true,
+    },
+};
+
+static const emcp_prompt PROMPTS[] = {
+    {
+        .name = EMCP_STR("diagnose_board"),
+        .title = EMCP_STR("Diagnose board"),
+        .description = EMCP_STR("Ask the assistant to diagnose a board problem from the "
+                                "current readings."),
+        .arguments = DIAGNOSE_ARGS,
+        .arguments_len = sizeof DIAGNOSE_ARGS / sizeof DIAGNOSE_ARGS[0],
+        .get = diagnose_board,
+    },
+};
+
+/* Sensor names for sensor://{name}/history, symptoms for diagnose_board: the values
+ * that start with what the user typed, in table order. */
+static void complete(void *userdata, emcp_completion *c)
+{
+    static const emcp_str SENSOR_NAMES[SENSOR_COUNT] = {
+        EMCP_STR("temperature"),
+        EMCP_STR("humidity"),
+        EMCP_STR("pressure"),
+    };
+    char prefix[64], arg[16], uri[64];
+    size_t prefix_len, arg_len, uri_len;
+    uint32_t kind;
+    size_t index = 0;
+    const emcp_str *candidates = NULL;
+    size_t count = 0, i;
+    (void)userdata;
+
+    if (emcp_completion_text(c, EMCP_COMPLETION_VALUE, prefix, sizeof prefix, &prefix_len)
+        != EMCP_OK) {
+        return;
+    }
+    if (emcp_completion_text(c, EMCP_COMPLETION_ARGUMENT, arg, sizeof arg, &arg_len)
+        != EMCP_OK) {
+        arg_len = 0;
+    }
+    if (emcp_completion_ref(c, &kind, &index) != EMCP_OK) {
+        return;
+    }
+    if (kind == EMCP_REF_RESOURCE) {
+        static const emcp_str history = EMCP_STR(HISTORY_TEMPLATE);
+        static const emcp_str name = EMCP_STR("name");
+        if (emcp_completion_text(c, EMCP_COMPLETION_URI, uri, sizeof uri, &uri_len) == EMCP_OK
+            && str_eq(uri, uri_len, history) && str_eq(arg, arg_len, name)) {
+            candidates = SENSOR_NAMES;
+            count = SENSOR_COUNT;
+        }
+    } else if (kind == EMCP_REF_PROMPT && index == 0) {
+        static const emcp_str symptom = EMCP_STR("symptom");
+        if (str_eq(arg, arg_len, symptom)) {
+            candidates = SYMPTOMS;
+            count = sizeof SYMPTOMS / sizeof SYMPTOMS[0];
+        }
+    }
+    for (i = 0; i < count; i++) {
+        if (str_starts_with(candidates[i], prefix, prefix_len)) {
+            emcp_completion_offer(c, candidates[i].ptr, candidates[i].len);
+        }
+    }
+}
+
+/* --------------------------------------------------------------------------------- */
+/* Configuration                                                                     */
+/* --------------------------------------------------------------------------------- */
+
+const emcp_config board_config = {
+    .name = EMCP_STR("emcp-sensor-board"),
+    .version = EMCP_STR("0.1.0"),
+    .title = EMCP_STR("emcp simulated sensor board"),
+    .instructions = EMCP_STR("Simulated sensor board: read sensors with read_sensor or the "
+                             "sensor:// resources; set_led and move_servo drive the actuators."),
+    .tools = TOOLS,
+    .tools_len = sizeof TOOLS / sizeof TOOLS[0],
+    .resources = RESOURCES,
+    .resources_len = sizeof RESOURCES / sizeof RESOURCES[0],
+    .templates = TEMPLATES,
+    .templates_len = sizeof TEMPLATES / sizeof TEMPLATES[0],
+    .prompts = PROMPTS,
+    .prompts_len = sizeof PROMPTS / sizeof PROMPTS[0],
+    .complete = complete,
+    .write = board_write,
+    .userdata = &board,
+#ifdef EMCP_BOARD_PAGE_SIZE
+    .page_size = EMCP_BOARD_PAGE_SIZE, /* test builds only: 2 for paged_lists.txt */
+#else
+    .page_size = 0, /* the default, 16 */
+#endif
+    .list_ttl_ms = 3600000,
+    .read_ttl_ms = 0,
+};
