@@ -720,69 +720,29 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
     /// Methods both eras share.
     fn common<'a>(&mut self, r: Request<'a>, cx: Context<'a>, out: &mut dyn Sink) -> Outcome<'a> {
         let m = r.method;
-        let cursor = r.params.and_then(|p| p.get("cursor"));
-        let size = self.config.page_size;
-        let ttl = Some(self.config.list_ttl_ms);
         if m.eq_str("tools/list") && self.has_tools() {
-            let (start, end) = page(cursor, count(|i| self.device.tool(i).is_some()), size)?;
-            let mut w = JsonWriter::new(out);
-            self.exchange(r.id, cx).begin_result(&mut w);
-            w.key("tools");
-            w.begin_array();
-            (start..end)
-                .filter_map(|i| self.device.tool(i))
-                .for_each(|t| t.write(&mut w));
-            w.end_array();
-            self.next_cursor(&mut w, end, |i| self.device.tool(i).is_some());
-            self.end_result(&mut w, cx, ttl);
-            Ok(())
+            self.list(r, cx, out, "tools", |d, i, w| {
+                d.tool(i).map(|t| w.map(|w| t.write(w))).is_some()
+            })
         } else if m.eq_str("resources/list") && self.has_resources() {
-            let (start, end) = page(cursor, count(|i| self.device.resource(i).is_some()), size)?;
-            let mut w = JsonWriter::new(out);
-            self.exchange(r.id, cx).begin_result(&mut w);
-            w.key("resources");
-            w.begin_array();
-            (start..end)
-                .filter_map(|i| self.device.resource(i))
-                .for_each(|t| t.write(&mut w));
-            w.end_array();
-            self.next_cursor(&mut w, end, |i| self.device.resource(i).is_some());
-            self.end_result(&mut w, cx, ttl);
-            Ok(())
+            self.list(r, cx, out, "resources", |d, i, w| {
+                d.resource(i).map(|t| w.map(|w| t.write(w))).is_some()
+            })
         } else if m.eq_str("resources/templates/list") && self.has_resources() {
-            let (start, end) = page(
-                cursor,
-                count(|i| self.device.resource_template(i).is_some()),
-                size,
-            )?;
-            let mut w = JsonWriter::new(out);
-            self.exchange(r.id, cx).begin_result(&mut w);
-            w.key("resourceTemplates");
-            w.begin_array();
-            (start..end)
-                .filter_map(|i| self.device.resource_template(i))
-                .for_each(|t| t.write(&mut w));
-            w.end_array();
-            self.next_cursor(&mut w, end, |i| self.device.resource_template(i).is_some());
-            self.end_result(&mut w, cx, ttl);
-            Ok(())
+            self.list(r, cx, out, "resourceTemplates", |d, i, w| {
+                d.resource_template(i)
+                    .map(|t| w.map(|w| t.write(w)))
+                    .is_some()
+            })
         } else if m.eq_str("prompts/list") && self.has_prompts() {
-            let (start, end) = page(cursor, count(|i| self.device.prompt(i).is_some()), size)?;
-            let mut w = JsonWriter::new(out);
-            self.exchange(r.id, cx).begin_result(&mut w);
-            w.key("prompts");
-            w.begin_array();
-            for i in start..end {
-                if let Some(p) = self.device.prompt(i) {
-                    let args =
-                        (0..MAX_DESCRIPTORS).map_while(|j| self.device.prompt_argument(i, j));
-                    p.write_with(&mut w, args);
-                }
-            }
-            w.end_array();
-            self.next_cursor(&mut w, end, |i| self.device.prompt(i).is_some());
-            self.end_result(&mut w, cx, ttl);
-            Ok(())
+            self.list(r, cx, out, "prompts", |d, i, w| {
+                d.prompt(i)
+                    .map(|p| {
+                        let args = (0..MAX_DESCRIPTORS).map_while(|j| d.prompt_argument(i, j));
+                        w.map(|w| p.write_with(w, args))
+                    })
+                    .is_some()
+            })
         } else if m.eq_str("tools/call") && self.has_tools() {
             self.call_tool(r, cx, out)
         } else if m.eq_str("resources/read") && self.has_resources() {
@@ -796,11 +756,52 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         }
     }
 
-    fn next_cursor(&self, w: &mut JsonWriter<'_>, end: usize, exists: impl Fn(usize) -> bool) {
-        if exists(end) {
+    /// A paginated `*/list` result. `item(device, i, writer)` says whether descriptor `i`
+    /// exists and, given a writer, writes it.
+    fn list<'a>(
+        &self,
+        r: Request<'a>,
+        cx: Context<'a>,
+        out: &mut dyn Sink,
+        key: &str,
+        item: impl Fn(&D, usize, Option<&mut JsonWriter<'_>>) -> bool,
+    ) -> Outcome<'a> {
+        let cursor = r.params.and_then(|p| p.get("cursor"));
+        let total = count(|i| item(&self.device, i, None));
+        let (start, end) = page(cursor, total, self.config.page_size)?;
+        let mut w = JsonWriter::new(out);
+        self.exchange(r.id, cx).begin_result(&mut w);
+        w.key(key);
+        w.begin_array();
+        for i in start..end {
+            item(&self.device, i, Some(&mut w));
+        }
+        w.end_array();
+        if end < total {
             w.key("nextCursor");
             w.string_fmt(format_args!("{end}"));
         }
+        self.end_result(&mut w, cx, Some(self.config.list_ttl_ms));
+        Ok(())
+    }
+
+    /// The `name` of a tools/call or prompts/get, and its index among the descriptors
+    /// `name_of` walks.
+    fn find<'a>(
+        &self,
+        params: Option<Value<'a>>,
+        name_of: impl Fn(&D, usize) -> Option<&'static str>,
+        missing: &'static str,
+        unknown: DispatchError,
+    ) -> Result<(Value<'a>, usize), DispatchError> {
+        let missing = DispatchError::InvalidParams(missing);
+        let params = params.ok_or(missing)?;
+        let name = params.get("name").and_then(|n| n.as_str()).ok_or(missing)?;
+        let index = (0..MAX_DESCRIPTORS)
+            .map_while(|i| name_of(&self.device, i))
+            .position(|n| name.eq_str(n))
+            .ok_or(unknown)?;
+        Ok((params, index))
     }
 
     fn call_tool<'a>(
@@ -809,17 +810,12 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         cx: Context<'a>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
-        let params = r
-            .params
-            .ok_or(DispatchError::InvalidParams("Missing tool name"))?;
-        let name = params
-            .get("name")
-            .and_then(|n| n.as_str())
-            .ok_or(DispatchError::InvalidParams("Missing tool name"))?;
-        let index = (0..MAX_DESCRIPTORS)
-            .map_while(|i| self.device.tool(i))
-            .position(|t| name.eq_str(t.name))
-            .ok_or(DispatchError::UnknownTool)?;
+        let (params, index) = self.find(
+            r.params,
+            |d, i| d.tool(i).map(|t| t.name),
+            "Missing tool name",
+            DispatchError::UnknownTool,
+        )?;
         let args = params.get("arguments").filter(|a| !a.is_null());
         if args.is_some_and(|a| a.kind() != Kind::Object) {
             return Err(DispatchError::InvalidParams("arguments must be an object").into());
@@ -930,17 +926,12 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         cx: Context<'a>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
-        let params = r
-            .params
-            .ok_or(DispatchError::InvalidParams("Missing prompt name"))?;
-        let name = params
-            .get("name")
-            .and_then(|n| n.as_str())
-            .ok_or(DispatchError::InvalidParams("Missing prompt name"))?;
-        let index = (0..MAX_DESCRIPTORS)
-            .map_while(|i| self.device.prompt(i))
-            .position(|p| name.eq_str(p.name))
-            .ok_or(DispatchError::UnknownPrompt)?;
+        let (params, index) = self.find(
+            r.params,
+            |d, i| d.prompt(i).map(|p| p.name),
+            "Missing prompt name",
+            DispatchError::UnknownPrompt,
+        )?;
         let args = params.get("arguments").filter(|a| !a.is_null());
         if let Some(a) = args {
             if a.kind() != Kind::Object || a.members().any(|(_, v)| v.kind() != Kind::String) {
