@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""relay.py QEMU-ARGS... — run the firmware in QEMU as an MCP stdio server.
+
+UART0 of the board is joined to this process's stdin/stdout; QEMU's stderr (the
+firmware's semihosting logs) is ours. QEMU does not stop when its input ends, and a
+UART cannot signal "end of stream", so this relay does both:
+
+- it forwards stdin to UART0 and UART0 to stdout, keeping the id of every request it
+  forwarded (a JSON line with "id" and "method"; not `subscriptions/listen`, which
+  stays open) until a response line with that id comes back;
+- at end of stdin it tells the firmware over UART1, the link-control line (main.c):
+  `E<bytes sent>\n`. Once the firmware has received that many bytes it handles a last
+  message that had no newline and, when no tool is pending, answers `I\n` (idle);
+- idle after end of input means every request that gets an answer was answered (and
+  every notification that follows one was sent): the relay copies what is left on
+  UART0, stops QEMU and exits 0. Requests still unanswered then are named on stderr
+  (a firmware bug). Without `I` it gives up 20 s after end of input. If QEMU stops
+  first, its exit code is the relay's.
+"""
+
+import ctypes
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+EOF_LIMIT = 20.0  # seconds to wait for answers after end of input
+
+
+def id_key(rid):
+    return json.dumps(rid, ensure_ascii=False)
+
+
+MAX_ID_LEN = 64  # core/src/rpc.rs: longer ids are answered with id null
+
+
+def request_key(line):
+    """The id of a request that gets a response with that id, as a key; else None."""
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(msg, dict) or "id" not in msg or "method" not in msg:
+        return None
+    rid = msg["id"]
+    if msg["method"] == "subscriptions/listen" or isinstance(rid, bool):
+        return None
+    key = id_key(rid)
+    if not isinstance(rid, (int, str)) or len(key.encode()) > MAX_ID_LEN:
+        return None  # answered with id null
+    return key
+
+
+def response_key(line):
+    """The id of a response line, as a key; else None."""
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(msg, dict) and "id" in msg and "method" not in msg:
+        return id_key(msg["id"])
+    return None
+
+
+class Relay:
+    def __init__(self, uart0, link):
+        self.uart0, self.link = uart0, link
+        self.lock = threading.Lock()
+        self.pending = set()
+        self.eof_at = None  # time of end of input
+
+    def forward_input(self):
+        """Thread: stdin -> UART0, then the end-of-stream message on the link line."""
+        sent, partial = 0, b""
+        while True:
+            data = os.read(0, 65536)
+            if not data:
+                break
+            lines = (partial + data).split(b"\n")
+            partial = lines.pop()
+            with self.lock:
+                self.pending.update(k for k in map(request_key, lines) if k is not None)
+            try:
+                self.uart0.sendall(data)
+            except OSError:
+                return  # QEMU is gone; run() sees it too
+            sent += len(data)
+        with self.lock:
+            key = request_key(partial) if partial.strip() else None
+            if key is not None:
+                self.pending.add(key)
+            self.eof_at = time.monotonic()
+        try:
+            self.link.sendall(b"E%d\n" % sent)
+        except OSError:
+            pass
+
+    def run(self, qemu):
+        threading.Thread(target=self.forward_input, daemon=True).start()
+        out, partial, idle = sys.stdout.buffer, b"", False
+        while True:
+            ready, _, _ = select.select([self.uart0, self.link], [], [], 0.05)
+            if self.uart0 in ready:
+                data = self.uart0.recv(65536)
+                if not data:
+                    return qemu.wait()  # QEMU stopped (e.g. a semihosting exit)
+                out.write(data)
+                out.flush()
+                lines = (partial + data).split(b"\n")
+                partial = lines.pop()
+                with self.lock:
+                    self.pending.difference_update(map(response_key, lines))
+            if self.link in ready:
+                idle = idle or b"I" in self.link.recv(64)
+            with self.lock:
+                if self.eof_at is None:
+                    continue
+                late = time.monotonic() - self.eof_at > EOF_LIMIT
+                unanswered = ", ".join(sorted(self.pending))
+            if idle or late:
+                if late:
+                    print("relay: the firmware is not idle 20 s after end of input",
+                          file=sys.stderr)
+                if unanswered:
+                    print("relay: requests never answered: " + unanswered, file=sys.stderr)
+                # Whatever the firmware wrote before it said `I` is already in the socket.
+                while select.select([self.uart0], [], [], 0)[0]:
+                    data = self.uart0.recv(65536)
+                    if not data:
+                        break
+                    out.write(data)
+                out.flush()
+                return 0
+
+
+def die_with_parent():
+    """In the QEMU child: get SIGKILL when the relay dies, however it dies."""
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="emcp-fw-")
+    paths = [os.path.join(tmp, "uart0"), os.path.join(tmp, "link")]
+    listeners = []
+    for path in paths:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(path)
+        s.listen(1)
+        listeners.append(s)
+    # UART0 and UART1 are the first two -serial devices; QEMU connects to us.
+    argv = sys.argv[1:] + ["-serial", "unix:" + paths[0], "-serial", "unix:" + paths[1]]
+    qemu = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sys.stderr,
+                            preexec_fn=die_with_parent)
+
+    def stop(*_):
+        qemu.kill()
+        qemu.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    def on_signal(signum, _frame):
+        stop()
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, on_signal)
+    try:
+        conns = []
+        for s in listeners:
+            s.settimeout(10)
+            conns.append(s.accept()[0])
+        code = Relay(*conns).run(qemu)
+    except OSError as e:  # QEMU never connected, or the client closed our stdout
+        print(f"relay: {e}", file=sys.stderr)
+        code = 1
+    stop()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

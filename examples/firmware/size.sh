@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# size.sh [--check] — footprint of the firmware image on both targets.
+#
+# For m3 (Cortex-M3) and m4f (Cortex-M4F): builds the release image (run.sh), prints
+# text, data and bss (arm-none-eabi-size), the stack high-water mark after the
+# bad-input transcript (tests/transcripts/bad_input.txt, fed through run.sh; the
+# firmware logs the mark over semihosting) and after every transcript, RAM =
+# data + bss + the larger stack mark, and the `core::panicking` symbols linked into
+# the image with the calls that can reach them (panic_paths.py).
+#
+# Goals (M3): text <= 32 KiB and RAM <= 8 KiB; aim: 24 KiB and 4 KiB. With --check the
+# script exits 1 when the M3 image misses a "must" goal or links a panic path.
+# Figures go to stdout; builds and firmware logs to stderr.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+check=0
+[ "${1:-}" = "--check" ] && check=1
+missed=0
+
+# The bytes a transcript sends: `> ` lines plus a newline, `>> ` lines with escapes.
+transcript_input() {
+    python3 - "$1" <<'EOF'
+import re, sys
+out = bytearray()
+esc = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"\\": b"\\"}
+for line in open(sys.argv[1], "rb").read().split(b"\n"):
+    if line.startswith(b">> "):
+        out += re.sub(rb"\\(x[0-9a-fA-F]{2}|[nrt\\])",
+                      lambda m: bytes([int(m[1][1:], 16)]) if m[1][:1] == b"x" else esc[m[1]],
+                      line[3:])
+    elif line.startswith(b"> "):
+        out += line[2:] + b"\n"
+sys.stdout.buffer.write(out)
+EOF
+}
+
+# The deepest stack mark the firmware logged while serving one transcript.
+stack_peak() {
+    transcript_input "$2" | "$here/run.sh" "$1" 2>&1 >/dev/null |
+        sed -n 's/^emcp: stack high-water \([0-9]*\) bytes$/\1/p' | sort -n | tail -1
+}
+
+for board in m3 m4f; do
+    "$here/run.sh" "$board" </dev/null >/dev/null # builds (output on stderr) and boots once
+    elf=$repo/target/firmware/$board/emcp-firmware.elf
+    read -r text data bss _ < <(arm-none-eabi-size "$elf" | tail -1)
+    bad=$(stack_peak "$board" "$repo/tests/transcripts/bad_input.txt")
+    all=$bad
+    for t in "$repo"/tests/transcripts/*.txt; do
+        s=$(stack_peak "$board" "$t")
+        [ "${s:-0}" -gt "$all" ] && all=$s
+    done
+    ram=$((data + bss + all))
+    panics=$(arm-none-eabi-readelf -sW "$elf" | awk '$4 == "FUNC" {print $8}' | grep panicking |
+        arm-none-eabi-c++filt | sed 's/\[[0-9a-f]*\]//g' | sort -u || true)
+    echo "== $board ($elf)"
+    printf '  text %6d   data %5d   bss %5d   (bytes)\n' "$text" "$data" "$bss"
+    printf '  stack high-water: %d bytes after bad_input.txt, %d after all transcripts\n' "$bad" "$all"
+    printf '  RAM (data + bss + stack peak): %d bytes\n' "$ram"
+    if [ -z "$panics" ]; then
+        echo "  core::panicking symbols: none"
+    else
+        echo "  core::panicking symbols: $(echo "$panics" | wc -l)"
+        echo "$panics" | sed 's/^/    /'
+        echo "  calls that can reach them:"
+        python3 "$here/panic_paths.py" "$elf" | sed 's/^/  /'
+    fi
+    if [ "$board" = m3 ]; then
+        for goal in "text $text 32768 24576" "RAM $ram 8192 4096"; do
+            set -- $goal
+            if [ "$2" -le "$4" ]; then verdict="met, aim met"
+            elif [ "$2" -le "$3" ]; then verdict="met, aim missed"
+            else verdict="MISSED"; missed=1; fi
+            printf '  goal %-4s <= %d (aim %d): %s\n' "$1" "$3" "$4" "$verdict"
+        done
+        if [ -n "$panics" ]; then missed=1; fi
+    fi
+done
+[ "$check" -eq 0 ] || [ "$missed" -eq 0 ]
