@@ -9,7 +9,10 @@
 //! Transcripts whose outcome depends on poll timing (`# process: skip` inside) are
 //! skipped and reported as such.
 //!
-//! `cargo run -p emcp-tests --bin transcript-check -- 'COMMAND ARGS'`
+//! With `--bytewise` the input is written one byte per `write`, a few microseconds
+//! apart, so the board sees it arrive in the smallest pieces a stream can deliver.
+//!
+//! `cargo run -p emcp-tests --bin transcript-check -- [--bytewise] 'COMMAND ARGS'`
 //! Prints `N passed, M failed` and exits non-zero on any failure.
 
 use std::collections::BTreeMap;
@@ -48,7 +51,7 @@ fn streams(lines: &[String]) -> BTreeMap<String, Vec<&String>> {
     map
 }
 
-fn run(cmd: &str, input: &[u8], timeout: Duration) -> Result<Vec<String>, String> {
+fn run(cmd: &str, input: &[u8], timeout: Duration, bytewise: bool) -> Result<Vec<String>, String> {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(cmd)
@@ -60,7 +63,16 @@ fn run(cmd: &str, input: &[u8], timeout: Duration) -> Result<Vec<String>, String
     let mut stdin = child.stdin.take().expect("stdin");
     let input = input.to_vec();
     let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
+        if bytewise {
+            for b in input.chunks(1) {
+                if stdin.write_all(b).and_then(|()| stdin.flush()).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_micros(20));
+            }
+        } else {
+            let _ = stdin.write_all(&input);
+        }
     });
     let mut stdout = child.stdout.take().expect("stdout");
     let reader = std::thread::spawn(move || {
@@ -94,8 +106,10 @@ fn run(cmd: &str, input: &[u8], timeout: Duration) -> Result<Vec<String>, String
 }
 
 fn main() -> ExitCode {
-    let Some(cmd) = std::env::args().nth(1) else {
-        eprintln!("usage: transcript-check 'COMMAND ARGS'");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let bytewise = args.iter().any(|a| a == "--bytewise");
+    let Some(cmd) = args.iter().find(|a| !a.starts_with("--")).cloned() else {
+        eprintln!("usage: transcript-check [--bytewise] 'COMMAND ARGS'");
         return ExitCode::from(2);
     };
     let timeout = Duration::from_secs(
@@ -125,7 +139,7 @@ fn main() -> ExitCode {
             continue;
         }
         let t = Transcript::parse(&text);
-        let verdict = run(&cmd, &t.input, timeout).and_then(|got| {
+        let verdict = run(&cmd, &t.input, timeout, bytewise).and_then(|got| {
             let (mut a, mut b) = (got.clone(), t.expected.clone());
             a.sort();
             b.sort();
