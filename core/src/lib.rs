@@ -11,7 +11,7 @@
 //! - [`version`] — protocol revisions and their eras.
 //! - [`registry`] — static descriptors of tools, resources, templates, prompts.
 //! - [`schema`] — argument validation against a tool's input schema.
-//! - [`template`] — URI-template matching (with `nom`).
+//! - [`template`] — URI-template matching (a hand-written level-1 grammar).
 //! - [`device`] — the [`Device`] trait and the request contexts handlers write through.
 //! - [`subscription`] — resource subscriptions and interrupt-safe change flags.
 //! - [`server`] — era selection, capability gating, routing: [`Server::handle`].

@@ -7,6 +7,9 @@
 //! is refused too (which value counts would be ambiguous). Other keywords are
 //! ignored (the device's handler remains responsible for them). A violation becomes a
 //! tool result with `isError: true` whose text names the argument and the rule.
+//! Numbers are compared by their exact decimal values, as JSON Schema compares them
+//! (`1.0` is in `enum: [1]`; `100.00000000000000001` is above `maximum: 100`), never
+//! through `f64`.
 //!
 //! ```
 //! use emcp::json::parse;
@@ -16,6 +19,8 @@
 //! assert!(validate(schema, Some(parse(br#"{"b":150}"#).unwrap())).is_err());
 //! assert!(validate(schema, None).is_err());
 //! ```
+
+use core::cmp::Ordering;
 
 use crate::json::{JsonWriter, Kind, Str, Value};
 
@@ -114,7 +119,7 @@ fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
             None => x.raw() == y.raw(),
         },
         _ => match (a.kind(), b.kind()) {
-            (Kind::Number, Kind::Number) => a.as_f64() == b.as_f64(),
+            (Kind::Number, Kind::Number) => a.cmp_number(&b) == Some(Ordering::Equal),
             _ => a.raw() == b.raw(),
         },
     }
@@ -137,28 +142,30 @@ fn check_property<'s>(prop: Value<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
             return Err(Rule::Enum(e));
         }
     }
-    if let Some(x) = v.as_f64().filter(|_| v.kind() == Kind::Number) {
+    if v.kind() == Kind::Number {
+        // Exact decimal comparisons: `100.00000000000000001` is above a maximum of 100
+        // although both are the same `f64`.
         let bound = |key| {
             prop.get(key)
-                .and_then(|b: Value<'s>| b.as_f64().map(|f| (b, f)))
+                .and_then(|b: Value<'s>| v.cmp_number(&b).map(|order| (b, order)))
         };
-        if let Some((b, min)) = bound("minimum") {
-            if x < min {
+        if let Some((b, order)) = bound("minimum") {
+            if order == Ordering::Less {
                 return Err(Rule::Minimum(b));
             }
         }
-        if let Some((b, max)) = bound("maximum") {
-            if x > max {
+        if let Some((b, order)) = bound("maximum") {
+            if order == Ordering::Greater {
                 return Err(Rule::Maximum(b));
             }
         }
-        if let Some((b, min)) = bound("exclusiveMinimum") {
-            if x <= min {
+        if let Some((b, order)) = bound("exclusiveMinimum") {
+            if order != Ordering::Greater {
                 return Err(Rule::ExclusiveMinimum(b));
             }
         }
-        if let Some((b, max)) = bound("exclusiveMaximum") {
-            if x >= max {
+        if let Some((b, order)) = bound("exclusiveMaximum") {
+            if order != Ordering::Less {
                 return Err(Rule::ExclusiveMaximum(b));
             }
         }
@@ -304,5 +311,78 @@ mod tests {
             check(r#"{"color":"red","name":5}"#),
             Err(r#""Invalid argument \"name\": expected type [\"string\",\"null\"]""#.into())
         );
+    }
+
+    fn check_with(schema: &str, args: &str) -> Result<(), &'static str> {
+        let schema = parse(schema.as_bytes()).unwrap();
+        let args = parse(args.as_bytes()).unwrap();
+        validate(schema, Some(args)).map_err(|v| match v.rule {
+            Rule::Minimum(_) => "minimum",
+            Rule::Maximum(_) => "maximum",
+            Rule::ExclusiveMinimum(_) => "exclusiveMinimum",
+            Rule::ExclusiveMaximum(_) => "exclusiveMaximum",
+            Rule::Enum(_) => "enum",
+            _ => "other",
+        })
+    }
+
+    #[test]
+    fn numbers_compare_exactly() {
+        let bounds = r#"{"properties":{"x":{"minimum":-90,"maximum":1e2}}}"#;
+        for ok in [
+            "100",
+            "100.0",
+            "1e2",
+            "-90",
+            "-9e1",
+            "0",
+            "-0",
+            "99.99999999999999999",
+        ] {
+            assert_eq!(
+                check_with(bounds, &std::format!(r#"{{"x":{ok}}}"#)),
+                Ok(()),
+                "{ok}"
+            );
+        }
+        // The same f64 as 100, but above it.
+        let above = r#"{"x":100.00000000000000001}"#;
+        assert_eq!(check_with(bounds, above), Err("maximum"));
+        assert_eq!(
+            check_with(bounds, r#"{"x":-90.0000000000000001}"#),
+            Err("minimum")
+        );
+        assert_eq!(check_with(bounds, r#"{"x":1e400}"#), Err("maximum"));
+        assert_eq!(check_with(bounds, r#"{"x":-1e400}"#), Err("minimum"));
+        assert_eq!(check_with(bounds, r#"{"x":"5"}"#), Ok(())); // not a number: no bounds
+
+        let open = r#"{"properties":{"x":{"exclusiveMinimum":0,"exclusiveMaximum":0.5}}}"#;
+        assert_eq!(check_with(open, r#"{"x":0.25}"#), Ok(()));
+        assert_eq!(check_with(open, r#"{"x":1e-300}"#), Ok(()));
+        assert_eq!(check_with(open, r#"{"x":0}"#), Err("exclusiveMinimum"));
+        assert_eq!(check_with(open, r#"{"x":-0.0}"#), Err("exclusiveMinimum"));
+        assert_eq!(check_with(open, r#"{"x":5e-1}"#), Err("exclusiveMaximum"));
+        assert_eq!(check_with(open, r#"{"x":0.49999999999999999999}"#), Ok(()));
+
+        let choices = r#"{"properties":{"x":{"enum":[1,2.5,"3"]}}}"#;
+        for ok in ["1", "1.0", "1e0", "10e-1", "2.50", "25e-1", "\"3\""] {
+            assert_eq!(
+                check_with(choices, &std::format!(r#"{{"x":{ok}}}"#)),
+                Ok(()),
+                "{ok}"
+            );
+        }
+        for bad in [
+            "3",
+            "1.0000000000000000001",
+            "2.5000000000000000001",
+            "\"1\"",
+        ] {
+            assert_eq!(
+                check_with(choices, &std::format!(r#"{{"x":{bad}}}"#)),
+                Err("enum"),
+                "{bad}"
+            );
+        }
     }
 }

@@ -382,7 +382,7 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
                 if full {
                     too_large(out, Id::from_raw(&job.id));
                 }
-                self.jobs.swap_remove(i);
+                let _ = subscription::swap_remove(&mut self.jobs, i);
             } else {
                 if full {
                     // A progress notification did not fit: drop it, keep the job.
@@ -449,8 +449,8 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         else {
             return; // malformed cancels are ignored
         };
-        if let Some(i) = self.jobs.iter().position(|j| j.id.as_slice() == id.raw()) {
-            let job = self.jobs.swap_remove(i);
+        let found = self.jobs.iter().position(|j| j.id.as_slice() == id.raw());
+        if let Some(job) = found.and_then(|i| subscription::swap_remove(&mut self.jobs, i)) {
             self.device.cancel_tool(job.tool, job.state);
         } else {
             self.subs.close(id.raw());
@@ -779,7 +779,7 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         w.end_array();
         if end < total {
             w.key("nextCursor");
-            w.string_fmt(format_args!("{end}"));
+            w.u64_str(end as u64);
         }
         self.end_result(&mut w, cx, Some(self.config.list_ttl_ms));
         Ok(())

@@ -1,10 +1,12 @@
 //! URI templates: RFC 6570 level-1 (`{var}`) matching for resource templates.
 //!
-//! The template grammar is parsed with `nom`; matching is allocation-free and binds at
-//! most [`MAX_VARS`] variables. A variable matches one or more characters of the RFC 3986
-//! *unreserved* set or percent-escapes (`A-Z a-z 0-9 - . _ ~ %XX`), never `/`, never
-//! `.` or `..` alone, and no escape of `.`, `/`, `\` or NUL — so a template variable
-//! cannot smuggle a path step.
+//! The template grammar is two productions — `{name}` with `name` one or more of
+//! `A-Z a-z 0-9 _`, and a literal run of anything but `{` and `}` — read by hand;
+//! matching is allocation-free and binds at most [`MAX_VARS`] variables. A variable
+//! matches one or more characters of the RFC 3986 *unreserved* set or
+//! percent-escapes (`A-Z a-z 0-9 - . _ ~ %XX`), never `/`, never `.` or `..` alone,
+//! and no escape of `.`, `/`, `\` or NUL — so a template variable cannot smuggle a path
+//! step.
 //!
 //! ```
 //! use emcp::template::Match;
@@ -12,12 +14,6 @@
 //! assert_eq!(m.var("name"), Some("temperature"));
 //! assert!(Match::new("sensor://{name}/history", "sensor://../history").is_none());
 //! ```
-
-use nom::branch::alt;
-use nom::bytes::complete::{is_not, take_while1};
-use nom::character::complete::char;
-use nom::sequence::delimited;
-use nom::{IResult, Parser};
 
 /// Most variables one template may bind.
 pub const MAX_VARS: usize = 4;
@@ -31,38 +27,75 @@ pub enum Segment<'t> {
     Var(&'t str),
 }
 
-fn segment(input: &str) -> IResult<&str, Segment<'_>> {
-    alt((
-        delimited(
-            char('{'),
-            take_while1(|c: char| c.is_ascii_alphanumeric() || c == '_'),
-            char('}'),
-        )
-        .map(Segment::Var),
-        is_not("{}").map(Segment::Literal),
-    ))
-    .parse(input)
+/// The segment at the start of non-empty `input` and the rest; `None` at a syntax
+/// error. Byte searches: `{` and `}` are ASCII, so every split is at a character
+/// boundary (and checked anyway).
+fn segment(input: &str) -> Option<(Segment<'_>, &str)> {
+    let bytes = input.as_bytes();
+    if let Some(after) = input.strip_prefix('{') {
+        let end = after.bytes().position(|b| b == b'}')?;
+        let (name, rest) = after.split_at_checked(end)?;
+        let valid =
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        return valid.then_some((Segment::Var(name), rest.get(1..)?));
+    }
+    let end = bytes
+        .iter()
+        .position(|&b| b == b'{' || b == b'}')
+        .unwrap_or(bytes.len());
+    let (literal, rest) = input.split_at_checked(end)?;
+    (!literal.is_empty()).then_some((Segment::Literal(literal), rest))
 }
 
-/// The segments of a template, in order; `Err(())` at a syntax error.
-pub fn segments(template: &str) -> impl Iterator<Item = Result<Segment<'_>, ()>> {
-    let mut rest = template;
-    let mut failed = false;
-    core::iter::from_fn(move || {
-        if rest.is_empty() || failed {
+/// The segments of a template, in order; `Err(())` at a syntax error (and nothing
+/// after it).
+pub fn segments(template: &str) -> Segments<'_> {
+    Segments { rest: template }
+}
+
+/// Iterator over a template's segments, from [`segments`].
+#[derive(Clone, Debug)]
+pub struct Segments<'t> {
+    rest: &'t str,
+}
+
+impl<'t> Iterator for Segments<'t> {
+    type Item = Result<Segment<'t>, ()>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.rest.is_empty() {
             return None;
         }
-        match segment(rest) {
-            Ok((r, seg)) => {
-                rest = r;
+        match segment(self.rest) {
+            Some((seg, rest)) => {
+                self.rest = rest;
                 Some(Ok(seg))
             }
-            Err(_) => {
-                failed = true;
+            None => {
+                self.rest = "";
                 Some(Err(()))
             }
         }
-    })
+    }
+}
+
+impl core::iter::FusedIterator for Segments<'_> {}
+
+/// Index of the first occurrence of `needle` (not empty) in `haystack`. A plain byte
+/// search: `str::find` with a string pattern brings the Two-Way searcher and its
+/// panic paths into the firmware.
+fn find(haystack: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    let (&first, _) = n.split_first()?;
+    let mut from = 0;
+    while let Some(tail) = h.get(from..) {
+        let i = from + tail.iter().position(|&b| b == first)?;
+        if h.get(i..).is_some_and(|t| t.starts_with(n)) {
+            return Some(i);
+        }
+        from = i + 1;
+    }
+    None
 }
 
 /// A template emcp can match: valid syntax, at most [`MAX_VARS`] variables, no two
@@ -138,13 +171,14 @@ impl<'t, 'u> Match<'t, 'u> {
             len: 0,
         };
         let mut rest = uri;
-        let mut segs = segments(template).peekable();
+        let mut segs = segments(template);
         while let Some(seg) = segs.next() {
             match seg.ok()? {
                 Segment::Literal(lit) => rest = rest.strip_prefix(lit)?,
                 Segment::Var(name) => {
-                    let end = match segs.peek() {
-                        Some(Ok(Segment::Literal(next))) => rest.find(next)?,
+                    // A look at the next segment (a copy of the iterator is a peek).
+                    let end = match segs.clone().next() {
+                        Some(Ok(Segment::Literal(next))) => find(rest, next)?,
                         Some(_) => return None,
                         None => rest.len(),
                     };
@@ -173,7 +207,9 @@ impl<'t, 'u> Match<'t, 'u> {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::vec::Vec;
 
     #[test]
     fn matching() {
@@ -204,6 +240,52 @@ mod tests {
         assert!(is_valid(t3));
         let m = Match::new(t3, "x://one.two").unwrap();
         assert_eq!((m.var("a"), m.var("b")), (Some("one"), Some("two")));
+    }
+
+    #[test]
+    fn grammar() {
+        let all = |t| segments(t).collect::<Vec<_>>();
+        assert_eq!(
+            all("a://{x_1}/b{Y}"),
+            [
+                Ok(Segment::Literal("a://")),
+                Ok(Segment::Var("x_1")),
+                Ok(Segment::Literal("/b")),
+                Ok(Segment::Var("Y")),
+            ]
+        );
+        assert_eq!(all(""), []);
+        assert_eq!(
+            all("é{v}ü"),
+            [
+                Ok(Segment::Literal("é")),
+                Ok(Segment::Var("v")),
+                Ok(Segment::Literal("ü")),
+            ]
+        );
+        for bad in [
+            "{", "}", "{}", "{a", "{a/b}", "{é}", "x}", "{a}}", "{{a}}", "{a-b}",
+        ] {
+            assert_eq!(all(bad).last(), Some(&Err(())), "{bad}");
+        }
+        // Nothing after the first error.
+        assert_eq!(all("x}{a}"), [Ok(Segment::Literal("x")), Err(())]);
+    }
+
+    #[test]
+    fn byte_search() {
+        assert_eq!(find("abcabd", "abd"), Some(3));
+        assert_eq!(find("aab", "ab"), Some(1));
+        assert_eq!(find("ab", "abc"), None);
+        assert_eq!(find("ab", ""), None);
+        assert_eq!(find("", "a"), None);
+        assert_eq!(find("héllo/x", "/x"), Some(6));
+        // The first occurrence decides, as `str::find`.
+        let t = "x://{a}.{b}";
+        let m = Match::new(t, "x://a.b.c").unwrap();
+        assert_eq!((m.var("a"), m.var("b")), (Some("a"), Some("b.c")));
+        // A multi-byte value before the literal is refused, not split inside a char.
+        assert!(Match::new("x://{a}/y", "x://é/y").is_none());
     }
 
     #[test]

@@ -366,7 +366,10 @@ pub unsafe extern "C" fn emcp_server_take_output(
         let n = sink.len().min(buf_len);
         // SAFETY: `buf` has `buf_len` >= n writable bytes.
         let dst = unsafe { core::slice::from_raw_parts_mut(buf, n) };
-        dst.copy_from_slice(sink.written().get(..n).unwrap_or(&[]));
+        // A zip rather than `copy_from_slice`, whose length check is a panic path.
+        for (d, s) in dst.iter_mut().zip(sink.written()) {
+            *d = *s;
+        }
         sink.consume(n);
         unsafe { *written_out = n };
         EMCP_OK

@@ -78,6 +78,7 @@
 //! assert_eq!(sink.written(), br#"{"jsonrpc":"2.0","id":3,"result":{"text":"h\u00e9"}}"#);
 //! ```
 
+mod number;
 pub mod scanner;
 pub mod writer;
 

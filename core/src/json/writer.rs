@@ -2,7 +2,8 @@
 //!
 //! [`JsonWriter`] writes compact JSON straight into a [`Sink`] as it is produced: no
 //! document is built, nothing is buffered beyond a few stack bytes for one number or
-//! one batch of base64. Commas are placed automatically, strings are escaped as they
+//! one batch of base64 (a float that is not an integer takes about 650 bytes of stack
+//! for its exact digits). Commas are placed automatically, strings are escaped as they
 //! go (unescaped runs are written as one slice), integers are formatted by hand and
 //! binary blobs can be base64-encoded on the fly in any number of pieces.
 //!
@@ -19,6 +20,7 @@
 
 use core::fmt;
 
+use super::number::{format_f64, F64_MAX_LEN};
 use super::scanner::Str;
 use super::swar;
 
@@ -122,7 +124,16 @@ impl<'b> SliceSink<'b> {
     /// Remove the first `n` written bytes (they were sent), moving the rest to the front.
     pub fn consume(&mut self, n: usize) {
         let n = n.min(self.len);
-        self.buf.copy_within(n..self.len, 0);
+        // A loop rather than `copy_within`, whose range checks are panic paths.
+        if let Some(live) = self.buf.get_mut(..self.len) {
+            let mut i = 0;
+            while let Some(&b) = live.get(i + n) {
+                if let Some(d) = live.get_mut(i) {
+                    *d = b;
+                }
+                i += 1;
+            }
+        }
         self.len -= n;
         self.mark = self.mark.saturating_sub(n);
     }
@@ -133,7 +144,10 @@ impl Sink for SliceSink<'_> {
     fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
         let end = self.len.checked_add(bytes.len()).ok_or(SinkError::Full)?;
         let dst = self.buf.get_mut(self.len..end).ok_or(SinkError::Full)?;
-        dst.copy_from_slice(bytes);
+        // A zip rather than `copy_from_slice`, whose length check is a panic path.
+        for (d, &b) in dst.iter_mut().zip(bytes) {
+            *d = b;
+        }
         self.len = end;
         Ok(())
     }
@@ -346,10 +360,12 @@ fn format_u64<const N: usize>(buf: &mut [u8; N], end: usize, mut v: u64) -> usiz
         *pos = hi;
     }
     let mut pos = end;
-    // 64-bit division is a library call on 32-bit targets: only use it while needed.
+    // Four digits at a time while `v` needs 64 bits, then 32-bit arithmetic.
     while v > u64::from(u32::MAX) {
-        pair(buf, &mut pos, (v % 100) as usize);
-        v /= 100;
+        let (q, r) = div_rem_10k(v);
+        pair(buf, &mut pos, (r % 100) as usize);
+        pair(buf, &mut pos, (r / 100) as usize);
+        v = q;
     }
     let mut small = v as u32;
     while small >= 100 {
@@ -364,49 +380,43 @@ fn format_u64<const N: usize>(buf: &mut [u8; N], end: usize, mut v: u64) -> usiz
     pos
 }
 
-/// The shortest decimal form of `m` (finite, positive, not integral) when it has at
-/// most [`SHORT_DECIMALS`] fractional digits, written right-aligned into `buf`;
-/// returns the index of its first byte. This is exactly what core's `Display` prints:
-/// the fewest fractional digits `k` whose decimal `n / 10^k` reads back as `m`.
-/// `n / 10^k` with `n < 2^50` and `10^k` both exact is one correctly rounded division,
-/// which is what reading the decimal back gives; below 2^50 the rounding interval of
-/// `m` (under a quarter of `10^-k` wide) holds at most one such `n`.
-#[allow(clippy::float_cmp)] // exact equality is the point
-fn short_decimal(buf: &mut [u8; 32], m: f64) -> Option<usize> {
-    if !(1e-6..1e15).contains(&m) {
-        return None;
+/// `v / 10^4` and `v % 10^4` by long division in 16-bit steps: only 32-bit divisions
+/// by a constant (multiplications), where a 64-bit division would be a library call
+/// (about 1 KB) on a 32-bit target.
+fn div_rem_10k(v: u64) -> (u64, u32) {
+    let mut q = 0u64;
+    let mut r = 0u32;
+    for shift in [48, 32, 16, 0] {
+        // r < 10^4 < 2^14, so this fits 32 bits.
+        let part = r << 16 | (v >> shift) as u32 & 0xFFFF;
+        q = q << 16 | u64::from(part / 10_000);
+        r = part % 10_000;
     }
-    let limit = (1u64 << 50) as f64;
-    let mut scale_f = 1.0f64;
-    let mut scale = 1u64;
-    for k in 1..=SHORT_DECIMALS {
-        scale_f *= 10.0;
-        scale *= 10;
-        let x = m * scale_f;
-        if x >= limit {
-            return None;
-        }
-        // `x` is `m * 10^k` rounded: the exact product's nearest integer is `t` or
-        // `t + 1`.
-        let t = x as u64;
-        for n in [t, t + 1] {
-            if n as f64 / scale_f == m {
-                let mut pos = buf.len();
-                let mut frac = n % scale;
-                for _ in 0..k {
-                    prepend(buf, &mut pos, b'0' + (frac % 10) as u8);
-                    frac /= 10;
-                }
-                prepend(buf, &mut pos, b'.');
-                return Some(format_u64(buf, pos, n / scale));
-            }
-        }
-    }
-    None
+    (q, r)
 }
 
-/// Most fractional digits [`short_decimal`] tries before leaving a float to core::fmt.
-const SHORT_DECIMALS: usize = 6;
+/// `v` as an integer when it is one below 2^53 in magnitude (where every integer is a
+/// double, and core prints its digits); `None` for `-0`. Read from the bits, without
+/// float conversions.
+fn small_integer(v: f64) -> Option<i64> {
+    let bits = v.to_bits();
+    let negative = bits >> 63 != 0;
+    let field = (bits >> 52 & 0x7FF) as u32;
+    let fraction = bits & ((1 << 52) - 1);
+    if field == 0 {
+        // Zero (subnormals are not integers).
+        return (fraction == 0 && !negative).then_some(0);
+    }
+    // |v| = (2^52 + fraction) · 2^(field - 1075): an integer below 2^53 when the
+    // shift is 0..=52 and drops no one bits.
+    let shift = 1075u32.checked_sub(field).filter(|&s| s <= 52)?;
+    let m = fraction | 1 << 52;
+    if m & ((1 << shift) - 1) != 0 {
+        return None;
+    }
+    let magnitude = (m >> shift) as i64;
+    Some(if negative { -magnitude } else { magnitude })
+}
 
 /// Put `b` just before `buf[*pos]` (nothing if there is no room).
 #[inline(always)]
@@ -416,37 +426,6 @@ fn prepend<const N: usize>(buf: &mut [u8; N], pos: &mut usize, b: u8) {
             *d = b;
             *pos = p;
         }
-    }
-}
-
-/// A small stack buffer that `core::fmt` can write into.
-struct StackBuf<const N: usize> {
-    buf: [u8; N],
-    len: usize,
-}
-
-impl<const N: usize> StackBuf<N> {
-    fn new() -> Self {
-        StackBuf {
-            buf: [0; N],
-            len: 0,
-        }
-    }
-
-    fn as_bytes(&self) -> &[u8] {
-        self.buf.get(..self.len).unwrap_or_default()
-    }
-}
-
-impl<const N: usize> fmt::Write for StackBuf<N> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let end = self.len.checked_add(s.len()).ok_or(fmt::Error)?;
-        self.buf
-            .get_mut(self.len..end)
-            .ok_or(fmt::Error)?
-            .copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
     }
 }
 
@@ -575,11 +554,12 @@ impl<'s> JsonWriter<'s> {
                 *b = b'"';
             }
             len += 1;
-            let end = len + content.len();
-            if let Some(dst) = buf.get_mut(len..end) {
-                dst.copy_from_slice(content);
+            if let Some(dst) = buf.get_mut(len..) {
+                for (d, &b) in dst.iter_mut().zip(content) {
+                    *d = b;
+                }
             }
-            len = end;
+            len += content.len();
             for &c in close {
                 if let Some(b) = buf.get_mut(len) {
                     *b = c;
@@ -800,11 +780,29 @@ impl<'s> JsonWriter<'s> {
     }
 
     fn integer(&mut self, magnitude: u64, negative: bool) {
-        // Room for `,`, `-` and the 20 digits of u64::MAX (i64::MIN has 19).
-        let mut buf = [0u8; 22];
-        let mut start = format_u64(&mut buf, 22, magnitude);
+        self.number(magnitude, negative, false);
+    }
+
+    /// An unsigned integer as a string value (`"42"`, e.g. a pagination cursor),
+    /// without `core::fmt`.
+    pub(crate) fn u64_str(&mut self, v: u64) {
+        self.number(v, false, true);
+    }
+
+    /// `magnitude` with its sign, in quotes when `quoted`, as one sink write.
+    fn number(&mut self, magnitude: u64, negative: bool, quoted: bool) {
+        // Room for `,`, `-` or `"`, the 20 digits of u64::MAX (i64::MIN has 19), `"`.
+        let mut buf = [0u8; 23];
+        let mut end = buf.len();
+        if quoted {
+            prepend(&mut buf, &mut end, b'"');
+        }
+        let mut start = format_u64(&mut buf, end, magnitude);
         if negative {
             prepend(&mut buf, &mut start, b'-');
+        }
+        if quoted {
+            prepend(&mut buf, &mut start, b'"');
         }
         if self.comma {
             prepend(&mut buf, &mut start, b',');
@@ -813,12 +811,14 @@ impl<'s> JsonWriter<'s> {
         self.after_value();
     }
 
-    /// A float in shortest round-trip form (core's `Display` for `f64`); NaN and ±inf
-    /// become `null`. Magnitudes from 1e21 up and below 1e-6 use exponent form (core's
-    /// `LowerExp`, also shortest round-trip), as JavaScript does, so the output stays
-    /// short (`1e300`, not 301 digits). Integral values and decimals with up to six
-    /// fractional digits (`40`, `21.5`, `1013.2`) are formatted without `core::fmt`,
-    /// to exactly the same text.
+    /// A float in shortest round-trip form, the text core's `Display` prints for an
+    /// `f64`; NaN and ±inf become `null`. Magnitudes from 1e21 up and below 1e-6 use
+    /// exponent form (core's `LowerExp`, also shortest round-trip), as JavaScript
+    /// does, so the output stays short (`1e300`, not 301 digits). No `core::fmt` and
+    /// no float arithmetic: integers below 2^53 are written as integers, everything
+    /// else with exact big-integer arithmetic (Steele & White's free-format digits,
+    /// about 650 bytes of stack; small numbers for `21.5`, more work for extreme
+    /// exponents).
     ///
     /// ```
     /// use emcp::json::{JsonWriter, SliceSink};
@@ -834,50 +834,24 @@ impl<'s> JsonWriter<'s> {
     /// assert!(w.is_ok());
     /// assert_eq!(sink.written(), b"[21.5,40,0.1,1e300,null]");
     /// ```
-    #[allow(clippy::float_cmp)] // exact equality is the point
     pub fn f64(&mut self, v: f64) {
         if !v.is_finite() {
             self.null();
             return;
         }
-        // Integral values and short decimals (`40.0`, `21.5`, `1013.2`) skip
-        // core::fmt: exactly the same text, much faster.
-        if v.abs() < 1e15 {
-            let i = v as i64;
-            // `-0.0` keeps its sign through core::fmt.
-            if i as f64 == v && !(i == 0 && v.is_sign_negative()) {
-                self.i64(i);
-                return;
-            }
-            let mut buf = [0u8; 32];
-            if let Some(mut start) = short_decimal(&mut buf, v.abs()) {
-                if v < 0.0 {
-                    prepend(&mut buf, &mut start, b'-');
-                }
-                if self.comma {
-                    prepend(&mut buf, &mut start, b',');
-                }
-                self.put(buf.get(start..).unwrap_or_default());
-                self.after_value();
-                return;
-            }
-        }
-        let mut buf = StackBuf::<40>::new();
-        if self.comma {
-            let _ = fmt::Write::write_str(&mut buf, ",");
-        }
-        let magnitude = v.abs();
-        let formatted = if magnitude != 0.0 && !(1e-6..1e21).contains(&magnitude) {
-            fmt::write(&mut buf, format_args!("{v:e}"))
-        } else {
-            fmt::write(&mut buf, format_args!("{v}"))
-        };
-        if formatted.is_err() {
-            // Cannot happen (the longest form is 24 bytes); stay valid JSON anyway.
-            self.null();
+        // Integral values (`40.0`, progress counts): the integer digits, which are
+        // the shortest form below 2^53.
+        if let Some(i) = small_integer(v) {
+            self.i64(i);
             return;
         }
-        self.put(buf.as_bytes());
+        let mut buf = [0u8; 1 + F64_MAX_LEN];
+        let start = if self.comma { 0 } else { 1 };
+        if let Some((comma, text)) = buf.split_first_mut() {
+            *comma = b',';
+            let len = format_f64(v, text);
+            self.put(buf.get(start..=len).unwrap_or_default());
+        }
         self.after_value();
     }
 
@@ -1259,6 +1233,28 @@ mod tests {
             assert_eq!(out(|w| w.u64(v)), std::format!("{v}"));
         }
         assert_eq!(out(|w| w.u64(u64::MAX)), "18446744073709551615");
+        // As strings (pagination cursors), with commas.
+        assert_eq!(
+            out(|w| {
+                w.begin_array();
+                w.u64_str(0);
+                w.u64_str(40);
+                w.u64_str(u64::MAX);
+                w.end_array();
+            }),
+            r#"["0","40","18446744073709551615"]"#
+        );
+        // Four digits at a time above 2^32: every zero-padded group.
+        for v in [
+            1u64 << 32,
+            10_000_000_000,
+            10_000_000_001,
+            42_949_672_960_009,
+            1 << 63,
+        ] {
+            assert_eq!(out(|w| w.u64(v)), std::format!("{v}"));
+            assert_eq!(div_rem_10k(v), (v / 10_000, (v % 10_000) as u32));
+        }
         // Every power of ten and its neighbours.
         let mut p = 1u64;
         loop {

@@ -1,0 +1,1071 @@
+//! Number literals: exact comparison, and `f64` conversions both ways, without
+//! `core`'s float parsing and formatting.
+//!
+//! `core`'s `f64::from_str` and `Display` are exact, but on a Cortex-M they cost about
+//! 27 KB of flash (tables of powers of five and ten, Grisu with a Dragon fallback) and
+//! 2.5 KB of stack. Devices read and write a handful of short decimals (`21.5`,
+//! `-12.5`, `1e2`), so this module does both with integer arithmetic on one small
+//! big-integer type ([`Big`], [`LIMBS`] 32-bit limbs on the stack): about 4 KB of
+//! code, no float operations.
+//!
+//! Reading ([`to_f64`]):
+//!
+//! - A literal with at most 19 significant digits (every `f64` printed in shortest
+//!   form has at most 17) converts **exactly**: to the nearest `f64`, ties to even,
+//!   `±inf` beyond `f64::MAX`, `±0` or a subnormal below `f64::MIN_POSITIVE` — the same
+//!   result as `core`'s parser. An integer below 2^64 (`45`, `1e2`) is rounded straight
+//!   from its bits. Otherwise the digits `w` and the exponent `q` (value `w · 10^q`)
+//!   become the ratio `w · 5^q / 1` or `w / 5^-q` of two big integers (at most 800
+//!   bits), whose quotient is taken to 64 bits by long division and rounded once
+//!   (about 300 bytes of stack).
+//! - A longer literal keeps its first 19 significant digits; the digits after them
+//!   only count as "something more" (a sticky bit for the rounding). The result is the
+//!   exactly rounded value of a number within a relative `10^-18` of the literal: at
+//!   most one unit in the last place from `core`'s result, and equal to it unless the
+//!   literal lies within that distance of a point halfway between two `f64`s.
+//!
+//! Writing ([`format_f64`]): the shortest digits that read back as the value, the
+//! closest among those (a tie goes away from zero, as in `core`), by Steele & White's
+//! free-format algorithm on exact big integers, laid out as `core` prints an `f64`.
+//! The same text as `core` for every finite `f64` (checked against it on random and
+//! extreme values); about 650 bytes of stack. The work grows with the digits and the
+//! exponent: `21.5` takes two-limb numbers, `5e-324` 34-limb ones.
+//!
+//! [`compare`] orders two literals by their exact decimal values, digit by digit (no
+//! conversion, no rounding): `1 == 1.0 == 1e0`, and `100.00000000000000001 > 100`
+//! although both are the same `f64`. [`is_integral`] reads integrality the same way.
+//! Exponents are read saturating at `±i64::MAX`, which only matters for literals
+//! beyond `1e9223372036854775807`.
+//!
+//! The readers take the bytes of a literal that follows the JSON number grammar (as
+//! every [`Value`](super::Value) of kind number does) and return `None` (or `false`)
+//! for anything else. Nothing here panics: digits are read through iterators, limbs
+//! through checked accesses, and the big integers are sized for the largest operands
+//! (see [`LIMBS`]).
+
+use core::cmp::Ordering;
+
+/// A literal taken apart: `-`? `int` (`.` `frac`)? (`e` `exp`)?.
+#[derive(Clone, Copy)]
+struct Parts<'a> {
+    negative: bool,
+    /// The digits before the point (at least one).
+    int: &'a [u8],
+    /// The digits after the point (none without a point).
+    frac: &'a [u8],
+    /// The exponent, saturating at `±i64::MAX`.
+    exp: i64,
+}
+
+/// `usize` to `i64`, saturating (a slice length always fits).
+fn count(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// Split `s` after its leading ASCII digits.
+fn split_digits(s: &[u8]) -> (&[u8], &[u8]) {
+    let n = s
+        .iter()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(s.len());
+    s.split_at_checked(n).unwrap_or((s, &[]))
+}
+
+impl<'a> Parts<'a> {
+    /// Take a number literal apart (the JSON grammar; leading zeros are tolerated);
+    /// `None` if `raw` is not one.
+    fn new(raw: &'a [u8]) -> Option<Self> {
+        let (negative, rest) = match raw.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, raw),
+        };
+        let (int, rest) = split_digits(rest);
+        if int.is_empty() {
+            return None;
+        }
+        let (frac, rest) = match rest.split_first() {
+            Some((b'.', after)) => {
+                let (frac, rest) = split_digits(after);
+                if frac.is_empty() {
+                    return None;
+                }
+                (frac, rest)
+            }
+            _ => (&[][..], rest),
+        };
+        let exp = match rest.split_first() {
+            None => 0,
+            Some((b'e' | b'E', after)) => {
+                let (negative, after) = match after.split_first() {
+                    Some((b'-', a)) => (true, a),
+                    Some((b'+', a)) => (false, a),
+                    _ => (false, after),
+                };
+                let (digits, rest) = split_digits(after);
+                if digits.is_empty() || !rest.is_empty() {
+                    return None;
+                }
+                let magnitude = digits.iter().fold(0i64, |acc, &b| {
+                    acc.saturating_mul(10)
+                        .saturating_add(i64::from(b.wrapping_sub(b'0')))
+                });
+                if negative {
+                    -magnitude
+                } else {
+                    magnitude
+                }
+            }
+            Some(_) => return None,
+        };
+        Some(Parts {
+            negative,
+            int,
+            frac,
+            exp,
+        })
+    }
+
+    /// The significant digits (from the first non-zero one on) as values 0..=9.
+    fn significant(self) -> impl Iterator<Item = u8> + 'a {
+        self.int
+            .iter()
+            .chain(self.frac)
+            .skip_while(|&&b| b == b'0')
+            .map(|&b| b.wrapping_sub(b'0'))
+    }
+
+    /// Whether the literal's value is zero (`0`, `-0.000e7`).
+    fn is_zero(self) -> bool {
+        self.int.iter().chain(self.frac).all(|&b| b == b'0')
+    }
+
+    /// `k` such that the value is `0.d₁d₂… · 10^k` with `d₁` its first significant
+    /// digit (so `10^(k-1) <= |value| < 10^k`), saturating. Meaningless for zero.
+    fn scale(self) -> i64 {
+        let leading_zeros = self
+            .int
+            .iter()
+            .chain(self.frac)
+            .take_while(|&&b| b == b'0')
+            .count();
+        count(self.int.len())
+            .saturating_sub(count(leading_zeros))
+            .saturating_add(self.exp)
+    }
+}
+
+/// The exact order of two number literals; `None` if either is not a JSON number.
+///
+/// Zero is zero whatever its sign (`-0 == 0`), as JSON Schema compares numbers.
+pub(crate) fn compare(a: &[u8], b: &[u8]) -> Option<Ordering> {
+    let (a, b) = (Parts::new(a)?, Parts::new(b)?);
+    let sign = |p: Parts<'_>| match (p.is_zero(), p.negative) {
+        (true, _) => 0i8,
+        (false, true) => -1,
+        (false, false) => 1,
+    };
+    let (sa, sb) = (sign(a), sign(b));
+    if sa != sb || sa == 0 {
+        return Some(sa.cmp(&sb));
+    }
+    let magnitude = a.scale().cmp(&b.scale()).then_with(|| {
+        // Same scale: the digit strings decide, the shorter one padded with zeros.
+        let (mut x, mut y) = (a.significant(), b.significant());
+        loop {
+            match (x.next(), y.next()) {
+                (None, None) => return Ordering::Equal,
+                (Some(d), Some(e)) if d != e => return d.cmp(&e),
+                (Some(d), None) if d != 0 => return Ordering::Greater,
+                (None, Some(e)) if e != 0 => return Ordering::Less,
+                _ => {}
+            }
+        }
+    });
+    Some(if sa < 0 {
+        magnitude.reverse()
+    } else {
+        magnitude
+    })
+}
+
+/// Whether a number literal's value is an integer (`5`, `-3`, `5.0`, `1e3`, `2.50e1`,
+/// `-0`), from its digits; `false` if `raw` is not a JSON number.
+pub(crate) fn is_integral(raw: &[u8]) -> bool {
+    let Some(parts) = Parts::new(raw) else {
+        return false;
+    };
+    // 0.d₁…dₙ · 10^k with dₙ the last non-zero digit is an integer when k >= n.
+    let n = parts
+        .significant()
+        .enumerate()
+        .filter(|&(_, d)| d != 0)
+        .last()
+        .map_or(0, |(i, _)| i + 1);
+    n == 0 || parts.scale() >= count(n)
+}
+
+/// Longest text [`format_f64`] writes: `-0.00000` and 17 digits.
+pub(crate) const F64_MAX_LEN: usize = 25;
+
+/// Write finite `v` into `out` in shortest round-trip form; returns the length.
+///
+/// The text `core` prints for an `f64`: the fewest significant digits that read back
+/// as `v`, the closest to `v` among those (when two are equally close, the one further
+/// from zero), positional (`Display`: `21.5`, `40`, `100000000000000000000`,
+/// `0.000001`, `-0`) for magnitudes in [1e-6, 1e21) and zero, with an exponent
+/// (`LowerExp`: `1e21`, `1.5e-7`, `2.2250738585072014e-308`) outside. `out` should
+/// hold [`F64_MAX_LEN`] bytes; what does not fit is cut off.
+#[inline(never)]
+pub(crate) fn format_f64(v: f64, out: &mut [u8]) -> usize {
+    let mut w = Cursor { out, len: 0 };
+    if v.is_sign_negative() {
+        w.push(b'-');
+    }
+    let bits = v.to_bits() & !(1 << 63);
+    if bits == 0 {
+        w.push(b'0');
+        return w.len;
+    }
+    let mut digits = [0u8; 17];
+    // |v| = 0.d₁d₂…dₙ · 10^k
+    let (n, k) = shortest(bits, &mut digits);
+    let digits = digits.get(..n).unwrap_or_default();
+    if (-5..=21).contains(&k) {
+        if k <= 0 {
+            w.push(b'0');
+            w.push(b'.');
+            for _ in k..0 {
+                w.push(b'0');
+            }
+        }
+        let mut place = k;
+        for &d in digits {
+            if place == 0 && k > 0 {
+                w.push(b'.');
+            }
+            w.push(b'0' + d);
+            place -= 1;
+        }
+        while place > 0 {
+            w.push(b'0');
+            place -= 1;
+        }
+    } else {
+        let (first, rest) = digits.split_first().unwrap_or((&1, &[]));
+        w.push(b'0' + first);
+        if !rest.is_empty() {
+            w.push(b'.');
+            for &d in rest {
+                w.push(b'0' + d);
+            }
+        }
+        w.push(b'e');
+        let exp = k - 1;
+        if exp < 0 {
+            w.push(b'-');
+        }
+        let exp = u32::try_from(exp.unsigned_abs()).unwrap_or(0); // at most 324
+        if exp >= 100 {
+            w.push(b'0' + (exp / 100 % 10) as u8);
+        }
+        if exp >= 10 {
+            w.push(b'0' + (exp / 10 % 10) as u8);
+        }
+        w.push(b'0' + (exp % 10) as u8);
+    }
+    w.len
+}
+
+/// The shortest digits of the positive finite `f64` with these `bits` (Steele &
+/// White's free-format algorithm as Burger & Dybvig give it, on exact big integers):
+/// writes them into `digits` and returns their number `n` and the power `k` with
+/// `value = 0.d₁…dₙ · 10^k`.
+///
+/// `value = r / s`; the numbers that read back as it lie strictly (or, for an even
+/// significand, inclusively: parsing ties to even) within `m⁻ / s` below and
+/// `m⁺ / s` above it, half the gaps to its neighbours. The gap below is half as wide
+/// at a power of two, so there `m⁻ = m⁺ / 2`.
+fn shortest(bits: u64, digits: &mut [u8; 17]) -> (usize, i64) {
+    let field = bits >> 52;
+    let fraction = bits & ((1 << 52) - 1);
+    let (f, e) = if field == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | 1 << 52, field as i64 - 1075)
+    };
+    let inclusive = f & 1 == 0;
+    let narrow_below = fraction == 0 && field > 1;
+    // value = f · 2^e, m⁺ = 2^(e-1), m⁻ = 2^(e-1) or 2^(e-2): all times 2^(2-e).
+    let mut r = Big::from_u64(f << 2);
+    let mut s = Big::from_u64(1);
+    let mut m = Big::from_u64(2); // m⁺
+    let t = e - 2;
+    if t >= 0 {
+        r.shl(t as u32);
+        m.shl(t as u32);
+    } else {
+        s.shl(t.unsigned_abs() as u32);
+    }
+    // k: 10^(k-1) <= value < 10^k, estimated from the binary exponent (never too
+    // high: floor(p · log10 2) with 78913 / 2^18 < log10 2, exact for |p| < 1650),
+    // then raised while the upper bound reaches 10^k.
+    let p = e + 63 - i64::from(f.leading_zeros());
+    let log = (p.unsigned_abs() * 78913) >> 18;
+    let mut k = if p >= 0 {
+        log as i64 + 1
+    } else {
+        -(log as i64)
+    };
+    if k >= 0 {
+        s.mul_pow10(k as u32);
+    } else {
+        r.mul_pow10(k.unsigned_abs() as u32);
+        m.mul_pow10(k.unsigned_abs() as u32);
+    }
+    let reaches = |r: &Big, m: &Big, s: &Big| {
+        let mut high = r.clone();
+        high.add(m);
+        match high.cmp(s) {
+            Ordering::Greater => true,
+            Ordering::Equal => inclusive,
+            Ordering::Less => false,
+        }
+    };
+    while reaches(&r, &m, &s) {
+        s.mul_small(10);
+        k += 1;
+    }
+    let mut n = 0;
+    for slot in digits.iter_mut() {
+        r.mul_small(10);
+        m.mul_small(10);
+        let mut d = 0u8;
+        while r.cmp(&s) != Ordering::Less && d < 9 {
+            r.sub(&s);
+            d += 1;
+        }
+        // r < m⁻ (comparing 2r with m⁺ where m⁻ is half of it).
+        let low = {
+            let below = if narrow_below {
+                let mut twice = r.clone();
+                twice.shl(1);
+                twice.cmp(&m)
+            } else {
+                r.cmp(&m)
+            };
+            match below {
+                Ordering::Less => true,
+                Ordering::Equal => inclusive,
+                Ordering::Greater => false,
+            }
+        };
+        let high = reaches(&r, &m, &s);
+        *slot = d;
+        n += 1;
+        let up = match (low, high) {
+            (false, false) => continue,
+            (true, false) => false,
+            (false, true) => true,
+            // Both d and d + 1 read back: the closer; on a tie the upper, as core.
+            (true, true) => {
+                let mut twice = r.clone();
+                twice.shl(1);
+                twice.cmp(&s) != Ordering::Less
+            }
+        };
+        if up {
+            *slot = d + 1;
+        }
+        break;
+    }
+    // A digit rounded up to 10 carries into the ones before it.
+    let mut carry = false;
+    for d in digits.iter_mut().take(n).rev() {
+        if carry {
+            *d += 1;
+        }
+        carry = *d > 9;
+        if carry {
+            *d = 0;
+        }
+    }
+    if carry {
+        *digits = [0; 17];
+        if let Some(d) = digits.first_mut() {
+            *d = 1;
+        }
+        k += 1;
+    }
+    // Trailing zeros (left by a carry) are not significant.
+    let n = digits
+        .iter()
+        .take(n)
+        .rposition(|&d| d != 0)
+        .map_or(0, |i| i + 1);
+    (n, k)
+}
+
+/// Bytes written left to right into a slice; what does not fit is dropped.
+struct Cursor<'o> {
+    out: &'o mut [u8],
+    len: usize,
+}
+
+impl Cursor<'_> {
+    fn push(&mut self, b: u8) {
+        if let Some(slot) = self.out.get_mut(self.len) {
+            *slot = b;
+            self.len += 1;
+        }
+    }
+}
+
+/// Most significant digits kept exactly (10^19 - 1 < 2^64).
+const DIGITS: i64 = 19;
+
+/// The nearest `f64` to a number literal (ties to even), exact for literals with at
+/// most 19 significant digits (see the [module docs](self) for longer ones); `None` if
+/// `raw` is not a JSON number.
+pub(crate) fn to_f64(raw: &[u8]) -> Option<f64> {
+    let parts = Parts::new(raw)?;
+    let mut w: u64 = 0;
+    let mut kept: i64 = 0;
+    let mut sticky = false;
+    for d in parts.significant() {
+        if kept < DIGITS {
+            w = w * 10 + u64::from(d);
+            kept += 1;
+        } else if d != 0 {
+            sticky = true;
+            break;
+        }
+    }
+    let scale = parts.scale();
+    let bits = if w == 0 {
+        0
+    } else if scale > 309 {
+        // At least 10^309.
+        INFINITY
+    } else if scale < -323 {
+        // Below 10^-324, less than half the smallest subnormal (2^-1075 ≈ 2.47e-324).
+        0
+    } else {
+        // value = w · 10^q with -342 <= q <= 308.
+        let q = scale - kept;
+        let integer = match q {
+            0.. => (0..q).try_fold(w, |n, _| n.checked_mul(10)),
+            _ => None,
+        };
+        match (integer, i32::try_from(q)) {
+            // An integer below 2^64 (`45`, `1e2`): rounded straight from its bits,
+            // without the big integers' stack.
+            (Some(n), _) => {
+                let shift = n.leading_zeros();
+                round(n << shift, -i64::from(shift), sticky)
+            }
+            (None, Ok(q)) => nearest(w, q, sticky),
+            (None, Err(_)) => 0, // unreachable: the range is checked above
+        }
+    };
+    let sign = if parts.negative { 1 << 63 } else { 0 };
+    Some(f64::from_bits(bits | sign))
+}
+
+/// The bits of `f64::INFINITY`.
+const INFINITY: u64 = 0x7FF0_0000_0000_0000;
+
+/// The bits of the `f64` nearest to `w · 10^q` (plus a little more when `sticky`),
+/// for `w > 0` and `-342 <= q <= 308`. Not inlined: its two big integers (280 bytes
+/// of stack) are only taken when needed.
+#[inline(never)]
+fn nearest(w: u64, q: i32, sticky: bool) -> u64 {
+    // w · 10^q = (num / den) · 2^e with num = w · 5^q, den = 1 (q >= 0) or
+    // num = w, den = 5^-q (q < 0).
+    let mut num = Big::from_u64(w);
+    let mut den = Big::from_u64(1);
+    if q >= 0 {
+        num.mul_pow5(q.unsigned_abs());
+    } else {
+        den.mul_pow5(q.unsigned_abs());
+    }
+    let mut e = i64::from(q);
+    // Align the two to the same bit length, then so that 1 <= num / den < 2.
+    let (nb, db) = (num.bits(), den.bits());
+    if nb < db {
+        num.shl(db - nb);
+        e -= i64::from(db - nb);
+    } else {
+        den.shl(nb - db);
+        e += i64::from(nb - db);
+    }
+    if num.cmp(&den) == Ordering::Less {
+        num.shl(1);
+        e -= 1;
+    }
+    // 64 bits of the quotient, most significant (always 1) first.
+    let mut m: u64 = 0;
+    for _ in 0..64 {
+        m <<= 1;
+        if num.cmp(&den) != Ordering::Less {
+            num.sub(&den);
+            m |= 1;
+        }
+        num.shl(1);
+    }
+    round(m, e - 63, sticky || !num.is_zero())
+}
+
+/// The bits of the positive `f64` nearest to `(m + f) · 2^e`, where `m >= 2^63` and
+/// `0 <= f < 1` is non-zero exactly when `sticky`; ties to even.
+fn round(m: u64, e: i64, sticky: bool) -> u64 {
+    // The value lies in [2^top, 2^(top+1)).
+    let top = e + 63;
+    if top > 1023 {
+        return INFINITY;
+    }
+    // Bits of `m` below the last kept one: 11 for a normal number, more below 2^-1022.
+    let shift = if top >= -1022 { 11 } else { 11 - 1022 - top };
+    let (mant, rem, half) = match u32::try_from(shift) {
+        Ok(s @ 11..=63) => (m >> s, m & ((1 << s) - 1), 1 << (s - 1)),
+        Ok(64) => (0, m, 1 << 63),
+        _ => return 0, // below 2^-1075: rounds to zero
+    };
+    let up = rem > half || (rem == half && (sticky || mant & 1 == 1));
+    // For a normal number `mant` holds the implicit bit, which adds one to the
+    // exponent field: hence `top + 1022`. A carry out of the mantissa moves on into
+    // the exponent field, up to infinity; a subnormal that rounds up to 2^52 becomes
+    // the smallest normal number the same way.
+    let exponent = if top >= -1022 {
+        u64::try_from(top + 1022).unwrap_or(0) << 52
+    } else {
+        0
+    };
+    exponent + mant + u64::from(up)
+}
+
+/// 32-bit limbs of a [`Big`]. Reading: the largest operand of the long division is
+/// `5^342` (795 bits, for the smallest subnormals) or `w · 5^308` (779 bits), and the
+/// running remainder stays below twice the divisor (796 bits). Printing: `s` is at
+/// most `2^1076` (subnormals), `r` and `m⁺` stay below `10 · s` and their sum below
+/// `20 · s`: 1081 bits, 34 limbs.
+const LIMBS: usize = 34;
+
+/// An unsigned big integer of [`LIMBS`] little-endian limbs; `len` limbs in use, the
+/// top one non-zero, all above it zero.
+#[derive(Clone)]
+struct Big {
+    limbs: [u32; LIMBS],
+    len: usize,
+}
+
+impl Big {
+    fn from_u64(v: u64) -> Self {
+        let mut big = Big {
+            limbs: [0; LIMBS],
+            len: 2,
+        };
+        let [lo, hi, ..] = &mut big.limbs;
+        *lo = v as u32;
+        *hi = (v >> 32) as u32;
+        big.trim();
+        big
+    }
+
+    fn trim(&mut self) {
+        while let Some(i) = self.len.checked_sub(1) {
+            if self.limbs.get(i).is_some_and(|&l| l != 0) {
+                break;
+            }
+            self.len = i;
+        }
+    }
+
+    fn is_zero(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of significant bits.
+    fn bits(&self) -> u32 {
+        match self.len.checked_sub(1).and_then(|i| self.limbs.get(i)) {
+            Some(top) => self.len as u32 * 32 - top.leading_zeros(),
+            None => 0,
+        }
+    }
+
+    fn mul_small(&mut self, factor: u32) {
+        let mut carry = 0u64;
+        for limb in self.limbs.iter_mut().take(self.len) {
+            let p = u64::from(*limb) * u64::from(factor) + carry;
+            *limb = p as u32;
+            carry = p >> 32;
+        }
+        if carry != 0 {
+            if let Some(limb) = self.limbs.get_mut(self.len) {
+                *limb = carry as u32;
+                self.len += 1;
+            }
+        }
+    }
+
+    fn mul_pow5(&mut self, mut k: u32) {
+        while k > 0 {
+            // 5^13 is the largest power of five below 2^32.
+            let step = k.min(13);
+            self.mul_small(5u32.pow(step));
+            k -= step;
+        }
+    }
+
+    fn mul_pow10(&mut self, k: u32) {
+        self.mul_pow5(k);
+        self.shl(k);
+    }
+
+    fn add(&mut self, other: &Big) {
+        let mut carry = 0u64;
+        let len = self.len.max(other.len);
+        for (a, &b) in self.limbs.iter_mut().zip(&other.limbs).take(len) {
+            let sum = u64::from(*a) + u64::from(b) + carry;
+            *a = sum as u32;
+            carry = sum >> 32;
+        }
+        self.len = len;
+        if carry != 0 {
+            if let Some(limb) = self.limbs.get_mut(len) {
+                *limb = carry as u32;
+                self.len += 1;
+            }
+        }
+    }
+
+    /// Shift left by `n` bits (bits beyond [`LIMBS`] would be lost; the operands are
+    /// sized so that none are).
+    fn shl(&mut self, n: u32) {
+        let whole = (n / 32) as usize;
+        let bits = n % 32;
+        let len = (self.len + whole + 1).min(LIMBS);
+        // From the top down, each new limb is made of two old ones at or below it.
+        for i in (0..len).rev() {
+            let old = |j: Option<usize>| {
+                u64::from(j.and_then(|j| self.limbs.get(j)).copied().unwrap_or(0))
+            };
+            let hi = old(i.checked_sub(whole));
+            let lo = old(i.checked_sub(whole + 1));
+            let limb = ((hi << 32 | lo) << bits >> 32) as u32;
+            if let Some(l) = self.limbs.get_mut(i) {
+                *l = limb;
+            }
+        }
+        self.len = len;
+        self.trim();
+    }
+
+    fn cmp(&self, other: &Big) -> Ordering {
+        self.len.cmp(&other.len).then_with(|| {
+            let a = self.limbs.iter().take(self.len).rev();
+            a.cmp(other.limbs.iter().take(other.len).rev())
+        })
+    }
+
+    /// `self - other`, for `self >= other`.
+    fn sub(&mut self, other: &Big) {
+        let mut borrow = false;
+        for (a, &b) in self.limbs.iter_mut().zip(&other.limbs).take(self.len) {
+            let (d, o1) = a.overflowing_sub(b);
+            let (d, o2) = d.overflowing_sub(u32::from(borrow));
+            *a = d;
+            borrow = o1 || o2;
+        }
+        self.trim();
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use proptest::prelude::*;
+    use std::format;
+    use std::string::{String, ToString};
+
+    fn ours(s: &str) -> f64 {
+        to_f64(s.as_bytes()).unwrap_or_else(|| panic!("{s:?} not a number"))
+    }
+
+    fn core_parse(s: &str) -> f64 {
+        s.parse().unwrap()
+    }
+
+    /// Same value and sign (`-0` is not `0`; NaN never occurs).
+    fn same(a: f64, b: f64) -> bool {
+        a.to_bits() == b.to_bits()
+    }
+
+    #[track_caller]
+    fn exact(s: &str) {
+        let (a, b) = (ours(s), core_parse(s));
+        assert!(same(a, b), "{s}: ours {a:e}, core {b:e}");
+    }
+
+    #[test]
+    fn device_values_and_edges() {
+        for s in [
+            "0",
+            "-0",
+            "0.0",
+            "-0.000e-7",
+            "0e999999999999999999999999",
+            "21.5",
+            "-12.5",
+            "1e2",
+            "1E+2",
+            "1013.2",
+            "0.1",
+            "0.3",
+            "100",
+            "-90",
+            "1e23",
+            "9007199254740993",
+            "9007199254740995",
+            "1.7976931348623157e308",
+            "1.7976931348623158e308",
+            "1.7976931348623159e308",
+            "1e308",
+            "1e309",
+            "-1e400",
+            "2.2250738585072011e-308",
+            "2.2250738585072012e-308",
+            "2.2250738585072014e-308",
+            "4.9406564584124654e-324",
+            "5e-324",
+            "2.4703282292062327e-324",
+            "2.4703282292062328e-324",
+            "7.4109846876186981e-324",
+            "1e-400",
+            "-1e-400",
+            "8.98846567431158e307",
+            "123456789012345678",
+            "1234567890123456789",
+            "9999999999999999999",
+            "0.0000000000000000000000000000001",
+            "1e-342",
+            "9999999999999999999e-343",
+            "1e-324",
+            "3e-324",
+            "9999999999999999999e289",
+            "1797693134862315708145274237317043567981e269",
+        ] {
+            exact(s);
+        }
+        assert_eq!(ours("1e400"), f64::INFINITY);
+        assert_eq!(ours("2.5e-1"), 0.25);
+        assert!(same(ours("-1e-400"), -0.0));
+        for bad in [
+            "", "-", "1.", ".5", "1e", "1e+", "01x", "1.5.2", "+1", "1e5x", "a",
+        ] {
+            assert_eq!(to_f64(bad.as_bytes()), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn long_literals() {
+        // More than 19 significant digits: exact here, as these are far from halfway.
+        for s in [
+            "3.14159265358979323846264338327950288",
+            "123456789012345678901234567890",
+            "0.1000000000000000000000000000001",
+            "2.22507385850720113605740979670913197593481954635164564e-308",
+            "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497791",
+        ] {
+            exact(s);
+        }
+        // 2^53 + 1 (halfway between two doubles) with a tail: the tail decides, and
+        // is seen as "something more" from the 20th digit on.
+        exact("9007199254740993.0000000000000000001");
+        exact("9007199254740993.0000000000000000000");
+        // The documented exception: 2^66 + 2^13 = 73786976294838214656 is halfway
+        // between 2^66 and 2^66 + 2^14. One above it is read as
+        // 7378697629483821465 · 10 plus "a little more", below halfway: 2^66, where
+        // core gives the next double up.
+        let above_halfway = "73786976294838214657";
+        assert_eq!(ours(above_halfway), 2f64.powi(66));
+        assert_eq!(core_parse(above_halfway), 2f64.powi(66) + 16384.0);
+    }
+
+    #[test]
+    fn comparison() {
+        use Ordering::*;
+        let cases: &[(&str, &str, Ordering)] = &[
+            ("1", "1.0", Equal),
+            ("1", "1e0", Equal),
+            ("100", "1e2", Equal),
+            ("0.5", "5e-1", Equal),
+            ("-0", "0", Equal),
+            ("0.000", "-0e9", Equal),
+            ("100.00000000000000001", "100", Greater),
+            ("99.999999999999999999", "100", Less),
+            ("-100.00000000000000001", "-100", Less),
+            ("1.25", "1.2500000", Equal),
+            ("12.5", "1.25e1", Equal),
+            ("-1", "0", Less),
+            ("0", "-1e-300", Greater),
+            ("1e-300", "0", Greater),
+            ("2", "10", Less),
+            ("0.09", "0.1", Less),
+            ("001", "1", Equal),
+            ("1e9223372036854775807", "1e100", Greater),
+            ("1e-99999999999999999999999", "0", Greater),
+            ("-5", "-40", Greater),
+        ];
+        for &(a, b, want) in cases {
+            assert_eq!(
+                compare(a.as_bytes(), b.as_bytes()),
+                Some(want),
+                "{a} vs {b}"
+            );
+            assert_eq!(
+                compare(b.as_bytes(), a.as_bytes()),
+                Some(want.reverse()),
+                "{b} vs {a}"
+            );
+        }
+        assert_eq!(compare(b"1", b"x"), None);
+        assert_eq!(compare(b"\"1\"", b"1"), None);
+    }
+
+    fn formatted(v: f64) -> String {
+        let mut buf = [0u8; F64_MAX_LEN];
+        let len = format_f64(v, &mut buf);
+        String::from_utf8(buf[..len].to_vec()).unwrap()
+    }
+
+    /// What core prints: `Display` in [1e-6, 1e21) and for zero, `LowerExp` outside.
+    fn core_form(v: f64) -> String {
+        let m = v.abs();
+        if m != 0.0 && !(1e-6..1e21).contains(&m) {
+            format!("{v:e}")
+        } else {
+            format!("{v}")
+        }
+    }
+
+    #[test]
+    fn format_layout() {
+        for (v, s) in [
+            (21.5, "21.5"),
+            (40.0, "40"),
+            (1013.2, "1013.2"),
+            (0.1, "0.1"),
+            (1e300, "1e300"),
+            (-0.0, "-0"),
+            (0.0, "0"),
+            (1e21, "1e21"),
+            (1e20, "100000000000000000000"),
+            (123456789012345680000.0, "123456789012345680000"),
+            (1e-6, "0.000001"),
+            (-1.2345e-6, "-0.0000012345"),
+            (1.5e-7, "1.5e-7"),
+            (1e-7, "1e-7"),
+            (5e-324, "5e-324"),
+            (f64::MIN_POSITIVE, "2.2250738585072014e-308"),
+            (-f64::MAX, "-1.7976931348623157e308"),
+            (9.999999999999999e20, "999999999999999900000"),
+            (0.3, "0.3"),
+            (1.0 / 3.0, "0.3333333333333333"),
+            (123.456, "123.456"),
+            (1e15, "1000000000000000"),
+            (1e16, "10000000000000000"),
+            (12345678.9e-20, "1.23456789e-13"),
+            // Exactly halfway between two shortest forms: the one further from zero.
+            (641923986122272.0 + 0.25, "641923986122272.3"),
+            (-83541688089698.0 - 0.125, "-83541688089698.13"),
+            (76659450195769.0 + 0.625, "76659450195769.63"),
+        ] {
+            assert_eq!(formatted(v), s, "{v:e}");
+            assert_eq!(formatted(v), core_form(v), "{v:e}");
+        }
+        // Cut off, not overrun, in a short buffer.
+        let mut small = [0u8; 4];
+        assert_eq!(format_f64(-f64::MAX, &mut small), 4);
+        assert_eq!(&small, b"-1.7");
+    }
+
+    /// A literal for `±m · 10^e` in one of several spellings.
+    fn spell(negative: bool, m: u64, e: i32, style: u8) -> String {
+        let digits = m.to_string();
+        let sign = if negative { "-" } else { "" };
+        match style % 4 {
+            0 => format!("{sign}{digits}e{e}"),
+            1 => format!("{sign}{digits}E+{e}").replace("+-", "-"),
+            2 => {
+                // Point after the first digit, exponent adjusted.
+                let (first, rest) = digits.split_at(1);
+                let e = e + rest.len() as i32;
+                if rest.is_empty() {
+                    format!("{sign}{first}e{e}")
+                } else {
+                    format!("{sign}{first}.{rest}e{e}")
+                }
+            }
+            _ => format!("{sign}{digits}.000e{e}"),
+        }
+    }
+
+    fn spell_i64(m: i64, e: i32, style: u8) -> String {
+        spell(m < 0, m.unsigned_abs(), e, style)
+    }
+
+    proptest! {
+        #[test]
+        fn clinger_fast_path_is_exact(m in 0u64..=(1 << 53), e in -22i32..=22, neg: bool) {
+            let s = spell(neg, m, e, 0);
+            let (a, b) = (ours(&s), core_parse(&s));
+            prop_assert!(same(a, b), "{}: {:e} vs {:e}", s, a, b);
+        }
+
+        #[test]
+        fn up_to_19_digits_is_exact(
+            m in 1u64..10_000_000_000_000_000_000,
+            e in -370i32..330,
+            neg: bool,
+            style in 0u8..4,
+        ) {
+            let s = spell(neg, m, e, style);
+            let (a, b) = (ours(&s), core_parse(&s));
+            prop_assert!(same(a, b), "{}: {:e} vs {:e}", s, a, b);
+        }
+
+        #[test]
+        fn short_decimals_are_exact(m in -100_000_000i64..100_000_000, e in -12i32..4) {
+            let s = spell_i64(m, e, 2);
+            prop_assert!(same(ours(&s), core_parse(&s)), "{}", s);
+            // And in plain positional form, as a device would send them.
+            let p = format!("{}", core_parse(&s));
+            prop_assert!(same(ours(&p), core_parse(&p)), "{}", p);
+        }
+
+        #[test]
+        fn every_f64_round_trips(bits: u64) {
+            let v = f64::from_bits(bits);
+            prop_assume!(v.is_finite());
+            for s in [format!("{v:e}"), format!("{v:?}"), format!("{v}")] {
+                prop_assert!(same(ours(&s), v), "{}", s);
+            }
+        }
+
+        #[test]
+        fn extreme_exponents_round_trip(
+            mantissa in 0u64..1 << 52,
+            field in proptest::sample::select(std::vec![0u64, 1, 2, 3, 2044, 2045, 2046]),
+        ) {
+            let v = f64::from_bits(field << 52 | mantissa);
+            for s in [format!("{v:e}"), format!("{v:?}")] {
+                prop_assert!(same(ours(&s), v), "{}", s);
+            }
+            // Halfway to the next double up, in 17 significant digits: not exact in
+            // decimal, so nearest is either neighbour and must agree with core.
+            let next = f64::from_bits(v.to_bits() + 1);
+            if next.is_finite() {
+                let mid = format!("{:.16e}", v / 2.0 + next / 2.0);
+                prop_assert!(same(ours(&mid), core_parse(&mid)), "{}", mid);
+            }
+        }
+
+        #[test]
+        fn integer_halfway_points_tie_to_even(v in (1u64 << 53)..(1 << 63)) {
+            // Above 2^53 the doubles are spaced 2^k apart; halfway points are integers.
+            let ulp = 1u64 << (64 - v.leading_zeros() - 53);
+            let below = v & !(ulp - 1);
+            for s in [below + ulp / 2, below + ulp / 2 - 1, below + ulp / 2 + 1] {
+                let text = s.to_string();
+                prop_assert!(same(ours(&text), core_parse(&text)), "{}", text);
+            }
+        }
+
+        #[test]
+        fn long_literals_within_one_ulp(
+            head in 1_000_000_000_000_000_000u64..10_000_000_000_000_000_000,
+            tail in "[0-9]{1,30}",
+            e in -370i32..320,
+        ) {
+            let s = format!("{head}{tail}e{e}");
+            let (a, b) = (ours(&s), core_parse(&s));
+            // At most one unit in the last place apart.
+            let ulps = (a.to_bits() as i64 - b.to_bits() as i64).abs();
+            prop_assert!(ulps <= 1, "{}: {:e} vs {:e}", s, a, b);
+            // And exactly the documented rule: the first 19 digits, plus "a little
+            // more" (here 10^-40 of the last kept digit) when the rest is not all zeros.
+            let r = tail.len() as i32;
+            let model = if tail.bytes().all(|b| b == b'0') {
+                format!("{head}e{}", e + r)
+            } else {
+                format!("{head}{}1e{}", "0".repeat(40), e + r - 41)
+            };
+            prop_assert!(same(a, core_parse(&model)), "{} vs model {}", s, model);
+        }
+
+        #[test]
+        fn compare_is_exact(
+            a in -1_000_000_000_000_000i64..1_000_000_000_000_000, ea in -18i32..18,
+            b in -1_000_000_000_000_000i64..1_000_000_000_000_000, shift in -19i32..=19,
+            sa in 0u8..4, sb in 0u8..4,
+        ) {
+            // Oracle: both scaled to the smaller exponent, in i128 (|m| < 10^18, and
+            // a shift of at most 19 digits keeps it below 10^37).
+            let eb = ea + shift;
+            let low = ea.min(eb);
+            let x = a as i128 * 10i128.pow((ea - low) as u32);
+            let y = b as i128 * 10i128.pow((eb - low) as u32);
+            let got = compare(spell_i64(a, ea, sa).as_bytes(), spell_i64(b, eb, sb).as_bytes());
+            prop_assert_eq!(got, Some(x.cmp(&y)));
+            // Equal values spelled differently.
+            let same_value = compare(spell_i64(a, ea, sa).as_bytes(), spell_i64(a, ea, sb).as_bytes());
+            prop_assert_eq!(same_value, Some(Ordering::Equal));
+        }
+
+        #[test]
+        fn format_matches_core(bits: u64) {
+            let v = f64::from_bits(bits);
+            prop_assume!(v.is_finite());
+            prop_assert_eq!(formatted(v), core_form(v));
+        }
+
+        #[test]
+        fn format_matches_core_at_extremes(
+            mantissa in 0u64..1 << 52,
+            field in proptest::sample::select(std::vec![0u64, 1, 2, 1000, 1023, 1089, 1090, 2045, 2046]),
+            neg: bool,
+        ) {
+            let v = f64::from_bits(u64::from(neg) << 63 | field << 52 | mantissa);
+            prop_assert_eq!(formatted(v), core_form(v));
+        }
+
+        #[test]
+        fn format_matches_core_for_decimals(m in -10_000_000_000i64..10_000_000_000, e in -30i32..30) {
+            let v: f64 = spell_i64(m, e, 0).parse().unwrap();
+            prop_assert_eq!(formatted(v), core_form(v));
+        }
+
+        #[test]
+        fn format_matches_core_on_ties(x in 1_000_000_000_000u64..10_000_000_000_000_000, eighths in 0u64..8) {
+            // Binary fractions of large numbers: often exactly halfway between two
+            // shortest decimal forms.
+            let v = x as f64 + eighths as f64 / 8.0;
+            prop_assert_eq!(formatted(v), core_form(v));
+            prop_assert_eq!(formatted(-v), core_form(-v));
+        }
+
+        #[test]
+        fn never_panics(bytes in proptest::collection::vec(proptest::sample::select(b"0123456789-+.eE".to_vec()), 0..40)) {
+            let _ = to_f64(&bytes);
+            let _ = compare(&bytes, b"1");
+        }
+    }
+}
