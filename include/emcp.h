@@ -410,8 +410,8 @@ emcp_status emcp_args_get_str(emcp_tool_call *call,
                               size_t *len_out);
 
 // An integer argument: an integer literal within i64 (`-3`, `9007199254740993`), or an
-// integral number written with a fraction or exponent (`5.0`, `1e17`) within i64 —
-// beyond ±2^53 such a number is taken as the nearest double, as JSON parsers do.
+// integral number written with a fraction or exponent (`5.0`, `1e17`) within i64, read
+// exactly from its digits (`9007199254740993.0` is 9007199254740993; no `double`).
 // Anything else is `EMCP_WRONG_TYPE`.
 //
 // # Safety
@@ -429,6 +429,20 @@ emcp_status emcp_args_get_f64(emcp_tool_call *call,
                               const char *key,
                               size_t key_len,
                               double *out);
+
+// A number argument as a fixed-point integer: its value times `10^scale`, truncated
+// toward zero, read exactly from its decimal digits (`-12.56` at scale 1 is -125).
+// No `double` involved, so a firmware that uses this instead of `emcp_args_get_f64`
+// links no floating-point code. `EMCP_WRONG_TYPE` when the argument is not a number
+// or the result is outside `int64_t`.
+//
+// # Safety
+// As for `emcp_args_get_str`; `out` is writable.
+emcp_status emcp_args_get_scaled(emcp_tool_call *call,
+                                 const char *key,
+                                 size_t key_len,
+                                 uint32_t scale,
+                                 int64_t *out);
 
 // A boolean argument.
 //
@@ -492,6 +506,18 @@ emcp_status emcp_call_progress(emcp_tool_call *call,
                                const char *message,
                                size_t message_len,
                                bool *sent_out);
+
+// `emcp_call_progress` in whole units, without `double`: `total == 0` means no total.
+// The notification is the same as `emcp_call_progress` sends for these integers.
+//
+// # Safety
+// As for `emcp_call_progress`.
+emcp_status emcp_call_progress_u64(emcp_tool_call *call,
+                                   uint64_t progress,
+                                   uint64_t total,
+                                   const char *message,
+                                   size_t message_len,
+                                   bool *sent_out);
 
 // Send `notifications/message` if the client enabled this level (before any content).
 //

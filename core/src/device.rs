@@ -201,11 +201,11 @@ impl<'a> Exchange<'a> {
         true
     }
 
-    fn progress(
+    fn progress<N: ProgressNumber>(
         &self,
         w: &mut JsonWriter<'_>,
-        progress: f64,
-        total: Option<f64>,
+        progress: N,
+        total: Option<N>,
         message: Option<&str>,
     ) -> bool {
         let Some(token) = self.progress_token else {
@@ -215,10 +215,10 @@ impl<'a> Exchange<'a> {
         w.key("progressToken");
         w.raw_value(token);
         w.key("progress");
-        w.f64(progress);
+        progress.write(w);
         if let Some(t) = total {
             w.key("total");
-            w.f64(t);
+            t.write(w);
         }
         if let Some(m) = message {
             w.key("message");
@@ -226,6 +226,24 @@ impl<'a> Exchange<'a> {
         }
         rpc::end_response(w);
         true
+    }
+}
+
+/// A progress figure: written by its own writer method, so that integer progress
+/// never reaches the `f64` formatter.
+trait ProgressNumber: Copy {
+    fn write(self, w: &mut JsonWriter<'_>);
+}
+
+impl ProgressNumber for f64 {
+    fn write(self, w: &mut JsonWriter<'_>) {
+        w.f64(self);
+    }
+}
+
+impl ProgressNumber for u64 {
+    fn write(self, w: &mut JsonWriter<'_>) {
+        w.u64(self);
     }
 }
 
@@ -327,6 +345,16 @@ impl<'a> ToolCall<'a> {
     /// Send `notifications/progress` if the client asked for progress (it sent a
     /// `progressToken`) and no content was written yet. Returns whether it was sent.
     pub fn progress(&mut self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        self.phase == Phase::Idle && self.ex.progress(&mut self.w, progress, total, message)
+    }
+    /// [`progress`](Self::progress) in whole units: the same notification, written
+    /// without `f64` (a firmware that only counts steps links no float formatting).
+    pub fn progress_u64(
+        &mut self,
+        progress: u64,
+        total: Option<u64>,
+        message: Option<&str>,
+    ) -> bool {
         self.phase == Phase::Idle && self.ex.progress(&mut self.w, progress, total, message)
     }
     /// Send `notifications/message` if the client enabled this level, before any

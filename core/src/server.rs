@@ -228,7 +228,7 @@ fn page(
     Ok((start, count.min(start.saturating_add(size.max(1)))))
 }
 
-fn count(f: impl Fn(usize) -> bool) -> usize {
+fn count(f: &dyn Fn(usize) -> bool) -> usize {
     (0..MAX_DESCRIPTORS)
         .find(|&i| !f(i))
         .unwrap_or(MAX_DESCRIPTORS)
@@ -301,7 +301,7 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
     /// Mark a resource changed by URI; subscribers hear of it at the next
     /// [`Server::poll`] or request. Returns false for an unknown URI.
     pub fn resource_changed(&mut self, uri: &str) -> bool {
-        match self.find_resource(|r| r == uri) {
+        match self.find_resource(&|r| r == uri) {
             Some(i) => {
                 self.changed |= subscription::bit(i).unwrap_or(0);
                 true
@@ -310,7 +310,7 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         }
     }
 
-    fn find_resource(&self, eq: impl Fn(&str) -> bool) -> Option<usize> {
+    fn find_resource(&self, eq: &dyn Fn(&str) -> bool) -> Option<usize> {
         (0..MAX_DESCRIPTORS)
             .map_while(|i| self.device.resource(i))
             .position(|r| eq(r.uri))
@@ -603,7 +603,7 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
     }
 
     fn resource_bit(&self, uri: Str<'_>) -> Option<u32> {
-        self.find_resource(|u| uri.eq_str(u))
+        self.find_resource(&|u| uri.eq_str(u))
             .and_then(subscription::bit)
     }
 
@@ -721,21 +721,21 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
     fn common<'a>(&mut self, r: Request<'a>, cx: Context<'a>, out: &mut dyn Sink) -> Outcome<'a> {
         let m = r.method;
         if m.eq_str("tools/list") && self.has_tools() {
-            self.list(r, cx, out, "tools", |d, i, w| {
+            self.list(r, cx, out, "tools", &|d, i, w| {
                 d.tool(i).map(|t| w.map(|w| t.write(w))).is_some()
             })
         } else if m.eq_str("resources/list") && self.has_resources() {
-            self.list(r, cx, out, "resources", |d, i, w| {
+            self.list(r, cx, out, "resources", &|d, i, w| {
                 d.resource(i).map(|t| w.map(|w| t.write(w))).is_some()
             })
         } else if m.eq_str("resources/templates/list") && self.has_resources() {
-            self.list(r, cx, out, "resourceTemplates", |d, i, w| {
+            self.list(r, cx, out, "resourceTemplates", &|d, i, w| {
                 d.resource_template(i)
                     .map(|t| w.map(|w| t.write(w)))
                     .is_some()
             })
         } else if m.eq_str("prompts/list") && self.has_prompts() {
-            self.list(r, cx, out, "prompts", |d, i, w| {
+            self.list(r, cx, out, "prompts", &|d, i, w| {
                 d.prompt(i)
                     .map(|p| {
                         let args = (0..MAX_DESCRIPTORS).map_while(|j| d.prompt_argument(i, j));
@@ -764,10 +764,10 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         cx: Context<'a>,
         out: &mut dyn Sink,
         key: &str,
-        item: impl Fn(&D, usize, Option<&mut JsonWriter<'_>>) -> bool,
+        item: &dyn Fn(&D, usize, Option<&mut JsonWriter<'_>>) -> bool,
     ) -> Outcome<'a> {
         let cursor = r.params.and_then(|p| p.get("cursor"));
-        let total = count(|i| item(&self.device, i, None));
+        let total = count(&|i| item(&self.device, i, None));
         let (start, end) = page(cursor, total, self.config.page_size)?;
         let mut w = JsonWriter::new(out);
         self.exchange(r.id, cx).begin_result(&mut w);
@@ -790,7 +790,7 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
     fn find<'a>(
         &self,
         params: Option<Value<'a>>,
-        name_of: impl Fn(&D, usize) -> Option<&'static str>,
+        name_of: &dyn Fn(&D, usize) -> Option<&'static str>,
         missing: &'static str,
         unknown: DispatchError,
     ) -> Result<(Value<'a>, usize), DispatchError> {
@@ -812,7 +812,7 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
     ) -> Outcome<'a> {
         let (params, index) = self.find(
             r.params,
-            |d, i| d.tool(i).map(|t| t.name),
+            &|d, i| d.tool(i).map(|t| t.name),
             "Missing tool name",
             DispatchError::UnknownTool,
         )?;
@@ -879,7 +879,7 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             Ok(u) => u,
             Err(_) => return Err(not_found),
         };
-        let (target, template) = match self.find_resource(|u| u == uri) {
+        let (target, template) = match self.find_resource(&|u| u == uri) {
             Some(i) => (Target::Resource(i), None),
             None => {
                 let t = (0..MAX_DESCRIPTORS)
@@ -928,7 +928,7 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
     ) -> Outcome<'a> {
         let (params, index) = self.find(
             r.params,
-            |d, i| d.prompt(i).map(|p| p.name),
+            &|d, i| d.prompt(i).map(|p| p.name),
             "Missing prompt name",
             DispatchError::UnknownPrompt,
         )?;

@@ -169,16 +169,13 @@ static void put_number(struct text *t, int32_t tenths)
     }
 }
 
-/* `x` converted to int32_t the way Rust's `as` does: saturating, NaN to 0. */
-static int32_t saturate_i32(double x)
+/* `x` converted to int32_t, saturating. */
+static int32_t saturate_i32(int64_t x)
 {
-    if (x != x) {
-        return 0;
-    }
-    if (x >= 2147483647.0) {
+    if (x >= INT32_MAX) {
         return INT32_MAX;
     }
-    if (x <= -2147483648.0) {
+    if (x <= INT32_MIN) {
         return INT32_MIN;
     }
     return (int32_t)x;
@@ -294,9 +291,9 @@ static emcp_status servo_step(void *userdata, emcp_tool_call *call)
     step = (state & 0xffu) + 1u;
     if (step <= SERVO_STEPS) {
         const emcp_str *msg = &SERVO_MESSAGES[step - 1u];
-        emcp_call_progress(call, (double)step, (double)SERVO_STEPS, msg->ptr, msg->len, &sent);
+        emcp_call_progress_u64(call, step, SERVO_STEPS, msg->ptr, msg->len, &sent);
     } else {
-        emcp_call_progress(call, (double)step, (double)SERVO_STEPS, NULL, 0, &sent);
+        emcp_call_progress_u64(call, step, SERVO_STEPS, NULL, 0, &sent);
     }
     if (step < SERVO_STEPS) {
         emcp_call_set_state(call, state + 1u);
@@ -314,16 +311,18 @@ static emcp_status servo_step(void *userdata, emcp_tool_call *call)
 
 static emcp_status move_servo(void *userdata, emcp_tool_call *call)
 {
-    double angle;
+    int64_t tenths;
     int32_t target;
     bool defer = false;
     emcp_status st;
 
-    if (emcp_args_get_f64(call, "angle", 5, &angle) != EMCP_OK) {
+    /* Tenths of a degree, truncated toward zero, exact from the decimal digits (no
+     * floating point anywhere in the board). */
+    if (emcp_args_get_scaled(call, "angle", 5, 1, &tenths) != EMCP_OK) {
         CALL_ERROR(call, "angle must be a number");
         return EMCP_OK;
     }
-    target = saturate_i32(angle * 10.0);
+    target = saturate_i32(tenths);
     emcp_call_set_state(call, (uint32_t)((int64_t)target + SERVO_OFFSET) << 8);
     if (emcp_call_can_defer(call, &defer) == EMCP_OK && defer) {
         return EMCP_PENDING; /* servo_step runs from emcp_server_poll */

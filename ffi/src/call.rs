@@ -71,8 +71,8 @@ pub unsafe extern "C" fn emcp_args_get_str(
 }
 
 /// An integer argument: an integer literal within i64 (`-3`, `9007199254740993`), or an
-/// integral number written with a fraction or exponent (`5.0`, `1e17`) within i64 —
-/// beyond ±2^53 such a number is taken as the nearest double, as JSON parsers do.
+/// integral number written with a fraction or exponent (`5.0`, `1e17`) within i64, read
+/// exactly from its digits (`9007199254740993.0` is 9007199254740993; no `double`).
 /// Anything else is `EMCP_WRONG_TYPE`.
 ///
 /// # Safety
@@ -87,13 +87,10 @@ pub unsafe extern "C" fn emcp_args_get_i64(
     ffi_boundary!({
         non_null!(call, key, out);
         let v = tri!(unsafe { arg(call, key, key_len) });
-        let n = v.as_i64().or_else(|| {
-            let f = v.as_f64().filter(|_| v.is_integral())?;
-            // An integral f64 in [-2^63, 2^63) converts exactly.
-            (-9.223_372_036_854_776e18..9.223_372_036_854_776e18)
-                .contains(&f)
-                .then_some(f as i64)
-        });
+        // Exact from the digits, no `f64`: `1e2` and `50.0` are 100 and 50.
+        let n = v
+            .as_i64()
+            .or_else(|| v.as_i64_scaled(0).filter(|_| v.is_integral()));
         let Some(n) = n else { return EMCP_WRONG_TYPE };
         unsafe { *out = n };
         EMCP_OK
@@ -118,6 +115,33 @@ pub unsafe extern "C" fn emcp_args_get_f64(
             return EMCP_WRONG_TYPE;
         };
         unsafe { *out = f };
+        EMCP_OK
+    })
+}
+
+/// A number argument as a fixed-point integer: its value times `10^scale`, truncated
+/// toward zero, read exactly from its decimal digits (`-12.56` at scale 1 is -125).
+/// No `double` involved, so a firmware that uses this instead of `emcp_args_get_f64`
+/// links no floating-point code. `EMCP_WRONG_TYPE` when the argument is not a number
+/// or the result is outside `int64_t`.
+///
+/// # Safety
+/// As for `emcp_args_get_str`; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn emcp_args_get_scaled(
+    call: *mut emcp_tool_call,
+    key: *const c_char,
+    key_len: usize,
+    scale: u32,
+    out: *mut i64,
+) -> emcp_status {
+    ffi_boundary!({
+        non_null!(call, key, out);
+        let v = tri!(unsafe { arg(call, key, key_len) });
+        let Some(n) = v.as_i64_scaled(scale) else {
+            return EMCP_WRONG_TYPE;
+        };
+        unsafe { *out = n };
         EMCP_OK
     })
 }
@@ -248,6 +272,30 @@ pub unsafe extern "C" fn emcp_call_progress(
         let msg = tri!(unsafe { opt_utf8(message, message_len) });
         let total = (total >= 0.0).then_some(total);
         let sent = unsafe { get(call) }.progress(progress, total, msg);
+        unsafe { *sent_out = sent };
+        EMCP_OK
+    })
+}
+
+/// `emcp_call_progress` in whole units, without `double`: `total == 0` means no total.
+/// The notification is the same as `emcp_call_progress` sends for these integers.
+///
+/// # Safety
+/// As for `emcp_call_progress`.
+#[no_mangle]
+pub unsafe extern "C" fn emcp_call_progress_u64(
+    call: *mut emcp_tool_call,
+    progress: u64,
+    total: u64,
+    message: *const c_char,
+    message_len: usize,
+    sent_out: *mut bool,
+) -> emcp_status {
+    ffi_boundary!({
+        non_null!(call, sent_out);
+        let msg = tri!(unsafe { opt_utf8(message, message_len) });
+        let total = (total > 0).then_some(total);
+        let sent = unsafe { get(call) }.progress_u64(progress, total, msg);
         unsafe { *sent_out = sent };
         EMCP_OK
     })

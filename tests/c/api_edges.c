@@ -334,6 +334,23 @@ static void tool_args(emcp_tool_call *call) {
         CHECK(i == INT64_C(100000000000000000));
     }
 
+    /* Fixed point: value times 10^scale, truncated toward zero. */
+    i = S_I64;
+    CHECK_ST(emcp_args_get_scaled(call, "frac", 4, 1, &i), EMCP_OK); /* 1.5 */
+    CHECK(i == 15);
+    CHECK_ST(emcp_args_get_scaled(call, "frac", 4, 0, &i), EMCP_OK);
+    CHECK(i == 1);
+    CHECK_ST(emcp_args_get_scaled(call, "neg", 3, 2, &i), EMCP_OK);
+    CHECK(i == -300);
+    CHECK_ST(emcp_args_get_scaled(call, "e", 1, 16, &i), EMCP_OK); /* 1e2 */
+    CHECK(i == INT64_C(1000000000000000000));
+    i = S_I64;
+    CHECK_ST(emcp_args_get_scaled(call, "e", 1, 17, &i), EMCP_WRONG_TYPE); /* 1e19 */
+    CHECK_ST(emcp_args_get_scaled(call, "s", 1, 0, &i), EMCP_WRONG_TYPE);
+    CHECK_ST(emcp_args_get_scaled(call, "b", 1, 0, &i), EMCP_WRONG_TYPE);
+    CHECK_ST(emcp_args_get_scaled(call, "missing", 7, 0, &i), EMCP_NOT_FOUND);
+    CHECK(i == S_I64);
+
     /* Numbers. */
     f = S_F64;
     CHECK_ST(emcp_args_get_f64(call, "frac", 4, &f), EMCP_OK);
@@ -391,6 +408,9 @@ static void tool_args(emcp_tool_call *call) {
     CHECK_ST(emcp_call_progress(call, 1.0, -1.0, NULL, 0, &b), EMCP_OK);
     CHECK(b == false); /* no progressToken */
     bool_fill(&b);
+    CHECK_ST(emcp_call_progress_u64(call, 1, 0, NULL, 0, &b), EMCP_OK);
+    CHECK(b == false);
+    bool_fill(&b);
     CHECK_ST(emcp_call_log(call, EMCP_LOG_ERROR, "t", 1, "d", 1, &b), EMCP_OK);
     CHECK(b == false); /* logging not enabled */
     bool_fill(&b);
@@ -418,6 +438,8 @@ static void tool_nulls(emcp_tool_call *call) {
     CHECK_ST(emcp_args_get_str(call, "k", 1, buf, sizeof buf, NULL), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_args_get_i64(call, NULL, 1, &i), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_args_get_i64(call, "k", 1, NULL), EMCP_NULL_PARAMETER);
+    CHECK_ST(emcp_args_get_scaled(call, NULL, 1, 0, &i), EMCP_NULL_PARAMETER);
+    CHECK_ST(emcp_args_get_scaled(call, "k", 1, 0, NULL), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_args_get_f64(call, NULL, 1, &f), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_args_get_f64(call, "k", 1, NULL), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_args_get_bool(call, NULL, 1, &b), EMCP_NULL_PARAMETER);
@@ -428,6 +450,7 @@ static void tool_nulls(emcp_tool_call *call) {
     CHECK_ST(emcp_call_can_defer(call, NULL), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_call_state(call, NULL), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_call_progress(call, 1.0, 2.0, "m", 1, NULL), EMCP_NULL_PARAMETER);
+    CHECK_ST(emcp_call_progress_u64(call, 1, 2, "m", 1, NULL), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_call_log(call, EMCP_LOG_INFO, NULL, 1, "d", 1, &b), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_call_log(call, EMCP_LOG_INFO, "l", 1, NULL, 1, &b), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_call_log(call, EMCP_LOG_INFO, "l", 1, "d", 1, NULL), EMCP_NULL_PARAMETER);
@@ -456,6 +479,7 @@ static void tool_nulls(emcp_tool_call *call) {
     CHECK_ST(emcp_call_resource_link(call, "u", 1, "n", 1, "\xff", 1), EMCP_INVALID_PARAMETER);
     CHECK_ST(emcp_call_error(call, "\xff", 1), EMCP_INVALID_PARAMETER);
     CHECK_ST(emcp_call_progress(call, 1.0, 2.0, "\xff", 1, &b), EMCP_INVALID_PARAMETER);
+    CHECK_ST(emcp_call_progress_u64(call, 1, 2, "\xff", 1, &b), EMCP_INVALID_PARAMETER);
     CHECK(bool_untouched(&b));
 
     /* Documented as allowed: text NULL with length 0 (an empty block). */
@@ -734,6 +758,7 @@ static void test_null_handles(void) {
     CHECK_ST(emcp_args_get_str(NULL, "k", 1, buf, sizeof buf, &len), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_args_get_i64(NULL, "k", 1, &i), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_args_get_f64(NULL, "k", 1, &f), EMCP_NULL_PARAMETER);
+    CHECK_ST(emcp_args_get_scaled(NULL, "k", 1, 0, &i), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_args_get_bool(NULL, "k", 1, &b), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_args_get_raw(NULL, "k", 1, &p, &len), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_args_get_raw(NULL, NULL, 0, &p, &len), EMCP_NULL_PARAMETER);
@@ -742,6 +767,7 @@ static void test_null_handles(void) {
     CHECK_ST(emcp_call_state(NULL, &u), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_call_set_state(NULL, 1), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_call_progress(NULL, 1.0, 2.0, NULL, 0, &b), EMCP_NULL_PARAMETER);
+    CHECK_ST(emcp_call_progress_u64(NULL, 1, 2, NULL, 0, &b), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_call_log(NULL, EMCP_LOG_INFO, "l", 1, "d", 1, &b), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_call_text(NULL, "t", 1), EMCP_NULL_PARAMETER);
     CHECK_ST(emcp_call_text_begin(NULL), EMCP_NULL_PARAMETER);

@@ -95,7 +95,7 @@ mod swar {
             const HIGHS: $word = ONES << 7;
 
             /// `b` in every byte.
-            #[inline(always)]
+            #[inline]
             fn splat(b: u8) -> $word {
                 ONES.wrapping_mul(<$word>::from(b))
             }
@@ -107,26 +107,26 @@ mod swar {
             // those too).
 
             /// Flags ASCII bytes of `v` equal to `b`.
-            #[inline(always)]
+            #[inline]
             pub(super) fn eq(v: $word, b: u8) -> $word {
                 (v ^ splat(b)).wrapping_sub(ONES)
             }
 
             /// Flags ASCII bytes of `v` below `n` (`n` <= 0x80).
-            #[inline(always)]
+            #[inline]
             pub(super) fn below(v: $word, n: u8) -> $word {
                 v.wrapping_sub(splat(n))
             }
 
             /// Clears the flags of non-ASCII bytes of `v`.
-            #[inline(always)]
+            #[inline]
             pub(super) fn ascii_only(flags: $word, v: $word) -> $word {
                 flags & !v
             }
 
             /// Index of the first byte of `s` matching `byte`, which `word` must flag
             /// the same way (words are read little-endian).
-            #[inline(always)]
+            #[inline]
             pub(super) fn find(
                 s: &[u8],
                 word: impl Fn($word) -> $word,

@@ -188,6 +188,37 @@ pub(crate) fn compare(a: &[u8], b: &[u8]) -> Option<Ordering> {
     })
 }
 
+/// A number literal's value times `10^scale`, truncated toward zero (`12.56` at scale
+/// 1 is 125, `-0.05` at scale 1 is 0), from its digits; `None` if `raw` is not a JSON
+/// number or the result is outside `i64`.
+pub(crate) fn to_i64_scaled(raw: &[u8], scale: u32) -> Option<i64> {
+    let parts = Parts::new(raw)?;
+    if parts.is_zero() {
+        return Some(0);
+    }
+    // value · 10^scale = 0.d₁d₂… · 10^k: its integer part is d₁…d_k (none for k <= 0).
+    let k = parts.scale().saturating_add(i64::from(scale));
+    if k > 19 {
+        return None; // at least 10^19 > i64::MAX
+    }
+    let mut digits = parts.significant();
+    let mut m: u64 = 0;
+    for _ in 0..k.max(0) {
+        // At most 19 digits: below 10^19 < u64::MAX.
+        let d = digits.next().unwrap_or(0);
+        m = m.saturating_mul(10).saturating_add(u64::from(d));
+    }
+    if parts.negative {
+        // -2^63 is the one magnitude beyond i64::MAX that still fits.
+        match i64::try_from(m) {
+            Ok(v) => Some(-v),
+            Err(_) => (m == 1 << 63).then_some(i64::MIN),
+        }
+    } else {
+        i64::try_from(m).ok()
+    }
+}
+
 /// Whether a number literal's value is an integer (`5`, `-3`, `5.0`, `1e3`, `2.50e1`,
 /// `-0`), from its digits; `false` if `raw` is not a JSON number.
 pub(crate) fn is_integral(raw: &[u8]) -> bool {
@@ -800,6 +831,37 @@ mod tests {
     }
 
     #[test]
+    fn scaled_integers() {
+        let cases: [(&str, u32, Option<i64>); 18] = [
+            ("45", 1, Some(450)),
+            ("-12.5", 1, Some(-125)),
+            ("12.56", 1, Some(125)),
+            ("-12.56", 1, Some(-125)),
+            ("-0.05", 1, Some(0)),
+            ("0.000", 3, Some(0)),
+            ("-0", 0, Some(0)),
+            ("1e2", 0, Some(100)),
+            ("2.50e1", 0, Some(25)),
+            ("1e-400", 1, Some(0)),
+            ("1e400", 0, None),
+            ("0e999999", 0, Some(0)),
+            ("9223372036854775807", 0, Some(i64::MAX)),
+            ("9223372036854775808", 0, None),
+            ("-9223372036854775808.9", 0, Some(i64::MIN)),
+            ("-9223372036854775809", 0, None),
+            ("9.2233720368547758079e18", 0, Some(i64::MAX)),
+            ("1.5x", 0, None),
+        ];
+        for (raw, scale, want) in cases {
+            assert_eq!(
+                to_i64_scaled(raw.as_bytes(), scale),
+                want,
+                "{raw} at {scale}"
+            );
+        }
+    }
+
+    #[test]
     fn comparison() {
         use Ordering::*;
         let cases: &[(&str, &str, Ordering)] = &[
@@ -1009,6 +1071,24 @@ mod tests {
                 format!("{head}{}1e{}", "0".repeat(40), e + r - 41)
             };
             prop_assert!(same(a, core_parse(&model)), "{} vs model {}", s, model);
+        }
+
+        #[test]
+        fn scaled_is_exact(
+            m in -1_000_000_000_000_000i64..1_000_000_000_000_000, e in -25i32..5,
+            scale in 0u32..6, style in 0u8..4,
+        ) {
+            // Oracle: m · 10^(e + scale) in i128, truncated toward zero.
+            let k = e + scale as i32;
+            let exact = if k >= 0 {
+                m as i128 * 10i128.pow(k as u32)
+            } else if k > -38 {
+                m as i128 / 10i128.pow((-k) as u32)
+            } else {
+                0
+            };
+            let want = i64::try_from(exact).ok();
+            prop_assert_eq!(to_i64_scaled(spell_i64(m, e, style).as_bytes(), scale), want);
         }
 
         #[test]

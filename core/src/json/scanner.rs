@@ -149,7 +149,7 @@ const NON_ASCII: u8 = 4;
 
 /// Class of a byte inside a JSON string (a few comparisons: as fast as a 256-byte
 /// table on a Cortex-M, and 230 bytes smaller).
-#[inline(always)]
+#[inline]
 fn string_class(b: u8) -> u8 {
     match b {
         0..=0x1F => CONTROL,
@@ -160,13 +160,13 @@ fn string_class(b: u8) -> u8 {
     }
 }
 
-#[inline(always)]
+#[inline]
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\r' | b'\t')
 }
 
 /// Index of the first non-whitespace byte at or after `i`.
-#[inline(always)]
+#[inline]
 fn skip_ws(input: &[u8], i: usize) -> usize {
     // Compact JSON has no whitespace: decide that with one comparison.
     match input.get(i) {
@@ -190,7 +190,7 @@ fn skip_ws_loop(input: &[u8], mut i: usize) -> usize {
 struct BitStack([u32; DEPTH_LIMIT / 32]);
 
 impl BitStack {
-    #[inline(always)]
+    #[inline]
     fn set(&mut self, level: usize, object: bool) {
         if let Some(word) = self.0.get_mut(level / 32) {
             let mask = 1u32 << (level % 32);
@@ -202,7 +202,7 @@ impl BitStack {
         }
     }
 
-    #[inline(always)]
+    #[inline]
     fn get(&self, level: usize) -> bool {
         match self.0.get(level / 32) {
             Some(word) => word & (1u32 << (level % 32)) != 0,
@@ -286,7 +286,7 @@ fn validate(input: &[u8], max_depth: usize) -> Result<(usize, usize), ScanError>
 }
 
 /// `"key"` `:` at `i`; returns the index of the member's value (whitespace skipped).
-#[inline(always)]
+#[inline]
 fn member_key(input: &[u8], i: usize) -> Result<usize, ScanError> {
     if input.get(i) != Some(&b'"') {
         return Err(ScanError::Syntax);
@@ -300,7 +300,7 @@ fn member_key(input: &[u8], i: usize) -> Result<usize, ScanError> {
 
 /// String content starting at `i` (just after the opening quote); returns the index
 /// just after the closing quote.
-#[inline(always)]
+#[inline]
 fn string_end(input: &[u8], mut i: usize) -> Result<usize, ScanError> {
     loop {
         let rest = input.get(i..).unwrap_or_default();
@@ -421,7 +421,7 @@ fn number_end(input: &[u8], mut i: usize) -> Result<usize, ScanError> {
     Ok(i)
 }
 
-#[inline(always)]
+#[inline]
 fn digits_end(input: &[u8], i: usize) -> usize {
     let rest = input.get(i..).unwrap_or_default();
     i + rest
@@ -469,7 +469,7 @@ fn is_low_surrogate(unit: u32) -> bool {
 // Navigation over validated bytes
 // ---------------------------------------------------------------------------
 
-#[inline(always)]
+#[inline]
 fn trim_ws(s: &[u8]) -> &[u8] {
     match s.first() {
         Some(&b) if b > b' ' => s,
@@ -486,7 +486,7 @@ fn trim_ws_loop(s: &[u8]) -> &[u8] {
 /// Split validated string content `s` (just after the opening quote) at its closing
 /// quote: the content, the bytes after the closing quote, and whether the content
 /// has escapes.
-#[inline(always)]
+#[inline]
 fn split_string(s: &[u8]) -> Option<(&[u8], &[u8], bool)> {
     let mut i = 0;
     let mut escaped = false;
@@ -573,7 +573,7 @@ fn split_value(s: &[u8]) -> Option<(Value<'_>, &[u8])> {
 
 /// The next member of a validated object, `s` being just after the `{` or after the
 /// previous member's value: (key content, whether the key has escapes, value, rest).
-#[inline(always)]
+#[inline]
 fn next_member(s: &[u8]) -> Option<(&[u8], bool, Value<'_>, &[u8])> {
     let mut s = trim_ws(s);
     if let [b',', after @ ..] = s {
@@ -688,6 +688,24 @@ impl<'a> Value<'a> {
             };
         }
         Some(acc)
+    }
+
+    /// A number's value times `10^scale`, truncated toward zero, if that fits an `i64`:
+    /// a fixed-point reading from the decimal digits, exact, no `f64` (`-12.56` at
+    /// scale 1 is -125, `1e2` at scale 0 is 100).
+    ///
+    /// ```
+    /// use emcp::json::parse;
+    /// assert_eq!(parse(b"-12.56").unwrap().as_i64_scaled(1), Some(-125));
+    /// assert_eq!(parse(b"2.50e1").unwrap().as_i64_scaled(0), Some(25));
+    /// assert_eq!(parse(b"1e19").unwrap().as_i64_scaled(0), None);
+    /// assert_eq!(parse(b"\"5\"").unwrap().as_i64_scaled(0), None);
+    /// ```
+    pub fn as_i64_scaled(&self, scale: u32) -> Option<i64> {
+        if self.kind() != Kind::Number {
+            return None;
+        }
+        super::number::to_i64_scaled(self.raw, scale)
     }
 
     /// Integer literal (no fraction, no exponent) that fits a `u64` (`-0` is 0).

@@ -291,13 +291,14 @@ impl Board {
     }
 
     fn start_servo(&mut self, call: &mut ToolCall<'_>) -> Step {
-        let Some(angle) = call.arg("angle").and_then(|a| a.as_f64()) else {
+        // Tenths of a degree, truncated toward zero, exact from the decimal digits.
+        let Some(tenths) = call.arg("angle").and_then(|a| a.as_i64_scaled(1)) else {
             call.error("angle must be a number");
             return Step::Done;
         };
         // The job's state word holds the target (schema-bounded to -90..90 degrees, so
         // 100..=1900 after the offset) above the step count in the low byte.
-        let target = (angle * 10.0) as i32;
+        let target = tenths.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
         call.set_state(((target + SERVO_OFFSET) as u32) << 8);
         if call.can_defer() {
             return Step::Pending;
@@ -314,7 +315,7 @@ impl Board {
         let state = call.state();
         let step = (state & 0xff) + 1;
         let msg = SERVO_MESSAGES.get(step as usize - 1).copied();
-        call.progress(f64::from(step), Some(f64::from(SERVO_STEPS)), msg);
+        call.progress_u64(u64::from(step), Some(u64::from(SERVO_STEPS)), msg);
         if step < SERVO_STEPS {
             call.set_state(state + 1);
             return Step::Pending;
