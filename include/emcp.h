@@ -67,7 +67,7 @@
 
 // Bytes of storage a server needs (an upper bound for every target; checked at
 // compile time).
-#define EMCP_SERVER_STORAGE_SIZE 1536
+#define EMCP_SERVER_STORAGE_SIZE 1024
 
 // Alignment the storage needs.
 #define EMCP_SERVER_STORAGE_ALIGN 8

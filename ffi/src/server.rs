@@ -24,7 +24,7 @@ use crate::{ffi_boundary, non_null};
 
 /// Bytes of storage a server needs (an upper bound for every target; checked at
 /// compile time).
-pub const EMCP_SERVER_STORAGE_SIZE: usize = 1536;
+pub const EMCP_SERVER_STORAGE_SIZE: usize = 1024;
 /// Alignment the storage needs.
 pub const EMCP_SERVER_STORAGE_ALIGN: usize = 8;
 /// Smallest line buffer `emcp_server_init` accepts.
