@@ -43,16 +43,8 @@ py="$venv/bin/python"
 prefix="$root/.tools/conformance"
 pkg_dir="$prefix/node_modules/@modelcontextprotocol/conformance"
 
-# --- venv -------------------------------------------------------------------
-if [ -x "$py" ] && ! "$py" -c 'import sys' 2>/dev/null; then
-    echo "setup-conformance: $venv is broken (interpreter gone?); recreating"
-    rm -rf "$venv"
-fi
-if [ ! -x "$py" ]; then
-    echo "setup-conformance: creating $venv with ${PYTHON:-python3} ($("${PYTHON:-python3}" --version 2>&1))"
-    mkdir -p "$root/.tools"
-    "${PYTHON:-python3}" -m venv "$venv"
-fi
+# --- venv (the project's one venv, made by setup-python.sh) ------------------
+"$root/scripts/setup-python.sh"
 
 # --- Node.js from PyPI ------------------------------------------------------
 have_wheel() {
