@@ -19,21 +19,9 @@ check=0
 [ "${1:-}" = "--check" ] && check=1
 missed=0
 
-# The bytes a transcript sends: `> ` lines plus a newline, `>> ` lines with escapes.
+# The bytes a transcript sends, parsed by the transcript tests' own parser.
 transcript_input() {
-    python3 - "$1" <<'EOF'
-import re, sys
-out = bytearray()
-esc = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"\\": b"\\"}
-for line in open(sys.argv[1], "rb").read().split(b"\n"):
-    if line.startswith(b">> "):
-        out += re.sub(rb"\\(x[0-9a-fA-F]{2}|[nrt\\])",
-                      lambda m: bytes([int(m[1][1:], 16)]) if m[1][:1] == b"x" else esc[m[1]],
-                      line[3:])
-    elif line.startswith(b"> "):
-        out += line[2:] + b"\n"
-sys.stdout.buffer.write(out)
-EOF
+    "${CARGO_TARGET_DIR:-$repo/target}/debug/transcript-input" "$1"
 }
 
 # The deepest stack mark the firmware logged while serving one transcript.
@@ -41,6 +29,8 @@ stack_peak() {
     transcript_input "$2" | "$here/run.sh" "$1" 2>&1 >/dev/null |
         sed -n 's/^emcp: stack high-water \([0-9]*\) bytes$/\1/p' | sort -n | tail -1
 }
+
+cargo build -q --manifest-path "$repo/Cargo.toml" -p emcp-tests --bin transcript-input >&2
 
 for board in m3 m4f; do
     "$here/run.sh" "$board" </dev/null >/dev/null # builds (output on stderr) and boots once
