@@ -257,81 +257,113 @@ impl CDevice {
         // SAFETY: as above.
         unsafe { nth(self.config.prompts, self.config.prompts_len, i) }
     }
-    fn prompt_args(p: &'static emcp_prompt) -> impl Iterator<Item = &'static emcp_prompt_argument> {
+    /// Argument `i` of a prompt (at most `EMCP_MAX_PROMPT_ARGUMENTS` count).
+    fn prompt_arg(p: &'static emcp_prompt, i: usize) -> Option<&'static emcp_prompt_argument> {
+        let len = p.arguments_len.min(EMCP_MAX_PROMPT_ARGUMENTS);
         // SAFETY: as above.
-        (0..p.arguments_len.min(EMCP_MAX_PROMPT_ARGUMENTS))
-            .filter_map(move |i| unsafe { nth(p.arguments, p.arguments_len, i) })
+        unsafe { nth(p.arguments, len, i) }
     }
 
-    /// Every required text present and every text UTF-8; every required callback set.
+    /// Every required text present and every text UTF-8; every required callback set;
+    /// every array NULL only when empty.
     pub(crate) fn check(&self) -> bool {
         let c = self.config;
-        // SAFETY: emcp_server_init's contract for every descriptor text.
-        unsafe {
-            let req = |s: &emcp_str| s.get().is_some();
-            let opt = |s: &emcp_str| s.is_absent_or_valid();
-            if !(req(&c.name) && req(&c.version) && opt(&c.title) && opt(&c.instructions)) {
-                return false;
-            }
-            let tools = (0..c.tools_len).filter_map(|i| self.tool_desc(i)).all(|t| {
-                req(&t.name)
-                    && opt(&t.title)
-                    && opt(&t.description)
-                    && req(&t.input_schema)
-                    && opt(&t.output_schema)
-                    && t.call.is_some()
-            });
-            let resources = (0..c.resources_len)
-                .filter_map(|i| self.resource_desc(i))
-                .all(|r| {
-                    req(&r.uri)
-                        && req(&r.name)
-                        && opt(&r.title)
-                        && opt(&r.description)
-                        && opt(&r.mime_type)
-                        && r.read.is_some()
-                });
-            let templates = (0..c.templates_len)
-                .filter_map(|i| self.template_desc(i))
-                .all(|t| {
-                    req(&t.uri_template)
-                        && req(&t.name)
-                        && opt(&t.title)
-                        && opt(&t.description)
-                        && opt(&t.mime_type)
-                        && t.read.is_some()
-                });
-            let prompts = (0..c.prompts_len)
-                .filter_map(|i| self.prompt_desc(i))
-                .all(|p| {
-                    req(&p.name)
-                        && opt(&p.title)
-                        && opt(&p.description)
-                        && p.get.is_some()
-                        && p.arguments_len <= EMCP_MAX_PROMPT_ARGUMENTS
-                        && (p.arguments_len == 0 || !p.arguments.is_null())
-                        && Self::prompt_args(p)
-                            .all(|a| req(&a.name) && opt(&a.title) && opt(&a.description))
-                });
-            let arrays = (c.tools_len == 0 || !c.tools.is_null())
-                && (c.resources_len == 0 || !c.resources.is_null())
-                && (c.templates_len == 0 || !c.templates.is_null())
-                && (c.prompts_len == 0 || !c.prompts.is_null());
-            arrays && tools && resources && templates && prompts
-        }
+        texts_ok(&[&c.name, &c.version, &c.title, &c.instructions], 2)
+            && all_ok(c.tools, c.tools_len, tool_ok)
+            && all_ok(c.resources, c.resources_len, resource_ok)
+            && all_ok(c.templates, c.templates_len, template_ok)
+            && all_ok(c.prompts, c.prompts_len, prompt_ok)
     }
 }
 
-/// Text of a descriptor field (`""` for a required one that is somehow invalid: the
-/// configuration was checked at init).
-fn text(s: &emcp_str) -> &'static str {
-    // SAFETY: emcp_server_init's contract.
-    unsafe { s.get() }.unwrap_or("")
+/// Whether descriptor texts are usable: the first `required` of them present (the
+/// rest are optional), and every present one UTF-8.
+#[inline(never)]
+fn texts_ok(texts: &[&emcp_str], required: usize) -> bool {
+    texts.iter().enumerate().all(|(i, s)| {
+        // SAFETY: emcp_server_init's contract for every descriptor text.
+        (i >= required && s.ptr.is_null()) || unsafe { s.get() }.is_some()
+    })
 }
 
-fn opt(s: &emcp_str) -> Option<&'static str> {
-    // SAFETY: emcp_server_init's contract.
-    unsafe { s.get() }
+/// Whether a C array is NULL only when empty and `ok` holds for each of its items.
+fn all_ok<T>(items: *const T, len: usize, ok: fn(&T) -> bool) -> bool {
+    if len == 0 {
+        return true;
+    }
+    // SAFETY: emcp_server_init's contract: a non-NULL array holds `len` items.
+    !items.is_null()
+        && unsafe { core::slice::from_raw_parts(items, len) }
+            .iter()
+            .all(ok)
+}
+
+/// A tool's texts and its `call` callback.
+fn tool_ok(t: &emcp_tool) -> bool {
+    texts_ok(
+        &[
+            &t.name,
+            &t.input_schema,
+            &t.title,
+            &t.description,
+            &t.output_schema,
+        ],
+        2,
+    ) && t.call.is_some()
+}
+
+/// A resource's texts and its `read` callback.
+fn resource_ok(r: &emcp_resource) -> bool {
+    texts_ok(
+        &[&r.uri, &r.name, &r.title, &r.description, &r.mime_type],
+        2,
+    ) && r.read.is_some()
+}
+
+/// A template's texts and its `read` callback.
+fn template_ok(t: &emcp_resource_template) -> bool {
+    texts_ok(
+        &[
+            &t.uri_template,
+            &t.name,
+            &t.title,
+            &t.description,
+            &t.mime_type,
+        ],
+        2,
+    ) && t.read.is_some()
+}
+
+/// A prompt's texts, its `get` callback and its arguments.
+fn prompt_ok(p: &emcp_prompt) -> bool {
+    texts_ok(&[&p.name, &p.title, &p.description], 1)
+        && p.get.is_some()
+        && p.arguments_len <= EMCP_MAX_PROMPT_ARGUMENTS
+        && all_ok(p.arguments, p.arguments_len, argument_ok)
+}
+
+/// A prompt argument's texts.
+fn argument_ok(a: &emcp_prompt_argument) -> bool {
+    texts_ok(&[&a.name, &a.title, &a.description], 1)
+}
+
+/// Text of a required descriptor field (`""` if it is somehow absent: the
+/// configuration was checked at init).
+pub(crate) fn text(s: &emcp_str) -> &'static str {
+    opt(s).unwrap_or("")
+}
+
+/// Text of an optional descriptor field. Not validated again: [`CDevice::check`] found
+/// every descriptor text UTF-8 at init.
+pub(crate) fn opt(s: &emcp_str) -> Option<&'static str> {
+    if s.ptr.is_null() {
+        return None;
+    }
+    // SAFETY: emcp_server_init's contract: the text stays valid and unchanged for the
+    // server's life, and `CDevice::check` found it UTF-8 before the server existed.
+    Some(unsafe {
+        core::str::from_utf8_unchecked(core::slice::from_raw_parts(s.ptr.cast::<u8>(), s.len))
+    })
 }
 
 impl Device for CDevice {
@@ -381,7 +413,7 @@ impl Device for CDevice {
 
     fn prompt_argument(&self, prompt: usize, index: usize) -> Option<PromptArgument<'static>> {
         let p = self.prompt_desc(prompt)?;
-        let a = Self::prompt_args(p).nth(index)?;
+        let a = Self::prompt_arg(p, index)?;
         let mut arg = PromptArgument::new(text(&a.name));
         arg.title = opt(&a.title);
         arg.description = opt(&a.description);

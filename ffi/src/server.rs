@@ -15,9 +15,9 @@ use core::mem::{align_of, size_of};
 use emcp::framing::{Frames, SliceFramer};
 use emcp::json::{Sink, SinkError, SliceSink};
 use emcp::subscription::ChangeFlags;
-use emcp::{Config, Device, Server};
+use emcp::{Config, Server};
 
-use crate::descriptor::{emcp_config, CDevice};
+use crate::descriptor::{emcp_config, opt, text, CDevice};
 use crate::status::*;
 use crate::text::{bytes, tri, utf8};
 use crate::{ffi_boundary, non_null};
@@ -55,6 +55,37 @@ enum Output {
     Callback(CallbackSink),
     /// Into the caller's output buffer, taken with `emcp_server_take_output`.
     Buffer(SliceSink<'static>),
+}
+
+impl Output {
+    /// Whether the server may produce output now: a callback always takes it; an output
+    /// buffer needs `EMCP_OUTPUT_MIN_ROOM` free.
+    fn has_room(&self) -> bool {
+        match self {
+            Output::Callback(_) => true,
+            Output::Buffer(sink) => sink.remaining() >= EMCP_OUTPUT_MIN_ROOM,
+        }
+    }
+
+    /// The sink output goes to.
+    fn sink(&mut self) -> &mut dyn Sink {
+        match self {
+            Output::Callback(sink) => sink,
+            Output::Buffer(sink) => sink,
+        }
+    }
+
+    /// `EMCP_WRITE_FAILED` when the write callback failed since the last call (the
+    /// failure is then forgotten), `EMCP_OK` otherwise.
+    fn status(&mut self) -> emcp_status {
+        match self {
+            Output::Callback(sink) if sink.failed => {
+                sink.failed = false;
+                EMCP_WRITE_FAILED
+            }
+            _ => EMCP_OK,
+        }
+    }
 }
 
 /// A sink over the C write callback.
@@ -181,15 +212,10 @@ pub unsafe extern "C" fn emcp_server_init(
         if !device.check() {
             return EMCP_INVALID_CONFIG;
         }
-        // SAFETY: checked above: present and UTF-8, valid for the server's life.
-        let (Some(name), Some(version)) = (unsafe { config.name.get() }, unsafe {
-            config.version.get()
-        }) else {
-            return EMCP_INVALID_CONFIG;
-        };
-        let mut cfg = Config::new(name, version);
-        cfg.title = unsafe { config.title.get() };
-        cfg.instructions = unsafe { config.instructions.get() };
+        // Checked above: present and UTF-8, valid for the server's life.
+        let mut cfg = Config::new(text(&config.name), text(&config.version));
+        cfg.title = opt(&config.title);
+        cfg.instructions = opt(&config.instructions);
         if config.page_size > 0 {
             cfg.page_size = config.page_size;
         }
@@ -244,47 +270,19 @@ pub unsafe extern "C" fn emcp_server_feed(
         non_null!(server, consumed_out);
         let mut rest = tri!(unsafe { bytes(data, len) });
         let s = unsafe { inner(server) };
-        match &mut s.out {
-            Output::Callback(sink) => {
-                emcp::serve::feed(&mut s.server, &mut s.framer, rest, sink);
-                if core::mem::take(&mut sink.failed) {
-                    return EMCP_WRITE_FAILED;
-                }
-                unsafe { *consumed_out = len };
+        while !rest.is_empty() && s.out.has_room() {
+            let (used, frame) = s.framer.push(rest);
+            if let Some(frame) = frame {
+                s.server.handle_frame(frame, s.out.sink());
             }
-            Output::Buffer(sink) => {
-                while !rest.is_empty() && sink.remaining() >= EMCP_OUTPUT_MIN_ROOM {
-                    let (used, frame) = s.framer.push(rest);
-                    if let Some(frame) = frame {
-                        s.server.handle_frame(frame, sink);
-                    }
-                    rest = rest.get(used..).unwrap_or(&[]);
-                }
-                unsafe { *consumed_out = len - rest.len() };
-            }
+            rest = rest.get(used..).unwrap_or(&[]);
         }
-        EMCP_OK
+        let status = s.out.status();
+        if status == EMCP_OK {
+            unsafe { *consumed_out = len - rest.len() };
+        }
+        status
     })
-}
-
-/// Run the output side of `f` with whichever sink the server has. `EMCP_OUTPUT_FULL`
-/// when an output buffer lacks room.
-fn with_sink(s: &mut Inner, f: impl FnOnce(&mut Server<CDevice>, &mut dyn Sink)) -> emcp_status {
-    match &mut s.out {
-        Output::Callback(sink) => {
-            f(&mut s.server, sink);
-            if core::mem::take(&mut sink.failed) {
-                return EMCP_WRITE_FAILED;
-            }
-        }
-        Output::Buffer(sink) => {
-            if sink.remaining() < EMCP_OUTPUT_MIN_ROOM {
-                return EMCP_OUTPUT_FULL;
-            }
-            f(&mut s.server, sink);
-        }
-    }
-    EMCP_OK
 }
 
 /// Continue pending tools one step and send resource-changed notifications. Call it
@@ -301,9 +299,11 @@ pub unsafe extern "C" fn emcp_server_poll(
     ffi_boundary!({
         non_null!(server, busy_out);
         let s = unsafe { inner(server) };
-        let status = with_sink(s, |srv, out| {
-            srv.poll(out);
-        });
+        if !s.out.has_room() {
+            return EMCP_OUTPUT_FULL;
+        }
+        s.server.poll(s.out.sink());
+        let status = s.out.status();
         if status == EMCP_OK {
             unsafe { *busy_out = s.server.busy() };
         }
@@ -321,26 +321,13 @@ pub unsafe extern "C" fn emcp_server_finish(server: *mut emcp_server) -> emcp_st
     ffi_boundary!({
         non_null!(server);
         let s = unsafe { inner(server) };
-        let framer = &mut s.framer;
-        match &mut s.out {
-            Output::Callback(sink) => {
-                if let Some(frame) = framer.finish() {
-                    s.server.handle_frame(frame, sink);
-                }
-                if core::mem::take(&mut sink.failed) {
-                    return EMCP_WRITE_FAILED;
-                }
-            }
-            Output::Buffer(sink) => {
-                if sink.remaining() < EMCP_OUTPUT_MIN_ROOM {
-                    return EMCP_OUTPUT_FULL;
-                }
-                if let Some(frame) = framer.finish() {
-                    s.server.handle_frame(frame, sink);
-                }
-            }
+        if !s.out.has_room() {
+            return EMCP_OUTPUT_FULL;
         }
-        EMCP_OK
+        if let Some(frame) = s.framer.finish() {
+            s.server.handle_frame(frame, s.out.sink());
+        }
+        s.out.status()
     })
 }
 
@@ -422,8 +409,12 @@ pub unsafe extern "C" fn emcp_server_resource_changed(
             )
         };
         let device = CDevice { config, changes };
-        match (0..config.resources_len).find(|&i| device.resource(i).is_some_and(|r| r.uri == uri))
-        {
+        let is_uri = |i: &usize| {
+            device
+                .resource_desc(*i)
+                .is_some_and(|r| text(&r.uri) == uri)
+        };
+        match (0..config.resources_len).find(is_uri) {
             Some(i) => {
                 changes.raise(i);
                 EMCP_OK

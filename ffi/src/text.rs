@@ -36,14 +36,6 @@ impl emcp_str {
         let bytes = unsafe { core::slice::from_raw_parts(self.ptr.cast::<u8>(), self.len) };
         core::str::from_utf8(bytes).ok()
     }
-
-    /// Whether the text is absent or valid UTF-8 (a descriptor check).
-    ///
-    /// # Safety
-    /// As for [`emcp_str::get`].
-    pub(crate) unsafe fn is_absent_or_valid(&self) -> bool {
-        self.ptr.is_null() || unsafe { self.get() }.is_some()
-    }
 }
 
 /// Bytes from a C `(pointer, length)` pair: NULL is allowed only when `len` is 0
