@@ -20,6 +20,9 @@ pub mod code {
     pub const INTERNAL_ERROR: i32 = -32603;
     /// Resource not found (initialize-era revisions only).
     pub const RESOURCE_NOT_FOUND: i32 = -32002;
+    /// 2026-07-28 over HTTP: an `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name`
+    /// header disagrees with the body.
+    pub const HEADER_MISMATCH: i32 = -32020;
     /// 2026-07-28: the request needs a client capability it did not declare.
     pub const MISSING_CAPABILITY: i32 = -32021;
     /// 2026-07-28: the request's protocol version is not supported.
@@ -81,6 +84,8 @@ pub enum DispatchError {
     },
     /// The request needs a client capability the client did not declare.
     MissingCapability,
+    /// An HTTP header disagrees with the body (2026-07-28 over HTTP).
+    HeaderMismatch,
     /// A bounded table (subscriptions, pending jobs) is full.
     Busy(&'static str),
     /// The device handler failed.
@@ -130,6 +135,7 @@ impl RpcError {
                 DispatchError::ResourceNotFound { modern: true } => code::INVALID_PARAMS,
                 DispatchError::ResourceNotFound { modern: false } => code::RESOURCE_NOT_FOUND,
                 DispatchError::MissingCapability => code::MISSING_CAPABILITY,
+                DispatchError::HeaderMismatch => code::HEADER_MISMATCH,
                 DispatchError::Busy(_) | DispatchError::Internal(_) => code::INTERNAL_ERROR,
             },
         }
@@ -167,6 +173,7 @@ impl RpcError {
                 DispatchError::UnsupportedVersion => "Unsupported protocol version",
                 DispatchError::ResourceNotFound { .. } => "Resource not found",
                 DispatchError::MissingCapability => "Missing required client capability",
+                DispatchError::HeaderMismatch => "Header does not match the request body",
                 DispatchError::Busy(why) => why,
                 DispatchError::Internal(why) => why,
             },

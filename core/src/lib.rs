@@ -59,6 +59,8 @@
 pub mod device;
 pub mod error;
 pub mod framing;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod json;
 pub mod registry;
 pub mod rpc;
@@ -71,7 +73,7 @@ mod trace;
 pub mod version;
 
 pub use device::{Device, Step};
-pub use server::{Config, Server};
+pub use server::{Config, Era, Server};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

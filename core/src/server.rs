@@ -179,6 +179,84 @@ fn too_large(out: &mut dyn Sink, id: Id<'_>) {
     }
 }
 
+/// Which protocol era a request is served in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    /// Decide from the body: 2026-07-28 when `params._meta` carries an
+    /// `io.modelcontextprotocol/` key or the method exists only there, otherwise the
+    /// initialize era (stdio's rule).
+    Auto,
+    /// 2026-07-28 (stateless), whatever the body says.
+    Modern,
+    /// The initialize era, whatever the body says.
+    Legacy,
+}
+
+/// The request methods the server answers, named once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Method {
+    Discover,
+    Listen,
+    Initialize,
+    Ping,
+    SetLevel,
+    Subscribe,
+    Unsubscribe,
+    ToolsList,
+    ResourcesList,
+    TemplatesList,
+    PromptsList,
+    ToolsCall,
+    ResourcesRead,
+    PromptsGet,
+    Complete,
+}
+
+impl Method {
+    const NAMES: [(&'static str, Method); 15] = [
+        ("server/discover", Method::Discover),
+        ("subscriptions/listen", Method::Listen),
+        ("initialize", Method::Initialize),
+        ("ping", Method::Ping),
+        ("logging/setLevel", Method::SetLevel),
+        ("resources/subscribe", Method::Subscribe),
+        ("resources/unsubscribe", Method::Unsubscribe),
+        ("tools/list", Method::ToolsList),
+        ("resources/list", Method::ResourcesList),
+        ("resources/templates/list", Method::TemplatesList),
+        ("prompts/list", Method::PromptsList),
+        ("tools/call", Method::ToolsCall),
+        ("resources/read", Method::ResourcesRead),
+        ("prompts/get", Method::PromptsGet),
+        ("completion/complete", Method::Complete),
+    ];
+
+    /// The method a request names, if the server knows it.
+    fn parse(name: Str<'_>) -> Option<Method> {
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| name.eq_str(n))
+            .map(|&(_, m)| m)
+    }
+}
+
+/// A log level parameter (`logging/setLevel`'s `level`, the `_meta` log level).
+fn parse_level(level: Option<Value<'_>>) -> Result<LogLevel, DispatchError> {
+    level
+        .and_then(|l| l.as_str())
+        .and_then(LogLevel::parse)
+        .ok_or(DispatchError::InvalidParams("Invalid log level"))
+}
+
+/// The stateless versions served, as a JSON array.
+fn write_versions(w: &mut JsonWriter<'_>) {
+    w.begin_array();
+    for v in MODERN {
+        w.str(v.as_str());
+    }
+    w.end_array();
+}
+
 /// Per-request protocol facts.
 #[derive(Clone, Copy, Debug)]
 struct Context<'a> {
@@ -310,6 +388,13 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         }
     }
 
+    /// End the `subscriptions/listen` stream whose subscription id (the listen
+    /// request's id, as JSON text) is `subscription`, e.g. when its connection closed.
+    /// Returns whether there was one.
+    pub fn close_listen(&mut self, subscription: &[u8]) -> bool {
+        self.subs.close(subscription)
+    }
+
     fn find_resource(&self, eq: &dyn Fn(&str) -> bool) -> Option<usize> {
         (0..MAX_DESCRIPTORS)
             .map_while(|i| self.device.resource(i))
@@ -332,6 +417,18 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
     /// bytes back ([`Sink::rollback`]), a response that does not fit is replaced by a
     /// -32603 error for the same id.
     pub fn handle(&mut self, line: &[u8], out: &mut dyn Sink) {
+        self.handle_in(line, Era::Auto, out);
+        self.flush_changes(out);
+    }
+
+    /// [`Server::handle`] for a transport that knows the era from outside the body
+    /// (HTTP: the `MCP-Protocol-Version` and `Mcp-Session-Id` headers). A request
+    /// forced to [`Era::Modern`] must carry the 2026-07-28 `_meta` (-32602 otherwise);
+    /// one forced to [`Era::Legacy`] is served with initialize-era semantics.
+    ///
+    /// Unlike [`Server::handle`], resource-updated notifications are not sent after
+    /// the response: they belong to other streams ([`Server::poll`] sends them).
+    pub fn handle_in(&mut self, line: &[u8], era: Era, out: &mut dyn Sink) {
         match rpc::parse(line) {
             Err(rejected) => {
                 crate::trace::trace!("rejected line: {}", rejected.error);
@@ -345,7 +442,7 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             Ok(Message::Notification(n)) => self.notification(n),
             Ok(Message::Request(r)) => {
                 let mut g = Guard::new(out);
-                if let Err(f) = self.request(r, &mut g) {
+                if let Err(f) = self.request(r, era, &mut g) {
                     crate::trace::trace!("request failed: {}", f.error);
                     write_failure(&mut g, r.id, f);
                 }
@@ -354,12 +451,20 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
                 }
             }
         }
-        self.flush_changes(out);
     }
 
     /// Continue pending jobs one step each and send change notifications. Returns true
     /// while jobs remain (call again soon).
     pub fn poll(&mut self, out: &mut dyn Sink) -> bool {
+        self.poll_jobs(out);
+        self.flush_changes(out);
+        !self.jobs.is_empty()
+    }
+
+    /// [`Server::poll`] without the change notifications: continue pending jobs one
+    /// step each (for a transport that answers each request on its own stream).
+    /// Returns true while jobs remain.
+    pub fn poll_jobs(&mut self, out: &mut dyn Sink) -> bool {
         let mut i = 0;
         while let Some(job) = self.jobs.get(i) {
             let ex = Exchange {
@@ -394,7 +499,6 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
                 i += 1;
             }
         }
-        self.flush_changes(out);
         !self.jobs.is_empty()
     }
 
@@ -457,18 +561,23 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         }
     }
 
-    fn request<'a>(&mut self, r: Request<'a>, out: &mut dyn Sink) -> Outcome<'a> {
+    fn request<'a>(&mut self, r: Request<'a>, era: Era, out: &mut dyn Sink) -> Outcome<'a> {
         let meta = r.params.and_then(|p| p.get("_meta"));
         let claims =
             meta.is_some_and(|m| m.members().any(|(k, _)| k.raw().starts_with(META_PREFIX)));
-        let m = r.method;
-        let stateless_only = m.eq_str("server/discover") || m.eq_str("subscriptions/listen");
+        let method = Method::parse(r.method);
+        let stateless_only = matches!(method, Some(Method::Discover | Method::Listen));
         let progress_token = meta
             .and_then(|m| m.get("progressToken"))
             .filter(|t| matches!(t.kind(), Kind::String | Kind::Number))
             .filter(|t| t.raw().len() <= rpc::MAX_ID_LEN)
             .map(|t| t.raw());
-        if claims || stateless_only {
+        let modern = match era {
+            Era::Auto => claims || stateless_only,
+            Era::Modern => true,
+            Era::Legacy => false,
+        };
+        let cx = if modern {
             let meta = meta.ok_or(DispatchError::MissingProtocolVersion)?;
             let version = meta
                 .get(META_VERSION)
@@ -488,26 +597,21 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             }
             let log_level = match meta.get(META_LOG_LEVEL) {
                 None => None,
-                Some(l) => Some(
-                    l.as_str()
-                        .and_then(LogLevel::parse)
-                        .ok_or(DispatchError::InvalidParams("Invalid log level"))?,
-                ),
+                Some(l) => Some(parse_level(Some(l))?),
             };
-            let cx = Context {
+            Context {
                 modern: true,
                 progress_token,
                 log_level,
-            };
-            self.modern(r, cx, out)
+            }
         } else {
-            let cx = Context {
+            Context {
                 modern: false,
                 progress_token,
                 log_level: self.session_log,
-            };
-            self.legacy(r, cx, out)
-        }
+            }
+        };
+        self.dispatch(method, r, cx, out)
     }
 
     fn has_tools(&self) -> bool {
@@ -520,86 +624,106 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         self.device.prompt(0).is_some()
     }
 
-    fn modern<'a>(&mut self, r: Request<'a>, cx: Context<'a>, out: &mut dyn Sink) -> Outcome<'a> {
-        let m = r.method;
-        if m.eq_str("server/discover") {
-            let mut w = JsonWriter::new(out);
-            self.exchange(r.id, cx).begin_result(&mut w);
-            w.key("supportedVersions");
-            w.begin_array();
-            for v in MODERN {
-                w.str(v.as_str());
+    /// Route a request of either era. Era-specific methods answer only in their era;
+    /// the primitives' methods only when the device has that primitive.
+    fn dispatch<'a>(
+        &mut self,
+        method: Option<Method>,
+        r: Request<'a>,
+        cx: Context<'a>,
+        out: &mut dyn Sink,
+    ) -> Outcome<'a> {
+        use Method as M;
+        let modern = cx.modern;
+        match method {
+            Some(M::Discover) if modern => {
+                let mut w = JsonWriter::new(out);
+                self.exchange(r.id, cx).begin_result(&mut w);
+                w.key("supportedVersions");
+                write_versions(&mut w);
+                w.key("capabilities");
+                self.write_capabilities(&mut w);
+                crate::registry::opt_str(&mut w, "instructions", self.config.instructions);
+                self.end_result(&mut w, cx, Some(self.config.list_ttl_ms));
             }
-            w.end_array();
-            w.key("capabilities");
-            self.write_capabilities(&mut w);
-            crate::registry::opt_str(&mut w, "instructions", self.config.instructions);
-            self.end_result(&mut w, cx, Some(self.config.list_ttl_ms));
-            Ok(())
-        } else if m.eq_str("subscriptions/listen") {
-            self.listen(r, out)
-        } else {
-            self.common(r, cx, out)
+            Some(M::Listen) if modern => return self.listen(r, out),
+            Some(M::Initialize) if !modern => {
+                let requested = r
+                    .params
+                    .and_then(|p| p.get("protocolVersion"))
+                    .and_then(|v| v.as_str())
+                    .ok_or(DispatchError::InvalidParams("Missing protocolVersion"))?;
+                // Echo a supported initialize-era version, otherwise offer the newest
+                // one; never a stateless version.
+                let version = Version::parse(requested.raw())
+                    .filter(|v| !v.is_modern())
+                    .unwrap_or(Version::V2025_11_25);
+                self.session_version = Some(version);
+                let mut w = JsonWriter::new(out);
+                rpc::begin_result(&mut w, r.id);
+                w.key("protocolVersion");
+                w.str(version.as_str());
+                w.key("capabilities");
+                self.write_capabilities(&mut w);
+                w.key("serverInfo");
+                self.config.write_info(&mut w);
+                crate::registry::opt_str(&mut w, "instructions", self.config.instructions);
+                rpc::end_response(&mut w);
+            }
+            Some(M::Ping) if !modern => self.empty_result(r.id, out),
+            Some(M::SetLevel) if !modern => {
+                self.session_log = Some(parse_level(r.params.and_then(|p| p.get("level")))?);
+                self.empty_result(r.id, out);
+            }
+            Some(m @ (M::Subscribe | M::Unsubscribe)) if !modern && self.has_resources() => {
+                let uri = uri_param(r.params)?;
+                let bit = self.resource_bit(uri).ok_or(Failure {
+                    error: DispatchError::ResourceNotFound { modern: false },
+                    data: ErrorData::Uri(uri),
+                })?;
+                if m == M::Subscribe {
+                    self.subs.session |= bit;
+                } else {
+                    self.subs.session &= !bit;
+                }
+                self.empty_result(r.id, out);
+            }
+            Some(M::ToolsList) if self.has_tools() => {
+                return self.list(r, cx, out, "tools", &|d, i, w| {
+                    d.tool(i).map(|t| w.map(|w| t.write(w))).is_some()
+                })
+            }
+            Some(M::ResourcesList) if self.has_resources() => {
+                return self.list(r, cx, out, "resources", &|d, i, w| {
+                    d.resource(i).map(|t| w.map(|w| t.write(w))).is_some()
+                })
+            }
+            Some(M::TemplatesList) if self.has_resources() => {
+                return self.list(r, cx, out, "resourceTemplates", &|d, i, w| {
+                    d.resource_template(i)
+                        .map(|t| w.map(|w| t.write(w)))
+                        .is_some()
+                })
+            }
+            Some(M::PromptsList) if self.has_prompts() => {
+                return self.list(r, cx, out, "prompts", &|d, i, w| {
+                    d.prompt(i)
+                        .map(|p| {
+                            let args = (0..MAX_DESCRIPTORS).map_while(|j| d.prompt_argument(i, j));
+                            w.map(|w| p.write_with(w, args))
+                        })
+                        .is_some()
+                })
+            }
+            Some(M::ToolsCall) if self.has_tools() => return self.call_tool(r, cx, out),
+            Some(M::ResourcesRead) if self.has_resources() => {
+                return self.read_resource(r, cx, out)
+            }
+            Some(M::PromptsGet) if self.has_prompts() => return self.get_prompt(r, cx, out),
+            Some(M::Complete) if self.device.completions() => return self.complete(r, cx, out),
+            _ => return Err(DispatchError::MethodNotFound.into()),
         }
-    }
-
-    fn legacy<'a>(&mut self, r: Request<'a>, cx: Context<'a>, out: &mut dyn Sink) -> Outcome<'a> {
-        let m = r.method;
-        if m.eq_str("initialize") {
-            let requested = r
-                .params
-                .and_then(|p| p.get("protocolVersion"))
-                .and_then(|v| v.as_str())
-                .ok_or(DispatchError::InvalidParams("Missing protocolVersion"))?;
-            // Echo a supported initialize-era version, otherwise offer the newest one;
-            // never a stateless version.
-            let version = Version::parse(requested.raw())
-                .filter(|v| !v.is_modern())
-                .unwrap_or(Version::V2025_11_25);
-            self.session_version = Some(version);
-            let mut w = JsonWriter::new(out);
-            rpc::begin_result(&mut w, r.id);
-            w.key("protocolVersion");
-            w.str(version.as_str());
-            w.key("capabilities");
-            self.write_capabilities(&mut w);
-            w.key("serverInfo");
-            self.config.write_info(&mut w);
-            crate::registry::opt_str(&mut w, "instructions", self.config.instructions);
-            rpc::end_response(&mut w);
-            Ok(())
-        } else if m.eq_str("ping") {
-            self.empty_result(r.id, out);
-            Ok(())
-        } else if m.eq_str("logging/setLevel") {
-            let level = r
-                .params
-                .and_then(|p| p.get("level"))
-                .and_then(|l| l.as_str())
-                .and_then(LogLevel::parse)
-                .ok_or(DispatchError::InvalidParams("Invalid log level"))?;
-            self.session_log = Some(level);
-            self.empty_result(r.id, out);
-            Ok(())
-        } else if m.eq_str("resources/subscribe") || m.eq_str("resources/unsubscribe") {
-            if !self.has_resources() {
-                return Err(DispatchError::MethodNotFound.into());
-            }
-            let uri = uri_param(r.params)?;
-            let bit = self.resource_bit(uri).ok_or(Failure {
-                error: DispatchError::ResourceNotFound { modern: false },
-                data: ErrorData::Uri(uri),
-            })?;
-            if m.eq_str("resources/subscribe") {
-                self.subs.session |= bit;
-            } else {
-                self.subs.session &= !bit;
-            }
-            self.empty_result(r.id, out);
-            Ok(())
-        } else {
-            self.common(r, cx, out)
-        }
+        Ok(())
     }
 
     fn resource_bit(&self, uri: Str<'_>) -> Option<u32> {
@@ -715,45 +839,6 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         w.end_object();
         rpc::end_response(&mut w);
         Ok(())
-    }
-
-    /// Methods both eras share.
-    fn common<'a>(&mut self, r: Request<'a>, cx: Context<'a>, out: &mut dyn Sink) -> Outcome<'a> {
-        let m = r.method;
-        if m.eq_str("tools/list") && self.has_tools() {
-            self.list(r, cx, out, "tools", &|d, i, w| {
-                d.tool(i).map(|t| w.map(|w| t.write(w))).is_some()
-            })
-        } else if m.eq_str("resources/list") && self.has_resources() {
-            self.list(r, cx, out, "resources", &|d, i, w| {
-                d.resource(i).map(|t| w.map(|w| t.write(w))).is_some()
-            })
-        } else if m.eq_str("resources/templates/list") && self.has_resources() {
-            self.list(r, cx, out, "resourceTemplates", &|d, i, w| {
-                d.resource_template(i)
-                    .map(|t| w.map(|w| t.write(w)))
-                    .is_some()
-            })
-        } else if m.eq_str("prompts/list") && self.has_prompts() {
-            self.list(r, cx, out, "prompts", &|d, i, w| {
-                d.prompt(i)
-                    .map(|p| {
-                        let args = (0..MAX_DESCRIPTORS).map_while(|j| d.prompt_argument(i, j));
-                        w.map(|w| p.write_with(w, args))
-                    })
-                    .is_some()
-            })
-        } else if m.eq_str("tools/call") && self.has_tools() {
-            self.call_tool(r, cx, out)
-        } else if m.eq_str("resources/read") && self.has_resources() {
-            self.read_resource(r, cx, out)
-        } else if m.eq_str("prompts/get") && self.has_prompts() {
-            self.get_prompt(r, cx, out)
-        } else if m.eq_str("completion/complete") && self.device.completions() {
-            self.complete(r, cx, out)
-        } else {
-            Err(DispatchError::MethodNotFound.into())
-        }
     }
 
     /// A paginated `*/list` result. `item(device, i, writer)` says whether descriptor `i`
@@ -1040,11 +1125,7 @@ fn write_failure(out: &mut dyn Sink, id: Id<'_>, f: Failure<'_>) {
             Some(&|w: &mut JsonWriter<'_>| {
                 w.begin_object();
                 w.key("supported");
-                w.begin_array();
-                for v in MODERN {
-                    w.str(v.as_str());
-                }
-                w.end_array();
+                write_versions(w);
                 w.key("requested");
                 w.str_raw(requested);
                 w.end_object();

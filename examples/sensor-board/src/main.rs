@@ -1,7 +1,8 @@
-//! `sensor-board`: the simulated sensor board as an MCP server on stdin/stdout.
+//! `sensor-board`: the simulated sensor board as an MCP server on stdin/stdout, or
+//! with `--http ADDR` over Streamable HTTP at `http://ADDR/mcp`.
 //!
-//! Nothing but protocol goes to stdout; diagnostics go to stderr. Exits 0 at end of
-//! input.
+//! Nothing but protocol goes to stdout; diagnostics go to stderr. On stdio it exits 0
+//! at end of input.
 
 use std::io::{self, Read as _, Write as _};
 use std::process::ExitCode;
@@ -110,7 +111,38 @@ impl embedded_io::Write for Stdout {
     }
 }
 
+/// Serve over HTTP on `addr` until the listener fails.
+fn serve_http(server: Server<Board>, addr: &str) -> ExitCode {
+    let listener = match std::net::TcpListener::bind(addr) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("sensor-board: bind {addr}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    eprintln!("sensor-board: serving MCP at http://{addr}/mcp");
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    match emcp_host::serve_http(listener, server, emcp::http::Policy::default(), seed) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sensor-board: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let http = match args.as_slice() {
+        [] => None,
+        [flag, addr] if flag == "--http" => Some(addr.clone()),
+        _ => {
+            eprintln!("usage: sensor-board [--http ADDR]");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut server: Server<Board> = match Server::new(Board::new(), CONFIG) {
         Ok(s) => s,
         Err(e) => {
@@ -118,6 +150,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(addr) = http {
+        return serve_http(server, &addr);
+    }
     let mut framer: Box<Framer<DEFAULT_LINE_LEN>> = Box::default();
     let mut input = Stdin::spawn();
     let mut output = Stdout(io::BufWriter::with_capacity(64 * 1024, io::stdout()));
