@@ -186,6 +186,13 @@ impl<'a> Exchange<'a> {
         }
     }
 
+    /// Open the result envelope and, in it, the array `key` the content goes into.
+    fn begin_list(&self, w: &mut JsonWriter<'_>, key: &str) {
+        self.begin_result(w);
+        w.key(key);
+        w.begin_array();
+    }
+
     fn log(&self, w: &mut JsonWriter<'_>, level: LogLevel, logger: &str, data: &str) -> bool {
         if self.log_level.is_none_or(|min| level < min) {
             return false;
@@ -367,9 +374,7 @@ impl<'a> ToolCall<'a> {
     fn block(&mut self) -> bool {
         match self.phase {
             Phase::Idle => {
-                self.ex.begin_result(&mut self.w);
-                self.w.key("content");
-                self.w.begin_array();
+                self.ex.begin_list(&mut self.w, "content");
                 self.phase = Phase::Content;
                 true
             }
@@ -560,11 +565,8 @@ impl<'a> ToolCall<'a> {
 
     /// Close the result (the server adds the trailer and ends the line).
     pub(crate) fn close(&mut self) {
-        if self.phase == Phase::Idle {
-            self.block();
-        }
-        self.end_stream();
-        if self.phase == Phase::Content {
+        // `block` opens the result or ends a stream; only a closed `content` refuses.
+        if self.block() {
             self.w.end_array();
         }
         self.phase = Phase::Closed;
@@ -633,13 +635,11 @@ impl<'a> ResourceRead<'a> {
         crate::template::Match::new(template, self.uri)?.var(name)
     }
 
-    fn open(&mut self, mime: Option<&str>) -> bool {
+    /// Ready the `contents` array for an entry: open the result, or end an open
+    /// stream. False once the result is closed.
+    fn settle(&mut self) -> bool {
         match self.phase {
-            Phase::Idle => {
-                self.ex.begin_result(&mut self.w);
-                self.w.key("contents");
-                self.w.begin_array();
-            }
+            Phase::Idle => self.ex.begin_list(&mut self.w, "contents"),
             Phase::Text | Phase::Data => {
                 self.w.string_end_any();
                 self.w.end_object();
@@ -648,25 +648,32 @@ impl<'a> ResourceRead<'a> {
             Phase::Closed => return false,
         }
         self.phase = Phase::Content;
+        true
+    }
+
+    /// Start a `contents` entry: its head, then the key of its body (`text` or `blob`).
+    fn open(&mut self, mime: Option<&str>, body: &str) -> bool {
+        if !self.settle() {
+            return false;
+        }
         write_contents_head(&mut self.w, self.uri, mime);
+        self.w.key(body);
         true
     }
     /// Text contents.
     pub fn text(&mut self, mime: Option<&str>, text: &str) -> bool {
-        if !self.open(mime) {
+        if !self.open(mime, "text") {
             return false;
         }
-        self.w.key("text");
         self.w.str(text);
         self.w.end_object();
         true
     }
     /// Text contents formatted with `format_args!`.
     pub fn text_fmt(&mut self, mime: Option<&str>, args: fmt::Arguments<'_>) -> bool {
-        if !self.open(mime) {
+        if !self.open(mime, "text") {
             return false;
         }
-        self.w.key("text");
         self.w.string_fmt(args);
         self.w.end_object();
         true
@@ -674,10 +681,9 @@ impl<'a> ResourceRead<'a> {
     /// Start text contents written in parts with [`ResourceRead::part`] /
     /// [`ResourceRead::part_fmt`].
     pub fn text_begin(&mut self, mime: Option<&str>) -> bool {
-        if !self.open(mime) {
+        if !self.open(mime, "text") {
             return false;
         }
-        self.w.key("text");
         self.w.string_begin();
         self.phase = Phase::Text;
         true
@@ -700,10 +706,9 @@ impl<'a> ResourceRead<'a> {
     }
     /// Start binary contents; feed bytes with [`ResourceRead::data`].
     pub fn blob_begin(&mut self, mime: Option<&str>) -> bool {
-        if !self.open(mime) {
+        if !self.open(mime, "blob") {
             return false;
         }
-        self.w.key("blob");
         self.w.base64_begin();
         self.phase = Phase::Data;
         true
@@ -724,16 +729,7 @@ impl<'a> ResourceRead<'a> {
         self.phase != Phase::Idle
     }
     pub(crate) fn close(&mut self) {
-        if self.phase == Phase::Idle {
-            self.ex.begin_result(&mut self.w);
-            self.w.key("contents");
-            self.w.begin_array();
-            self.phase = Phase::Content;
-        }
-        if self.phase.streaming() {
-            self.w.string_end_any();
-            self.w.end_object();
-        }
+        self.settle();
         self.w.end_array();
         self.phase = Phase::Closed;
     }
@@ -793,12 +789,20 @@ impl<'a> PromptGet<'a> {
         self.phase = Phase::Content;
         true
     }
-    fn message(&mut self, role: Role) -> bool {
+    /// Ready the `messages` array for a message: open the result, or end an open
+    /// message. False once the result is closed.
+    fn settle(&mut self) -> bool {
         match self.phase {
             Phase::Idle => self.description_less(),
             Phase::Text | Phase::Data => self.end_message(),
             Phase::Content => {}
             Phase::Closed => return false,
+        }
+        true
+    }
+    fn message(&mut self, role: Role) -> bool {
+        if !self.settle() {
+            return false;
         }
         self.phase = Phase::Content;
         self.w.begin_object();
@@ -812,9 +816,7 @@ impl<'a> PromptGet<'a> {
         true
     }
     fn description_less(&mut self) {
-        self.ex.begin_result(&mut self.w);
-        self.w.key("messages");
-        self.w.begin_array();
+        self.ex.begin_list(&mut self.w, "messages");
     }
     /// A text message.
     pub fn text(&mut self, role: Role, text: &str) -> bool {
@@ -901,11 +903,7 @@ impl<'a> PromptGet<'a> {
         self.phase != Phase::Idle
     }
     pub(crate) fn close(&mut self) {
-        match self.phase {
-            Phase::Idle => self.description_less(),
-            Phase::Text | Phase::Data => self.end_message(),
-            _ => {}
-        }
+        self.settle();
         self.w.end_array();
         self.phase = Phase::Closed;
     }

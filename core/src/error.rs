@@ -141,7 +141,9 @@ impl RpcError {
         }
     }
 
-    /// The error message: one concise sentence.
+    /// The error message: one concise sentence. Not inlined: merged into
+    /// [`crate::rpc::write_error`] with [`RpcError::code`]'s match it costs more code.
+    #[inline(never)]
     pub fn message(&self) -> &'static str {
         match self {
             RpcError::Request(r) => match r {

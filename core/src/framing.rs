@@ -91,7 +91,6 @@ struct State {
 
 impl State {
     fn push<'a>(&mut self, buf: &'a mut [u8], input: &'a [u8]) -> (usize, Option<Frame<'a>>) {
-        let cap = buf.len();
         let mut consumed = 0;
         let mut rest = input;
         loop {
@@ -112,44 +111,38 @@ impl State {
                 return (consumed, None);
             }
 
-            if self.len == 0 && ends_line {
-                // Zero-copy: the whole line is in the input.
-                if is_blank(chunk) {
-                    continue;
-                }
-                if chunk.len() > cap {
-                    return (consumed, Some(Frame::TooLong));
-                }
-                return (consumed, Some(Frame::Line(strip_cr(chunk))));
+            // Zero-copy: the whole line is in the input.
+            let direct = self.len == 0 && ends_line;
+            if direct && is_blank(chunk) {
+                continue;
             }
-
-            let room = cap.saturating_sub(self.len);
-            if chunk.len() > room {
+            if chunk.len() > buf.len().saturating_sub(self.len) {
                 // Too long: report once, drop the rest of the line.
                 self.len = 0;
                 self.discarding = !ends_line;
                 return (consumed, Some(Frame::TooLong));
             }
-            // `chunk` fits (checked above). A zip, not `copy_from_slice`: no length
-            // check for the compiler to keep, so no panic path.
-            if let Some(dst) = buf.get_mut(self.len..) {
-                for (d, &b) in dst.iter_mut().zip(chunk) {
-                    *d = b;
+            let line = if direct {
+                chunk
+            } else {
+                // `chunk` fits (checked above). A zip, not `copy_from_slice`: no length
+                // check for the compiler to keep, so no panic path.
+                if let Some(dst) = buf.get_mut(self.len..) {
+                    for (d, &b) in dst.iter_mut().zip(chunk) {
+                        *d = b;
+                    }
                 }
-            }
-            self.len += chunk.len();
-            if !ends_line {
-                return (consumed, None);
-            }
-            let len = self.len;
-            self.len = 0;
-            if is_blank(buf.get(..len).unwrap_or(&[])) {
-                continue;
-            }
-            return (
-                consumed,
-                Some(Frame::Line(strip_cr(buf.get(..len).unwrap_or(&[])))),
-            );
+                self.len += chunk.len();
+                if !ends_line {
+                    return (consumed, None);
+                }
+                let len = core::mem::take(&mut self.len);
+                if is_blank(buf.get(..len).unwrap_or(&[])) {
+                    continue;
+                }
+                buf.get(..len).unwrap_or(&[])
+            };
+            return (consumed, Some(Frame::Line(strip_cr(line))));
         }
     }
 

@@ -70,17 +70,10 @@ impl<'a> ToolAnnotations<'a> {
     fn write(&self, w: &mut JsonWriter<'_>) {
         w.begin_object();
         opt_str(w, "title", self.title);
-        for (key, v) in [
-            ("readOnlyHint", self.read_only),
-            ("destructiveHint", self.destructive),
-            ("idempotentHint", self.idempotent),
-            ("openWorldHint", self.open_world),
-        ] {
-            if let Some(v) = v {
-                w.key(key);
-                w.bool(v);
-            }
-        }
+        opt_bool(w, "readOnlyHint", self.read_only);
+        opt_bool(w, "destructiveHint", self.destructive);
+        opt_bool(w, "idempotentHint", self.idempotent);
+        opt_bool(w, "openWorldHint", self.open_world);
         w.end_object();
     }
 }
@@ -138,10 +131,7 @@ impl<'a> Tool<'a> {
     /// Write the `Tool` object of `tools/list`.
     pub fn write(&self, w: &mut JsonWriter<'_>) {
         w.begin_object();
-        w.key("name");
-        w.str(self.name);
-        opt_str(w, "title", self.title);
-        opt_str(w, "description", self.description);
+        write_names(w, self.name, self.title, self.description);
         w.key("inputSchema");
         w.raw_value(self.input_schema.as_bytes());
         if let Some(s) = self.output_schema {
@@ -206,15 +196,14 @@ impl<'a> Resource<'a> {
         self
     }
 
-    /// Write the `Resource` object of `resources/list`.
+    /// Write the `Resource` object of `resources/list`. Not inlined: in the list's
+    /// closure it costs more code than a call.
+    #[inline(never)]
     pub fn write(&self, w: &mut JsonWriter<'_>) {
         w.begin_object();
         w.key("uri");
         w.str(self.uri);
-        w.key("name");
-        w.str(self.name);
-        opt_str(w, "title", self.title);
-        opt_str(w, "description", self.description);
+        write_names(w, self.name, self.title, self.description);
         opt_str(w, "mimeType", self.mime_type);
         if let Some(size) = self.size {
             w.key("size");
@@ -274,10 +263,7 @@ impl<'a> ResourceTemplate<'a> {
         w.begin_object();
         w.key("uriTemplate");
         w.str(self.uri_template);
-        w.key("name");
-        w.str(self.name);
-        opt_str(w, "title", self.title);
-        opt_str(w, "description", self.description);
+        write_names(w, self.name, self.title, self.description);
         opt_str(w, "mimeType", self.mime_type);
         w.end_object();
     }
@@ -315,6 +301,17 @@ impl<'a> PromptArgument<'a> {
     pub const fn required(mut self) -> Self {
         self.required = true;
         self
+    }
+
+    /// Write the argument object of a `Prompt`'s `arguments`.
+    fn write(&self, w: &mut JsonWriter<'_>) {
+        w.begin_object();
+        write_names(w, self.name, self.title, self.description);
+        if self.required {
+            w.key("required");
+            w.bool(true);
+        }
+        w.end_object();
     }
 }
 
@@ -370,26 +367,17 @@ impl<'a> Prompt<'a> {
         arguments: impl Iterator<Item = PromptArgument<'b>>,
     ) {
         w.begin_object();
-        w.key("name");
-        w.str(self.name);
-        opt_str(w, "title", self.title);
-        opt_str(w, "description", self.description);
-        let mut arguments = arguments.peekable();
-        if arguments.peek().is_some() {
-            w.key("arguments");
-            w.begin_array();
-            for a in arguments {
-                w.begin_object();
-                w.key("name");
-                w.str(a.name);
-                opt_str(w, "title", a.title);
-                opt_str(w, "description", a.description);
-                if a.required {
-                    w.key("required");
-                    w.bool(true);
-                }
-                w.end_object();
+        write_names(w, self.name, self.title, self.description);
+        let mut listed = false;
+        for a in arguments {
+            if !listed {
+                w.key("arguments");
+                w.begin_array();
+                listed = true;
             }
+            a.write(w);
+        }
+        if listed {
             w.end_array();
         }
         w.end_object();
@@ -402,4 +390,21 @@ pub(crate) fn opt_str(w: &mut JsonWriter<'_>, key: &str, value: Option<&str>) {
         w.key(key);
         w.str(v);
     }
+}
+
+/// Write `"key":true|false` when the value is present.
+fn opt_bool(w: &mut JsonWriter<'_>, key: &str, value: Option<bool>) {
+    if let Some(v) = value {
+        w.key(key);
+        w.bool(v);
+    }
+}
+
+/// Write the members every descriptor starts with: `name`, then `title` and
+/// `description` when present.
+fn write_names(w: &mut JsonWriter<'_>, name: &str, title: Option<&str>, description: Option<&str>) {
+    w.key("name");
+    w.str(name);
+    opt_str(w, "title", title);
+    opt_str(w, "description", description);
 }

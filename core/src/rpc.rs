@@ -109,6 +109,10 @@ pub struct Rejected<'a> {
     pub error: RequestError,
 }
 
+/// The members of a message [`parse`] looks at: four it reads, then the two that make
+/// a message without `method` a response.
+const MEMBERS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+
 /// Parse and check one line as a JSON-RPC 2.0 message.
 pub fn parse(line: &[u8]) -> Result<Message<'_>, Rejected<'_>> {
     let reject = |id, error| Rejected { id, error };
@@ -118,37 +122,25 @@ pub fn parse(line: &[u8]) -> Result<Message<'_>, Rejected<'_>> {
         Kind::Array => return Err(reject(None, RequestError::Batch)),
         _ => return Err(reject(None, RequestError::NotObject)),
     }
-    let mut jsonrpc = None;
-    let mut id = None;
-    let mut method = None;
-    let mut params = None;
+    // `jsonrpc`, `id`, `method`, `params`: the members read, in [`MEMBERS`] order.
+    let mut slots: [Option<Value<'_>>; 4] = [None; 4];
     let mut is_response = false;
     for (key, value) in root.members() {
-        let mut buf = [0u8; 8];
-        let name: &[u8] = match key.as_plain() {
-            Some(k) => k.as_bytes(),
-            // An escaped key: decode it (ours are short; a longer one is not ours).
-            None => key
-                .unescape_into(&mut buf)
-                .map(str::as_bytes)
-                .unwrap_or(b""),
+        // `eq_str` decodes an escaped key as it compares.
+        let Some(i) = MEMBERS.iter().position(|name| key.eq_str(name)) else {
+            continue;
         };
-        let slot = match name {
-            b"jsonrpc" => &mut jsonrpc,
-            b"id" => &mut id,
-            b"method" => &mut method,
-            b"params" => &mut params,
-            b"result" | b"error" => {
-                is_response = true;
-                continue;
+        match slots.get_mut(i) {
+            // With duplicate keys the first wins, as everywhere in emcp.
+            Some(slot) => {
+                if slot.is_none() {
+                    *slot = Some(value);
+                }
             }
-            _ => continue,
-        };
-        // With duplicate keys the first wins, as everywhere in emcp.
-        if slot.is_none() {
-            *slot = Some(value);
+            None => is_response = true,
         }
     }
+    let [jsonrpc, id, method, params] = slots;
     let id = match id {
         None => None,
         Some(v) => match Id::from_value(v) {
@@ -156,9 +148,8 @@ pub fn parse(line: &[u8]) -> Result<Message<'_>, Rejected<'_>> {
             Err(e) => return Err(reject(None, e)),
         },
     };
-    let version_ok = jsonrpc
-        .and_then(|v| v.as_str())
-        .is_some_and(|s| s.raw() == b"2.0");
+    // The string "2.0", spelled without escapes (its raw text has its quotes).
+    let version_ok = jsonrpc.is_some_and(|v| v.raw() == br#""2.0""#);
     if !version_ok {
         return Err(reject(id, RequestError::Version));
     }
@@ -184,9 +175,15 @@ pub fn parse(line: &[u8]) -> Result<Message<'_>, Rejected<'_>> {
 /// Start a success response: `{"jsonrpc":"2.0","id":<id>,"result":` then an open object.
 /// The caller writes the members and calls [`end_response`].
 pub fn begin_result(w: &mut JsonWriter<'_>, id: Id<'_>) {
+    begin_response(w, id.raw(), b",\"result\":");
+}
+
+/// Start a response: `{"jsonrpc":"2.0","id":<id>` and `member` (`,"result":` or
+/// `,"error":`), then an open object.
+fn begin_response(w: &mut JsonWriter<'_>, id: &[u8], member: &[u8]) {
     w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    w.raw(id.raw());
-    w.raw(b",\"result\":");
+    w.raw(id);
+    w.raw(member);
     w.begin_object();
 }
 
@@ -214,13 +211,7 @@ pub fn write_error(
     data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
 ) {
     let mut w = JsonWriter::new(sink);
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    match id {
-        Some(id) => w.raw(id.raw()),
-        None => w.raw(b"null"),
-    }
-    w.raw(b",\"error\":");
-    w.begin_object();
+    begin_response(&mut w, id.map_or(b"null", |id| id.raw()), b",\"error\":");
     w.key("code");
     w.i64(i64::from(error.code()));
     w.key("message");
@@ -229,8 +220,7 @@ pub fn write_error(
         w.key("data");
         data(&mut w);
     }
-    w.end_object();
-    w.raw(b"}\n");
+    end_response(&mut w);
 }
 
 #[cfg(test)]
@@ -272,6 +262,29 @@ mod tests {
             panic!()
         };
         assert_eq!(r.id.raw(), b"-9007199254740993");
+    }
+
+    #[test]
+    fn escaped_member_names() {
+        let Ok(Message::Request(r)) =
+            parse(br#"{"json\u0072pc":"2.0","\u0069d":1,"\u006dethod":"ping","id":2}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(r.id.raw(), b"1");
+        assert!(matches!(
+            parse(br#"{"jsonrpc":"2.0","id":3,"r\u0065sult":{}}"#),
+            Ok(Message::Response)
+        ));
+        // A long escaped key is simply not one of ours.
+        assert_eq!(
+            err(r#"{"jsonrpc":"2.0","id":3,"\u006dethod_with_a_long_name":"x"}"#),
+            (Some(b"3".to_vec()), RequestError::Method)
+        );
+        assert_eq!(
+            err(r#"{"jsonrpc":"2\u002e0","id":3,"method":"x"}"#),
+            (Some(b"3".to_vec()), RequestError::Version)
+        );
     }
 
     #[test]

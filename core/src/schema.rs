@@ -99,16 +99,22 @@ impl Violation<'_, '_> {
     }
 }
 
+/// The JSON Schema type names, the kind of value each accepts, and whether the value
+/// must also be integral (`integer`).
+const TYPES: [(&str, Kind, bool); 7] = [
+    ("string", Kind::String, false),
+    ("number", Kind::Number, false),
+    ("integer", Kind::Number, true),
+    ("boolean", Kind::Bool, false),
+    ("object", Kind::Object, false),
+    ("array", Kind::Array, false),
+    ("null", Kind::Null, false),
+];
+
 fn type_matches(name: &[u8], v: Value<'_>) -> bool {
-    match name {
-        b"string" => v.kind() == Kind::String,
-        b"number" => v.kind() == Kind::Number,
-        b"integer" => v.kind() == Kind::Number && v.is_integral(),
-        b"boolean" => v.kind() == Kind::Bool,
-        b"object" => v.kind() == Kind::Object,
-        b"array" => v.kind() == Kind::Array,
-        b"null" => v.kind() == Kind::Null,
-        _ => true, // unknown type names are not ours to judge
+    match TYPES.iter().find(|(n, _, _)| n.as_bytes() == name) {
+        Some(&(_, kind, integral)) => v.kind() == kind && (!integral || v.is_integral()),
+        None => true, // unknown type names are not ours to judge
     }
 }
 
@@ -118,9 +124,10 @@ fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
             Some(plain) => x.eq_str(plain),
             None => x.raw() == y.raw(),
         },
-        _ => match (a.kind(), b.kind()) {
-            (Kind::Number, Kind::Number) => a.cmp_number(&b) == Some(Ordering::Equal),
-            _ => a.raw() == b.raw(),
+        // Two numbers compare by value (`cmp_number` is `None` unless both are numbers).
+        _ => match a.cmp_number(&b) {
+            Some(order) => order == Ordering::Equal,
+            None => a.raw() == b.raw(),
         },
     }
 }
@@ -142,48 +149,59 @@ fn check_property<'s>(prop: Value<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
             return Err(Rule::Enum(e));
         }
     }
-    if v.kind() == Kind::Number {
-        // Exact decimal comparisons: `100.00000000000000001` is above a maximum of 100
-        // although both are the same `f64`.
-        let bound = |key| {
-            prop.get(key)
-                .and_then(|b: Value<'s>| v.cmp_number(&b).map(|order| (b, order)))
+    // Numbers compare by their exact decimal values: `100.00000000000000001` is above a
+    // maximum of 100 although both are the same `f64`.
+    let length = v.as_str().map(|s| s.char_count() as u64);
+    for (i, &(key, breaks, of_length)) in BOUNDS.iter().enumerate() {
+        let Some(b) = prop.get(key) else { continue };
+        let order = if of_length {
+            length.zip(b.as_u64()).map(|(n, limit)| n.cmp(&limit))
+        } else {
+            v.cmp_number(&b)
         };
-        if let Some((b, order)) = bound("minimum") {
-            if order == Ordering::Less {
-                return Err(Rule::Minimum(b));
-            }
-        }
-        if let Some((b, order)) = bound("maximum") {
-            if order == Ordering::Greater {
-                return Err(Rule::Maximum(b));
-            }
-        }
-        if let Some((b, order)) = bound("exclusiveMinimum") {
-            if order != Ordering::Greater {
-                return Err(Rule::ExclusiveMinimum(b));
-            }
-        }
-        if let Some((b, order)) = bound("exclusiveMaximum") {
-            if order != Ordering::Less {
-                return Err(Rule::ExclusiveMaximum(b));
-            }
-        }
-    }
-    if let Some(s) = v.as_str() {
-        let n = s.char_count() as u64;
-        if let Some(b) = prop.get("minLength") {
-            if b.as_u64().is_some_and(|min| n < min) {
-                return Err(Rule::MinLength(b));
-            }
-        }
-        if let Some(b) = prop.get("maxLength") {
-            if b.as_u64().is_some_and(|max| n > max) {
-                return Err(Rule::MaxLength(b));
-            }
+        if order.is_some_and(|o| breaks.contains(&o)) {
+            return Err(bound_rule(i, b));
         }
     }
     Ok(())
+}
+
+/// The bounds a property may set, in the order they are checked: the keyword, how the
+/// argument compares with the bound when it breaks it, and whether the bound is on a
+/// string's length in characters (otherwise on a number's value).
+const BOUNDS: [(&str, [Ordering; 2], bool); 6] = [
+    ("minimum", [Ordering::Less; 2], false),
+    ("maximum", [Ordering::Greater; 2], false),
+    ("exclusiveMinimum", [Ordering::Less, Ordering::Equal], false),
+    (
+        "exclusiveMaximum",
+        [Ordering::Greater, Ordering::Equal],
+        false,
+    ),
+    ("minLength", [Ordering::Less; 2], true),
+    ("maxLength", [Ordering::Greater; 2], true),
+];
+
+/// The rule [`BOUNDS`] entry `i` stands for, broken by the bound `b`.
+fn bound_rule(i: usize, b: Value<'_>) -> Rule<'_> {
+    match i {
+        0 => Rule::Minimum(b),
+        1 => Rule::Maximum(b),
+        2 => Rule::ExclusiveMinimum(b),
+        3 => Rule::ExclusiveMaximum(b),
+        4 => Rule::MinLength(b),
+        _ => Rule::MaxLength(b),
+    }
+}
+
+/// The first member of `object` whose key is spelled `key` (compared as written,
+/// escapes included), with its position among the members.
+fn member<'v>(object: Value<'v>, key: &[u8]) -> Option<(usize, Value<'v>)> {
+    object
+        .members()
+        .enumerate()
+        .find(|(_, (k, _))| k.raw() == key)
+        .map(|(i, (_, v))| (i, v))
 }
 
 /// Check `args` (an object, or `None` when the request had no arguments) against
@@ -193,8 +211,7 @@ pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Vi
     let props = schema.get("properties");
     if let Some(required) = schema.get("required") {
         for name in required.items().filter_map(|n| n.as_str()) {
-            let present = args.is_some_and(|a| a.members().any(|(k, _)| k.raw() == name.raw()));
-            if !present {
+            if args.and_then(|a| member(a, name.raw())).is_none() {
                 return Err(Violation {
                     argument: name,
                     rule: Rule::Required,
@@ -202,10 +219,13 @@ pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Vi
             }
         }
     }
-    let closed = schema.get("additionalProperties").and_then(|v| v.as_bool()) == Some(false);
+    let closed = schema
+        .get("additionalProperties")
+        .is_some_and(|v| v.raw() == b"false");
     let Some(args) = args else { return Ok(()) };
     for (i, (key, _)) in args.members().enumerate() {
-        if args.members().take(i).any(|(k, _)| k.raw() == key.raw()) {
+        // Given before when its first occurrence is not this one.
+        if member(args, key.raw()).is_some_and(|(first, _)| first != i) {
             return Err(Violation {
                 argument: key,
                 rule: Rule::Duplicate,
@@ -213,8 +233,7 @@ pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Vi
         }
     }
     for (key, value) in args.members() {
-        let prop = props.and_then(|p| p.members().find(|(k, _)| k.raw() == key.raw()));
-        match prop {
+        match props.and_then(|p| member(p, key.raw())) {
             Some((_, prop)) => check_property(prop, value).map_err(|rule| Violation {
                 argument: key,
                 rule,

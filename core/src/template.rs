@@ -32,12 +32,12 @@ pub enum Segment<'t> {
 /// boundary (and checked anyway).
 fn segment(input: &str) -> Option<(Segment<'_>, &str)> {
     let bytes = input.as_bytes();
-    if let Some(after) = input.strip_prefix('{') {
-        let end = after.bytes().position(|b| b == b'}')?;
-        let (name, rest) = after.split_at_checked(end)?;
+    if bytes.first() == Some(&b'{') {
+        let end = bytes.iter().position(|&b| b == b'}')?;
+        let name = input.get(1..end)?;
         let valid =
             !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-        return valid.then_some((Segment::Var(name), rest.get(1..)?));
+        return valid.then_some((Segment::Var(name), input.get(end + 1..)?));
     }
     let end = bytes
         .iter()
@@ -124,33 +124,31 @@ pub fn is_valid(template: &str) -> bool {
 }
 
 fn valid_value(v: &str) -> bool {
-    let bytes = v.as_bytes();
-    if bytes.is_empty() || v == "." || v == ".." {
+    let mut rest = v.as_bytes();
+    if matches!(rest, [] | [b'.'] | [b'.', b'.']) {
         return false;
     }
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
+    while let Some((&b, tail)) = rest.split_first() {
+        rest = tail;
         if b == b'%' {
-            let hex = |j: usize| bytes.get(j).is_some_and(u8::is_ascii_hexdigit);
-            if !(hex(i + 1) && hex(i + 2)) {
+            let [hi, lo, after @ ..] = rest else {
+                return false;
+            };
+            if !(hi.is_ascii_hexdigit() && lo.is_ascii_hexdigit()) {
                 return false;
             }
-            // No encoded path tricks: `%2e` (.), `%2f` (/), `%5c` (\\), `%00`.
-            let code = bytes.get(i + 1..i + 3).unwrap_or(b"");
-            if code.eq_ignore_ascii_case(b"2e")
-                || code.eq_ignore_ascii_case(b"2f")
-                || code.eq_ignore_ascii_case(b"5c")
-                || code == b"00"
-            {
+            // No encoded path tricks: `%2e` (.), `%2f` (/), `%5c` (\\), `%00`, in either
+            // case (`| 0x20` lowers a hex letter and keeps a digit).
+            if matches!(
+                (hi, lo | 0x20),
+                (b'2', b'e' | b'f') | (b'5', b'c') | (b'0', b'0')
+            ) {
                 return false;
             }
-            i += 3;
-            continue;
-        }
-        if !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')) {
+            rest = after;
+        } else if !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')) {
             return false;
         }
-        i += 1;
     }
     true
 }
@@ -229,6 +227,14 @@ mod tests {
             Some("a%20b")
         );
         assert!(Match::new(t, "sensor://%zz/history").is_none());
+        for bad in ["%2F", "%5c", "%5C", "%00", "%2", "a%", ".", ".."] {
+            let uri = std::format!("sensor://{bad}/history");
+            assert!(Match::new(t, &uri).is_none(), "{bad}");
+        }
+        for ok in ["%0a", "%20", "%2d", "%5b", "...", ".a", "A-z_0.9~"] {
+            let uri = std::format!("sensor://{ok}/history");
+            assert_eq!(Match::new(t, &uri).and_then(|m| m.var("name")), Some(ok));
+        }
         assert!(Match::new(t, "sensor://../history").is_none());
         assert!(Match::new(t, "other://a/history").is_none());
         let t2 = "test://template/{id}/data";

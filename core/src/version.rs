@@ -27,6 +27,15 @@ pub const LEGACY: [Version; 4] = [
 /// Stateless (2026-07-28 and later) revisions, newest first.
 pub const MODERN: [Version; 1] = [Version::V2026_07_28];
 
+/// Every revision emcp speaks, oldest first.
+const ALL: [Version; 5] = [
+    Version::V2024_11_05,
+    Version::V2025_03_26,
+    Version::V2025_06_18,
+    Version::V2025_11_25,
+    Version::V2026_07_28,
+];
+
 impl Version {
     /// The revision's date string.
     pub const fn as_str(self) -> &'static str {
@@ -41,10 +50,7 @@ impl Version {
 
     /// The revision named by `s`, if emcp speaks it.
     pub fn parse(s: &[u8]) -> Option<Self> {
-        [Version::V2026_07_28]
-            .into_iter()
-            .chain(LEGACY)
-            .find(|v| v.as_str().as_bytes() == s)
+        ALL.iter().copied().find(|v| v.as_str().as_bytes() == s)
     }
 
     /// True for the stateless era (no `initialize`).

@@ -41,12 +41,12 @@
 //!
 //! # Cost
 //!
-//! Strings are scanned a machine word at a time, both when validating and when
-//! navigating. Validation costs about 9 instructions per byte of compact JSON (x86-64,
-//! about half of `serde_json` skipping the same input). Every [`Value::get`] walks the
-//! object from its start and must skip each earlier member's value, so to read several
-//! members of a large object, one pass over [`Value::members`] is cheaper than many
-//! `get`s.
+//! Validation is `core`'s UTF-8 check of the whole input, then one structural pass in
+//! which strings are scanned a machine word at a time. Navigation measures values with
+//! the same structural scan (strings again a word at a time). Every [`Value::get`]
+//! walks the object from its start and must skip each earlier member's value, so to
+//! read several members of a large object, one pass over [`Value::members`] is cheaper
+//! than many `get`s.
 //!
 //! # Example
 //!
@@ -82,6 +82,36 @@ mod number;
 pub mod scanner;
 pub mod writer;
 
+/// The characters with a two-character escape, each with the letter after its
+/// backslash (the writer never needs the one for `/`).
+const SHORT_ESCAPES: [(u8, u8); 8] = [
+    (b'"', b'"'),
+    (b'\\', b'\\'),
+    (b'/', b'/'),
+    (0x08, b'b'),
+    (0x0C, b'f'),
+    (b'\n', b'n'),
+    (b'\r', b'r'),
+    (b'\t', b't'),
+];
+
+/// Index of the first byte of `s` that a JSON string cannot hold as it is: `"`, `\`
+/// or a control character (below 0x20). The one word-at-a-time search of the crate:
+/// the scanner finds string ends and escapes with it, the writer what to escape.
+#[inline(never)]
+fn find_special(s: &[u8]) -> Option<usize> {
+    swar::find(
+        s,
+        |v| {
+            swar::ascii_only(
+                swar::eq(v, b'"') | swar::eq(v, b'\\') | swar::below(v, 0x20),
+                v,
+            )
+        },
+        |b| b < 0x20 || b == b'"' || b == b'\\',
+    )
+}
+
 /// Word-at-a-time byte search ("SWAR"): finds the first byte of interest in a slice
 /// one machine word at a time, with a byte loop for the last partial word.
 mod swar {
@@ -90,7 +120,6 @@ mod swar {
     macro_rules! swar_ops {
         ($word:ty) => {
             const WORD: usize = core::mem::size_of::<$word>();
-            const HALF: usize = WORD / 2;
             const ONES: $word = <$word>::MAX / 0xFF;
             const HIGHS: $word = ONES << 7;
 
@@ -142,29 +171,6 @@ mod swar {
                     rest = tail;
                 }
                 let done = s.len() - rest.len();
-                // A last partial word of at least half a word: its first and last
-                // halves (which overlap) make one word. The lowest flag is still the
-                // first match: a match in the low half is flagged there, and the high
-                // half decides only when the low half has none.
-                if let (Some(low), Some(high)) =
-                    (rest.first_chunk::<HALF>(), rest.last_chunk::<HALF>())
-                {
-                    let mut bytes = [0u8; WORD];
-                    let (a, b) = bytes.split_at_mut(HALF);
-                    a.copy_from_slice(low);
-                    b.copy_from_slice(high);
-                    let flags = word(<$word>::from_le_bytes(bytes)) & HIGHS;
-                    if flags == 0 {
-                        return None;
-                    }
-                    let lane = (flags.trailing_zeros() / 8) as usize;
-                    let index = if lane < HALF {
-                        lane
-                    } else {
-                        rest.len() - HALF + (lane - HALF)
-                    };
-                    return Some(done + index);
-                }
                 let n = rest.iter().position(|&b| byte(b))?;
                 Some(done + n)
             }

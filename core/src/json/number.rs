@@ -46,6 +46,8 @@
 use core::cmp::Ordering;
 
 /// A literal taken apart: `-`? `int` (`.` `frac`)? (`e` `exp`)?.
+///
+/// Its digits are read by index, `int` and `frac` as one digit string.
 #[derive(Clone, Copy)]
 struct Parts<'a> {
     negative: bool,
@@ -55,6 +57,10 @@ struct Parts<'a> {
     frac: &'a [u8],
     /// The exponent, saturating at `±i64::MAX`.
     exp: i64,
+    /// Length of the literal in bytes.
+    end: usize,
+    /// Number of zero digits before the first significant one (all of them for zero).
+    lead: usize,
 }
 
 /// `usize` to `i64`, saturating (a slice length always fits).
@@ -71,86 +77,144 @@ fn split_digits(s: &[u8]) -> (&[u8], &[u8]) {
     s.split_at_checked(n).unwrap_or((s, &[]))
 }
 
+/// Split an optional leading `-` off `s`.
+fn split_sign(s: &[u8]) -> (bool, &[u8]) {
+    match s.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, s),
+    }
+}
+
 impl<'a> Parts<'a> {
-    /// Take a number literal apart (the JSON grammar; leading zeros are tolerated);
-    /// `None` if `raw` is not one.
-    fn new(raw: &'a [u8]) -> Option<Self> {
-        let (negative, rest) = match raw.split_first() {
-            Some((b'-', rest)) => (true, rest),
-            _ => (false, raw),
-        };
-        let (int, rest) = split_digits(rest);
+    /// Take apart the number literal at the start of `s` (the JSON grammar; leading
+    /// zeros are tolerated), which with `whole` must be all of `s`. `None` if there is
+    /// no such literal.
+    fn new(s: &'a [u8], whole: bool) -> Option<Self> {
+        let (negative, rest) = split_sign(s);
+        let (int, mut rest) = split_digits(rest);
         if int.is_empty() {
             return None;
         }
-        let (frac, rest) = match rest.split_first() {
-            Some((b'.', after)) => {
-                let (frac, rest) = split_digits(after);
-                if frac.is_empty() {
-                    return None;
-                }
-                (frac, rest)
+        let mut frac: &[u8] = &[];
+        if let Some(after) = rest.strip_prefix(b".") {
+            (frac, rest) = split_digits(after);
+            if frac.is_empty() {
+                return None;
             }
-            _ => (&[][..], rest),
-        };
-        let exp = match rest.split_first() {
-            None => 0,
-            Some((b'e' | b'E', after)) => {
-                let (negative, after) = match after.split_first() {
-                    Some((b'-', a)) => (true, a),
-                    Some((b'+', a)) => (false, a),
-                    _ => (false, after),
-                };
-                let (digits, rest) = split_digits(after);
-                if digits.is_empty() || !rest.is_empty() {
-                    return None;
-                }
-                let magnitude = digits.iter().fold(0i64, |acc, &b| {
-                    acc.saturating_mul(10)
-                        .saturating_add(i64::from(b.wrapping_sub(b'0')))
-                });
-                if negative {
-                    -magnitude
-                } else {
-                    magnitude
-                }
+        }
+        let mut exp: i64 = 0;
+        if let Some((b'e' | b'E', after)) = rest.split_first() {
+            let (negative, after) = match after.split_first() {
+                Some((b'-', a)) => (true, a),
+                Some((b'+', a)) => (false, a),
+                _ => (false, after),
+            };
+            let digits;
+            (digits, rest) = split_digits(after);
+            if digits.is_empty() {
+                return None;
             }
-            Some(_) => return None,
-        };
-        Some(Parts {
+            for &b in digits {
+                exp = exp
+                    .saturating_mul(10)
+                    .saturating_add(i64::from(b.wrapping_sub(b'0')));
+            }
+            if negative {
+                exp = -exp;
+            }
+        }
+        if whole && !rest.is_empty() {
+            return None;
+        }
+        let mut parts = Parts {
             negative,
             int,
             frac,
             exp,
-        })
+            end: s.len() - rest.len(),
+            lead: 0,
+        };
+        while parts.lead < parts.len() && parts.digit(parts.lead) == 0 {
+            parts.lead += 1;
+        }
+        Some(parts)
     }
 
-    /// The significant digits (from the first non-zero one on) as values 0..=9.
-    fn significant(self) -> impl Iterator<Item = u8> + 'a {
-        self.int
-            .iter()
-            .chain(self.frac)
-            .skip_while(|&&b| b == b'0')
-            .map(|&b| b.wrapping_sub(b'0'))
+    /// Number of digits, `int` and `frac` together.
+    fn len(&self) -> usize {
+        self.int.len() + self.frac.len()
+    }
+
+    /// Digit `i` of `int` and `frac` together, as 0..=9; 0 past the end.
+    #[inline(never)]
+    fn digit(&self, i: usize) -> u8 {
+        let b = match i.checked_sub(self.int.len()) {
+            None => self.int.get(i),
+            Some(j) => self.frac.get(j),
+        };
+        b.map_or(0, |b| b.wrapping_sub(b'0'))
+    }
+
+    /// Significant digit `j` (`d₁` is `j = 0`); 0 past the end.
+    fn significant(&self, j: usize) -> u8 {
+        self.digit(self.lead + j)
+    }
+
+    /// Number of digits from the first significant one on (trailing zeros included).
+    fn significant_len(&self) -> usize {
+        self.len() - self.lead
     }
 
     /// Whether the literal's value is zero (`0`, `-0.000e7`).
-    fn is_zero(self) -> bool {
-        self.int.iter().chain(self.frac).all(|&b| b == b'0')
+    fn is_zero(&self) -> bool {
+        self.lead == self.len()
     }
 
     /// `k` such that the value is `0.d₁d₂… · 10^k` with `d₁` its first significant
     /// digit (so `10^(k-1) <= |value| < 10^k`), saturating. Meaningless for zero.
-    fn scale(self) -> i64 {
-        let leading_zeros = self
-            .int
-            .iter()
-            .chain(self.frac)
-            .take_while(|&&b| b == b'0')
-            .count();
-        count(self.int.len())
-            .saturating_sub(count(leading_zeros))
-            .saturating_add(self.exp)
+    #[inline(never)]
+    fn scale(&self) -> i64 {
+        // Slice lengths fit an `i64`: only the exponent can take the sum out of range.
+        (count(self.int.len()) - count(self.lead)).saturating_add(self.exp)
+    }
+
+    /// The integer part of `|value| · 10^shift` (`d₁…d_k` for `k = scale + shift`),
+    /// `None` beyond `u64`.
+    fn truncated(&self, shift: u32) -> Option<u64> {
+        if self.is_zero() {
+            return Some(0);
+        }
+        let k = self.scale().saturating_add(i64::from(shift));
+        if k > 20 {
+            return None; // at least 10^20 > u64::MAX
+        }
+        let mut m: u64 = 0;
+        for j in 0..usize::try_from(k).unwrap_or(0) {
+            m = m
+                .checked_mul(10)?
+                .checked_add(u64::from(self.significant(j)))?;
+        }
+        Some(m)
+    }
+}
+
+/// Length of the JSON number literal at the start of `s` (RFC 8259 grammar: no leading
+/// zeros), for the scanner; `None` if `s` does not start with one.
+pub(crate) fn literal_len(s: &[u8]) -> Option<usize> {
+    let parts = Parts::new(s, false)?;
+    if parts.int.len() > 1 && parts.int.first() == Some(&b'0') {
+        return None;
+    }
+    Some(parts.end)
+}
+
+/// `magnitude` with the sign, `None` outside `i64`.
+fn signed(negative: bool, magnitude: u64) -> Option<i64> {
+    if negative {
+        // -2^63 is the one magnitude beyond i64::MAX that still fits.
+        (magnitude <= 1 << 63).then_some((magnitude as i64).wrapping_neg())
+    } else {
+        i64::try_from(magnitude).ok()
     }
 }
 
@@ -158,29 +222,24 @@ impl<'a> Parts<'a> {
 ///
 /// Zero is zero whatever its sign (`-0 == 0`), as JSON Schema compares numbers.
 pub(crate) fn compare(a: &[u8], b: &[u8]) -> Option<Ordering> {
-    let (a, b) = (Parts::new(a)?, Parts::new(b)?);
-    let sign = |p: Parts<'_>| match (p.is_zero(), p.negative) {
+    let (a, b) = (Parts::new(a, true)?, Parts::new(b, true)?);
+    let sign = |p: &Parts<'_>| match (p.is_zero(), p.negative) {
         (true, _) => 0i8,
         (false, true) => -1,
         (false, false) => 1,
     };
-    let (sa, sb) = (sign(a), sign(b));
+    let (sa, sb) = (sign(&a), sign(&b));
     if sa != sb || sa == 0 {
         return Some(sa.cmp(&sb));
     }
-    let magnitude = a.scale().cmp(&b.scale()).then_with(|| {
-        // Same scale: the digit strings decide, the shorter one padded with zeros.
-        let (mut x, mut y) = (a.significant(), b.significant());
-        loop {
-            match (x.next(), y.next()) {
-                (None, None) => return Ordering::Equal,
-                (Some(d), Some(e)) if d != e => return d.cmp(&e),
-                (Some(d), None) if d != 0 => return Ordering::Greater,
-                (None, Some(e)) if e != 0 => return Ordering::Less,
-                _ => {}
-            }
-        }
-    });
+    let mut magnitude = a.scale().cmp(&b.scale());
+    // Same scale: the digit strings decide, the shorter one padded with zeros.
+    let n = a.significant_len().max(b.significant_len());
+    let mut j = 0;
+    while magnitude == Ordering::Equal && j < n {
+        magnitude = a.significant(j).cmp(&b.significant(j));
+        j += 1;
+    }
     Some(if sa < 0 {
         magnitude.reverse()
     } else {
@@ -192,46 +251,38 @@ pub(crate) fn compare(a: &[u8], b: &[u8]) -> Option<Ordering> {
 /// 1 is 125, `-0.05` at scale 1 is 0), from its digits; `None` if `raw` is not a JSON
 /// number or the result is outside `i64`.
 pub(crate) fn to_i64_scaled(raw: &[u8], scale: u32) -> Option<i64> {
-    let parts = Parts::new(raw)?;
-    if parts.is_zero() {
-        return Some(0);
+    let parts = Parts::new(raw, true)?;
+    signed(parts.negative, parts.truncated(scale)?)
+}
+
+/// An integer literal (no fraction, no exponent) as its sign and magnitude; `None`
+/// if `raw` is not one or the magnitude is beyond `u64`.
+pub(crate) fn to_integer(raw: &[u8]) -> Option<(bool, u64)> {
+    let parts = Parts::new(raw, true)?;
+    // A sign and digits, nothing else.
+    if parts.end > parts.int.len() + usize::from(parts.negative) {
+        return None;
     }
-    // value · 10^scale = 0.d₁d₂… · 10^k: its integer part is d₁…d_k (none for k <= 0).
-    let k = parts.scale().saturating_add(i64::from(scale));
-    if k > 19 {
-        return None; // at least 10^19 > i64::MAX
-    }
-    let mut digits = parts.significant();
-    let mut m: u64 = 0;
-    for _ in 0..k.max(0) {
-        // At most 19 digits: below 10^19 < u64::MAX.
-        let d = digits.next().unwrap_or(0);
-        m = m.saturating_mul(10).saturating_add(u64::from(d));
-    }
-    if parts.negative {
-        // -2^63 is the one magnitude beyond i64::MAX that still fits.
-        match i64::try_from(m) {
-            Ok(v) => Some(-v),
-            Err(_) => (m == 1 << 63).then_some(i64::MIN),
-        }
-    } else {
-        i64::try_from(m).ok()
-    }
+    Some((parts.negative, parts.truncated(0)?))
+}
+
+/// An integer literal (no fraction, no exponent) that fits an `i64`.
+pub(crate) fn to_i64(raw: &[u8]) -> Option<i64> {
+    let (negative, magnitude) = to_integer(raw)?;
+    signed(negative, magnitude)
 }
 
 /// Whether a number literal's value is an integer (`5`, `-3`, `5.0`, `1e3`, `2.50e1`,
 /// `-0`), from its digits; `false` if `raw` is not a JSON number.
 pub(crate) fn is_integral(raw: &[u8]) -> bool {
-    let Some(parts) = Parts::new(raw) else {
+    let Some(parts) = Parts::new(raw, true) else {
         return false;
     };
     // 0.d₁…dₙ · 10^k with dₙ the last non-zero digit is an integer when k >= n.
-    let n = parts
-        .significant()
-        .enumerate()
-        .filter(|&(_, d)| d != 0)
-        .last()
-        .map_or(0, |(i, _)| i + 1);
+    let mut n = parts.significant_len();
+    while n > 0 && parts.significant(n - 1) == 0 {
+        n -= 1;
+    }
     n == 0 || parts.scale() >= count(n)
 }
 
@@ -458,11 +509,12 @@ const DIGITS: i64 = 19;
 /// most 19 significant digits (see the [module docs](self) for longer ones); `None` if
 /// `raw` is not a JSON number.
 pub(crate) fn to_f64(raw: &[u8]) -> Option<f64> {
-    let parts = Parts::new(raw)?;
+    let parts = Parts::new(raw, true)?;
     let mut w: u64 = 0;
     let mut kept: i64 = 0;
     let mut sticky = false;
-    for d in parts.significant() {
+    for j in 0..parts.significant_len() {
+        let d = parts.significant(j);
         if kept < DIGITS {
             w = w * 10 + u64::from(d);
             kept += 1;

@@ -21,7 +21,7 @@
 
 use core::fmt;
 
-use super::swar;
+use super::{find_special, SHORT_ESCAPES};
 
 /// Default maximum nesting depth (objects + arrays) the scanner accepts.
 ///
@@ -121,44 +121,22 @@ pub fn parse(input: &[u8]) -> Result<Value<'_>, ScanError> {
 /// assert_eq!(parse_with_depth(b"[[[1]]]", 2).unwrap_err(), ScanError::TooDeep);
 /// ```
 pub fn parse_with_depth(input: &[u8], max_depth: usize) -> Result<Value<'_>, ScanError> {
-    match validate(input, max_depth.min(DEPTH_LIMIT)) {
-        Ok((start, end)) => match input.get(start..end) {
-            Some(raw) => Ok(Value { raw }),
-            None => Err(ScanError::Syntax),
-        },
-        Err(ScanError::InvalidUtf8) => Err(ScanError::InvalidUtf8),
-        // The scan stops at the first problem; input that is not UTF-8 at all is
-        // reported as such even when a syntax problem came first.
-        Err(e) => match core::str::from_utf8(input) {
-            Ok(_) => Err(e),
-            Err(_) => Err(ScanError::InvalidUtf8),
-        },
+    // UTF-8 first, with `core`'s validator (the firmware links it anyway): input that
+    // is not UTF-8 is reported as such whatever else is wrong with it, and the scan
+    // below only has to look at ASCII bytes.
+    if core::str::from_utf8(input).is_err() {
+        return Err(ScanError::InvalidUtf8);
+    }
+    let (start, end) = validate(input, max_depth.min(DEPTH_LIMIT))?;
+    match input.get(start..end) {
+        Some(raw) => Ok(Value { raw }),
+        None => Err(ScanError::Syntax),
     }
 }
 
 // ---------------------------------------------------------------------------
 // Validation
 // ---------------------------------------------------------------------------
-
-/// Byte classes inside a string.
-const PLAIN: u8 = 0;
-const QUOTE: u8 = 1;
-const BACKSLASH: u8 = 2;
-const CONTROL: u8 = 3;
-const NON_ASCII: u8 = 4;
-
-/// Class of a byte inside a JSON string (a few comparisons: as fast as a 256-byte
-/// table on a Cortex-M, and 230 bytes smaller).
-#[inline]
-fn string_class(b: u8) -> u8 {
-    match b {
-        0..=0x1F => CONTROL,
-        b'"' => QUOTE,
-        b'\\' => BACKSLASH,
-        0x80..=0xFF => NON_ASCII,
-        _ => PLAIN,
-    }
-}
 
 #[inline]
 fn is_ws(b: u8) -> bool {
@@ -212,11 +190,22 @@ impl BitStack {
 }
 
 /// Validate the whole input; returns the value's span (whitespace excluded).
-///
-/// Indices only ever advance past bytes that exist, so `i + 1` cannot overflow.
 fn validate(input: &[u8], max_depth: usize) -> Result<(usize, usize), ScanError> {
     let start = skip_ws(input, 0);
-    let mut i = start;
+    let end = value_end(input, start, max_depth)?;
+    if skip_ws(input, end) == input.len() {
+        Ok((start, end))
+    } else {
+        Err(ScanError::Syntax)
+    }
+}
+
+/// Validate the value starting at `i` (whitespace already skipped), nesting at most
+/// `max_depth` deep; returns the index just after it. Navigation measures validated
+/// values with it too.
+///
+/// Indices only ever advance past bytes that exist, so `i + 1` cannot overflow.
+fn value_end(input: &[u8], mut i: usize, max_depth: usize) -> Result<usize, ScanError> {
     let mut depth: usize = 0;
     let mut stack = BitStack([0; DEPTH_LIMIT / 32]);
     let mut in_object = false;
@@ -239,38 +228,37 @@ fn validate(input: &[u8], max_depth: usize) -> Result<(usize, usize), ScanError>
                 in_object = object;
                 i = skip_ws(input, i + 1);
                 let close = if object { b'}' } else { b']' };
-                if input.get(i) == Some(&close) {
-                    i += 1;
-                    depth -= 1;
-                    in_object = depth > 0 && stack.get(depth - 1);
-                } else {
+                // An empty container is closed by the loop below, at its bracket.
+                if input.get(i) != Some(&close) {
                     if object {
-                        i = member_key(input, i)?;
+                        i = member_key(input, i)?.1;
                     }
                     continue 'value;
                 }
             }
-            b't' => i = literal_end(input, i, b"true")?,
-            b'f' => i = literal_end(input, i, b"false")?,
-            b'n' => i = literal_end(input, i, b"null")?,
+            b't' | b'f' | b'n' => {
+                let word: &[u8] = match b {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    _ => b"null",
+                };
+                i = literal_end(input, i, word)?;
+            }
             _ => return Err(ScanError::Syntax),
         }
 
-        // A value ended at `i`: close containers until another value is due.
+        // A value ended at `i` (or an empty container is at its closing bracket):
+        // close containers until another value is due.
         loop {
             if depth == 0 {
-                return if skip_ws(input, i) == input.len() {
-                    Ok((start, i))
-                } else {
-                    Err(ScanError::Syntax)
-                };
+                return Ok(i);
             }
             i = skip_ws(input, i);
             match input.get(i) {
                 Some(b',') => {
                     i = skip_ws(input, i + 1);
                     if in_object {
-                        i = member_key(input, i)?;
+                        i = member_key(input, i)?.1;
                     }
                     continue 'value;
                 }
@@ -285,149 +273,53 @@ fn validate(input: &[u8], max_depth: usize) -> Result<(usize, usize), ScanError>
     }
 }
 
-/// `"key"` `:` at `i`; returns the index of the member's value (whitespace skipped).
+/// `"key"` `:` at `i`; returns the index just after the key's closing quote and the
+/// index of the member's value (whitespace skipped).
 #[inline]
-fn member_key(input: &[u8], i: usize) -> Result<usize, ScanError> {
+fn member_key(input: &[u8], i: usize) -> Result<(usize, usize), ScanError> {
     if input.get(i) != Some(&b'"') {
         return Err(ScanError::Syntax);
     }
-    let i = skip_ws(input, string_end(input, i + 1)?);
-    if input.get(i) != Some(&b':') {
+    let key_end = string_end(input, i + 1)?;
+    let colon = skip_ws(input, key_end);
+    if input.get(colon) != Some(&b':') {
         return Err(ScanError::Syntax);
     }
-    Ok(skip_ws(input, i + 1))
+    Ok((key_end, skip_ws(input, colon + 1)))
 }
 
 /// String content starting at `i` (just after the opening quote); returns the index
-/// just after the closing quote.
+/// just after the closing quote. Non-ASCII bytes need no look: the whole input is
+/// valid UTF-8.
 #[inline]
 fn string_end(input: &[u8], mut i: usize) -> Result<usize, ScanError> {
     loop {
         let rest = input.get(i..).unwrap_or_default();
-        let special = swar::find(
-            rest,
-            |v| swar::eq(v, b'"') | swar::eq(v, b'\\') | swar::below(v, 0x20) | v,
-            |b| string_class(b) != PLAIN,
-        );
-        let Some(n) = special else {
-            return Err(ScanError::Syntax);
-        };
-        i += n;
+        i += find_special(rest).ok_or(ScanError::Syntax)?;
         match input.get(i) {
             Some(b'"') => return Ok(i + 1),
-            Some(&b) => i = string_special(input, i, b)?,
-            None => return Err(ScanError::Syntax),
+            Some(b'\\') => i = escape_end(input, i + 1)?,
+            _ => return Err(ScanError::Syntax),
         }
-    }
-}
-
-/// A backslash, control character or non-ASCII byte `b` at `i` inside a string;
-/// returns the index after the escape or UTF-8 sequence.
-#[inline(never)]
-fn string_special(input: &[u8], i: usize, b: u8) -> Result<usize, ScanError> {
-    match string_class(b) {
-        BACKSLASH => escape_end(input, i + 1),
-        NON_ASCII => utf8_end(input, i, b),
-        _ => Err(ScanError::Syntax),
     }
 }
 
 /// Escape starting at `i` (just after the backslash); returns the index after it.
 fn escape_end(input: &[u8], i: usize) -> Result<usize, ScanError> {
-    match input.get(i) {
-        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(i + 1),
-        Some(b'u') => {
-            let unit = hex4(input.get(i + 1..).unwrap_or_default()).ok_or(ScanError::Syntax)?;
-            let after = i + 5;
-            if is_high_surrogate(unit) {
-                let low = input
-                    .get(after..)
-                    .and_then(|r| r.strip_prefix(b"\\u"))
-                    .and_then(hex4);
-                match low {
-                    Some(low) if is_low_surrogate(low) => Ok(after + 6),
-                    _ => Err(ScanError::Syntax),
-                }
-            } else if is_low_surrogate(unit) {
-                Err(ScanError::Syntax)
-            } else {
-                Ok(after)
-            }
-        }
-        _ => Err(ScanError::Syntax),
-    }
-}
-
-/// A UTF-8 sequence whose lead byte `lead` (>= 0x80) is at `i`; returns the index
-/// after it. Rejects overlong forms, UTF-16 surrogates, code points past U+10FFFF and
-/// truncated sequences (Unicode table 3-7).
-fn utf8_end(input: &[u8], i: usize, lead: u8) -> Result<usize, ScanError> {
-    let (second, tail_len): (core::ops::RangeInclusive<u8>, usize) = match lead {
-        0xC2..=0xDF => (0x80..=0xBF, 0),
-        0xE0 => (0xA0..=0xBF, 1),
-        0xE1..=0xEC | 0xEE..=0xEF => (0x80..=0xBF, 1),
-        0xED => (0x80..=0x9F, 1),
-        0xF0 => (0x90..=0xBF, 2),
-        0xF1..=0xF3 => (0x80..=0xBF, 2),
-        0xF4 => (0x80..=0x8F, 2),
-        _ => return Err(ScanError::InvalidUtf8),
-    };
-    let rest = input.get(i + 1..).unwrap_or_default();
-    let Some((b1, rest)) = rest.split_first() else {
-        return Err(ScanError::InvalidUtf8);
-    };
-    if !second.contains(b1) {
-        return Err(ScanError::InvalidUtf8);
-    }
-    let Some(tail) = rest.get(..tail_len) else {
-        return Err(ScanError::InvalidUtf8);
-    };
-    if tail.iter().all(|&b| b & 0xC0 == 0x80) {
-        Ok(i + 2 + tail_len)
-    } else {
-        Err(ScanError::InvalidUtf8)
+    let rest = input.get(i..).unwrap_or_default();
+    match decode_escape(rest) {
+        Some((_, after)) => Ok(input.len() - after.len()),
+        None => Err(ScanError::Syntax),
     }
 }
 
 /// Number starting at `i`; returns the index after it.
-/// Grammar: `-? (0 | [1-9][0-9]*) (\.[0-9]+)? ([eE][+-]?[0-9]+)?`.
-fn number_end(input: &[u8], mut i: usize) -> Result<usize, ScanError> {
-    if input.get(i) == Some(&b'-') {
-        i += 1;
-    }
-    match input.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => i = digits_end(input, i + 1),
-        _ => return Err(ScanError::Syntax),
-    }
-    if input.get(i) == Some(&b'.') {
-        let end = digits_end(input, i + 1);
-        if end == i + 1 {
-            return Err(ScanError::Syntax);
-        }
-        i = end;
-    }
-    if let Some(b'e' | b'E') = input.get(i) {
-        i += 1;
-        if let Some(b'+' | b'-') = input.get(i) {
-            i += 1;
-        }
-        let end = digits_end(input, i);
-        if end == i {
-            return Err(ScanError::Syntax);
-        }
-        i = end;
-    }
-    Ok(i)
-}
-
-#[inline]
-fn digits_end(input: &[u8], i: usize) -> usize {
+fn number_end(input: &[u8], i: usize) -> Result<usize, ScanError> {
     let rest = input.get(i..).unwrap_or_default();
-    i + rest
-        .iter()
-        .position(|b| !b.is_ascii_digit())
-        .unwrap_or(rest.len())
+    match super::number::literal_len(rest) {
+        Some(n) => Ok(i + n),
+        None => Err(ScanError::Syntax),
+    }
 }
 
 #[inline]
@@ -438,156 +330,52 @@ fn literal_end(input: &[u8], i: usize, word: &[u8]) -> Result<usize, ScanError> 
     }
 }
 
-fn hex_digit(b: u8) -> Option<u32> {
-    match b {
-        b'0'..=b'9' => Some(u32::from(b - b'0')),
-        b'a'..=b'f' => Some(u32::from(b - b'a' + 10)),
-        b'A'..=b'F' => Some(u32::from(b - b'A' + 10)),
-        _ => None,
-    }
-}
-
-/// The UTF-16 code unit spelled by the first four bytes of `s`.
+/// The UTF-16 code unit spelled by the first four bytes of `s` (hex digits).
 fn hex4(s: &[u8]) -> Option<u32> {
-    match s {
-        [a, b, c, d, ..] => {
-            Some(hex_digit(*a)? << 12 | hex_digit(*b)? << 8 | hex_digit(*c)? << 4 | hex_digit(*d)?)
-        }
-        _ => None,
+    let mut unit = 0;
+    for &b in s.get(..4)? {
+        unit = unit << 4 | char::from(b).to_digit(16)?;
     }
-}
-
-fn is_high_surrogate(unit: u32) -> bool {
-    (0xD800..=0xDBFF).contains(&unit)
-}
-
-fn is_low_surrogate(unit: u32) -> bool {
-    (0xDC00..=0xDFFF).contains(&unit)
+    Some(unit)
 }
 
 // ---------------------------------------------------------------------------
 // Navigation over validated bytes
 // ---------------------------------------------------------------------------
 
-#[inline]
-fn trim_ws(s: &[u8]) -> &[u8] {
-    match s.first() {
-        Some(&b) if b > b' ' => s,
-        _ => trim_ws_loop(s),
+/// Index of the next value or key in validated container content at `i`, past the
+/// whitespace and the comma that separate it from the previous one.
+fn skip_comma(s: &[u8], i: usize) -> usize {
+    let i = skip_ws(s, i);
+    if s.get(i) == Some(&b',') {
+        skip_ws(s, i + 1)
+    } else {
+        i
     }
 }
 
-#[inline(never)]
-fn trim_ws_loop(s: &[u8]) -> &[u8] {
-    let n = s.iter().position(|&b| !is_ws(b)).unwrap_or(s.len());
-    s.get(n..).unwrap_or_default()
-}
-
-/// Split validated string content `s` (just after the opening quote) at its closing
-/// quote: the content, the bytes after the closing quote, and whether the content
-/// has escapes.
-#[inline]
-fn split_string(s: &[u8]) -> Option<(&[u8], &[u8], bool)> {
-    let mut i = 0;
-    let mut escaped = false;
-    loop {
-        i += swar::find(
-            s.get(i..)?,
-            |v| swar::ascii_only(swar::eq(v, b'"') | swar::eq(v, b'\\'), v),
-            |b| b == b'"' || b == b'\\',
-        )?;
-        match s.get(i) {
-            Some(b'"') => {
-                let (content, rest) = s.split_at_checked(i)?;
-                return Some((content, rest.get(1..)?, escaped));
-            }
-            // Skipping the backslash and the byte after it is enough: no escape
-            // continues with a quote or a backslash.
-            _ => {
-                escaped = true;
-                i += 2;
-            }
-        }
-    }
-}
-
-/// Length of the validated value at the start of `s` (0 if there is none).
-#[inline]
-fn value_len(s: &[u8]) -> usize {
-    match s.first() {
-        Some(b'"') => match s.get(1..).and_then(split_string) {
-            Some((content, _, _)) => content.len() + 2,
-            None => s.len(),
+/// Split the validated value at `i` off `s`: the value and the bytes after it. `None`
+/// when no value starts there (the end of the container).
+fn split_value(s: &[u8], i: usize) -> Option<(Value<'_>, &[u8])> {
+    // The value was validated with at most `DEPTH_LIMIT` levels: measuring it again
+    // succeeds.
+    let end = value_end(s, i, DEPTH_LIMIT).ok()?;
+    Some((
+        Value {
+            raw: s.get(i..end)?,
         },
-        Some(b'{' | b'[') => container_len(s),
-        Some(b't' | b'n') => 4,
-        Some(b'f') => 5,
-        Some(b'-' | b'0'..=b'9') => s
-            .iter()
-            .position(|&b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
-            .unwrap_or(s.len()),
-        _ => 0,
-    }
-}
-
-/// Length of the validated object or array at the start of `s`; brackets are counted
-/// (strings skipped), no recursion and no depth limit.
-fn container_len(s: &[u8]) -> usize {
-    let mut depth: usize = 0;
-    let mut i = 0;
-    // Outside strings there are only a few structural bytes between strings: a plain
-    // byte loop; strings are skipped a word at a time.
-    while let Some(&b) = s.get(i) {
-        match b {
-            b'"' => match s.get(i + 1..).and_then(split_string) {
-                Some((content, _, _)) => i += content.len() + 2,
-                None => break,
-            },
-            b'{' | b'[' => {
-                depth = depth.saturating_add(1);
-                i += 1;
-            }
-            b'}' | b']' => {
-                depth = depth.saturating_sub(1);
-                i += 1;
-                if depth == 0 {
-                    return i;
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    s.len()
-}
-
-/// Split the validated value at the start of `s` (no leading whitespace) off `s`.
-#[inline]
-fn split_value(s: &[u8]) -> Option<(Value<'_>, &[u8])> {
-    let len = value_len(s);
-    if len == 0 {
-        return None;
-    }
-    let (raw, rest) = s.split_at_checked(len)?;
-    Some((Value { raw }, rest))
+        s.get(end..)?,
+    ))
 }
 
 /// The next member of a validated object, `s` being just after the `{` or after the
-/// previous member's value: (key content, whether the key has escapes, value, rest).
-#[inline]
-fn next_member(s: &[u8]) -> Option<(&[u8], bool, Value<'_>, &[u8])> {
-    let mut s = trim_ws(s);
-    if let [b',', after @ ..] = s {
-        s = trim_ws(after);
-    }
-    let [b'"', s @ ..] = s else {
-        return None;
-    };
-    let (key, s, escaped) = split_string(s)?;
-    let [b':', s @ ..] = trim_ws(s) else {
-        return None;
-    };
-    let (value, rest) = split_value(trim_ws(s))?;
-    Some((key, escaped, value, rest))
+/// previous member's value: (key content, value, rest).
+fn next_member(s: &[u8]) -> Option<(&[u8], Value<'_>, &[u8])> {
+    let i = skip_comma(s, 0);
+    let (key_end, value) = member_key(s, i).ok()?;
+    let key = s.get(i + 1..key_end)?.strip_suffix(b"\"")?;
+    let (value, rest) = split_value(s, value)?;
+    Some((key, value, rest))
 }
 
 /// A validated JSON value: `raw` is exactly the value's bytes (no surrounding
@@ -667,27 +455,7 @@ impl<'a> Value<'a> {
     /// assert_eq!(parse(b"1.0").unwrap().as_i64(), None);
     /// ```
     pub fn as_i64(&self) -> Option<i64> {
-        let (negative, digits) = match self.raw.split_first() {
-            Some((b'-', rest)) => (true, rest),
-            _ => (false, self.raw),
-        };
-        if digits.is_empty() {
-            return None;
-        }
-        let mut acc: i64 = 0;
-        for &b in digits {
-            let d = b.wrapping_sub(b'0');
-            if d > 9 {
-                return None;
-            }
-            acc = acc.checked_mul(10)?;
-            acc = if negative {
-                acc.checked_sub(i64::from(d))?
-            } else {
-                acc.checked_add(i64::from(d))?
-            };
-        }
-        Some(acc)
+        super::number::to_i64(self.raw)
     }
 
     /// A number's value times `10^scale`, truncated toward zero, if that fits an `i64`:
@@ -702,9 +470,7 @@ impl<'a> Value<'a> {
     /// assert_eq!(parse(b"\"5\"").unwrap().as_i64_scaled(0), None);
     /// ```
     pub fn as_i64_scaled(&self, scale: u32) -> Option<i64> {
-        if self.kind() != Kind::Number {
-            return None;
-        }
+        // Not a number: the literal reader says so.
         super::number::to_i64_scaled(self.raw, scale)
     }
 
@@ -716,21 +482,11 @@ impl<'a> Value<'a> {
     /// assert_eq!(parse(b"-1").unwrap().as_u64(), None);
     /// ```
     pub fn as_u64(&self) -> Option<u64> {
-        if self.raw.first() == Some(&b'-') {
-            return self.as_i64().and_then(|v| u64::try_from(v).ok());
+        match super::number::to_integer(self.raw)? {
+            (false, magnitude) => Some(magnitude),
+            (true, 0) => Some(0),
+            (true, _) => None,
         }
-        if self.raw.is_empty() {
-            return None;
-        }
-        let mut acc: u64 = 0;
-        for &b in self.raw {
-            let d = b.wrapping_sub(b'0');
-            if d > 9 {
-                return None;
-            }
-            acc = acc.checked_mul(10)?.checked_add(u64::from(d))?;
-        }
-        Some(acc)
     }
 
     /// Any number as the nearest `f64` (ties to even; a magnitude beyond `f64::MAX`
@@ -761,9 +517,7 @@ impl<'a> Value<'a> {
     /// `-0 == 0`, and `100.00000000000000001 > 100` although both are the same
     /// `f64`); `None` unless both are numbers.
     pub(crate) fn cmp_number(&self, other: &Value<'_>) -> Option<core::cmp::Ordering> {
-        if self.kind() != Kind::Number || other.kind() != Kind::Number {
-            return None;
-        }
+        // Not numbers: the literal reader says so.
         super::number::compare(self.raw, other.raw)
     }
 
@@ -777,7 +531,7 @@ impl<'a> Value<'a> {
     /// assert!(!parse(b"\"5\"").unwrap().is_integral());
     /// ```
     pub fn is_integral(&self) -> bool {
-        self.kind() == Kind::Number && super::number::is_integral(self.raw)
+        super::number::is_integral(self.raw)
     }
 
     /// Object member by decoded key (escapes in the input key are decoded for the
@@ -791,16 +545,9 @@ impl<'a> Value<'a> {
     /// assert!(v.get("c").is_none());
     /// ```
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
-        let want = key.as_bytes();
         let mut rest = self.raw.strip_prefix(b"{")?;
-        while let Some((raw_key, escaped, value, tail)) = next_member(rest) {
-            // A key without escapes is its own decoding.
-            let hit = if escaped {
-                Str { raw: raw_key }.eq_str(key)
-            } else {
-                raw_key == want
-            };
-            if hit {
+        while let Some((raw_key, value, tail)) = next_member(rest) {
+            if (Str { raw: raw_key }).eq_str(key) {
                 return Some(value);
             }
             rest = tail;
@@ -849,7 +596,7 @@ impl<'a> Iterator for Members<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         match next_member(self.rest) {
-            Some((key, _, value, rest)) => {
+            Some((key, value, rest)) => {
                 self.rest = rest;
                 Some((Str { raw: key }, value))
             }
@@ -873,11 +620,7 @@ impl<'a> Iterator for Items<'a> {
     type Item = Value<'a>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let mut s = trim_ws(self.rest);
-        if let Some((b',', after)) = s.split_first() {
-            s = trim_ws(after);
-        }
-        match split_value(s) {
+        match split_value(self.rest, skip_comma(self.rest, 0)) {
             Some((value, rest)) => {
                 self.rest = rest;
                 Some(value)
@@ -925,22 +668,18 @@ enum RawPiece<'a> {
     Char(char),
 }
 
-/// Take the next piece off validated string content.
+/// Take the next piece off validated string content (where the only special bytes
+/// are backslashes).
 #[inline]
 fn next_raw_piece<'a>(rest: &mut &'a [u8]) -> Option<RawPiece<'a>> {
     let s: &'a [u8] = rest;
     let (&first, after) = s.split_first()?;
     if first == b'\\' {
-        let (c, after) = decode_escape(after);
+        let (c, after) = decode_escape(after)?;
         *rest = after;
         Some(RawPiece::Char(c))
     } else {
-        let n = swar::find(
-            s,
-            |v| swar::ascii_only(swar::eq(v, b'\\'), v),
-            |b| b == b'\\',
-        )
-        .unwrap_or(s.len());
+        let n = find_special(s).unwrap_or(s.len());
         let (run, after) = s.split_at_checked(n)?;
         *rest = after;
         Some(RawPiece::Bytes(run))
@@ -948,47 +687,30 @@ fn next_raw_piece<'a>(rest: &mut &'a [u8]) -> Option<RawPiece<'a>> {
 }
 
 /// Decode the escape whose backslash was just consumed; returns the character and the
-/// bytes after the escape. Never fails: a malformed escape (impossible after
-/// validation) decodes to U+FFFD.
-fn decode_escape(s: &[u8]) -> (char, &[u8]) {
-    let Some((&kind, rest)) = s.split_first() else {
-        return (char::REPLACEMENT_CHARACTER, s);
-    };
-    let c = match kind {
-        b'"' => '"',
-        b'\\' => '\\',
-        b'/' => '/',
-        b'b' => '\u{8}',
-        b'f' => '\u{c}',
-        b'n' => '\n',
-        b'r' => '\r',
-        b't' => '\t',
-        b'u' => {
-            let Some(unit) = hex4(rest) else {
-                return (char::REPLACEMENT_CHARACTER, rest);
-            };
-            let rest = rest.get(4..).unwrap_or_default();
-            if is_high_surrogate(unit) {
-                let low = rest.strip_prefix(b"\\u").and_then(hex4);
-                return match low {
-                    Some(low) if is_low_surrogate(low) => {
-                        let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                        (
-                            char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER),
-                            rest.get(6..).unwrap_or_default(),
-                        )
-                    }
-                    _ => (char::REPLACEMENT_CHARACTER, rest),
-                };
-            }
-            return (
-                char::from_u32(unit).unwrap_or(char::REPLACEMENT_CHARACTER),
-                rest,
-            );
+/// bytes after the escape. `None` for a malformed escape: an unknown letter, bad hex
+/// digits, a lone surrogate (validation rejects the string; navigation, which only
+/// sees validated strings, never meets one).
+fn decode_escape(s: &[u8]) -> Option<(char, &[u8])> {
+    let (&kind, rest) = s.split_first()?;
+    if kind != b'u' {
+        let &(raw, _) = SHORT_ESCAPES.iter().find(|&&(_, letter)| letter == kind)?;
+        return Some((char::from(raw), rest));
+    }
+    let unit = hex4(rest)?;
+    let mut rest = rest.get(4..)?;
+    let code = if (0xD800..=0xDBFF).contains(&unit) {
+        // A high surrogate: a low one must follow.
+        let low = hex4(rest.strip_prefix(b"\\u")?)?;
+        if !(0xDC00..=0xDFFF).contains(&low) {
+            return None;
         }
-        _ => char::REPLACEMENT_CHARACTER,
+        rest = rest.get(6..)?;
+        0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+    } else {
+        // A lone low surrogate is not a `char`.
+        unit
     };
-    (c, rest)
+    Some((char::from_u32(code)?, rest))
 }
 
 impl<'a> Str<'a> {
@@ -1000,12 +722,9 @@ impl<'a> Str<'a> {
 
     /// Whether the content contains any escape.
     pub fn has_escapes(&self) -> bool {
-        swar::find(
-            self.raw,
-            |v| swar::ascii_only(swar::eq(v, b'\\'), v),
-            |b| b == b'\\',
-        )
-        .is_some()
+        // Validated content has no raw quote or control character: the first special
+        // byte, if any, is a backslash.
+        find_special(self.raw).is_some()
     }
 
     /// `Some` when there are no escapes (zero-copy view of the input).

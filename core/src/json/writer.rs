@@ -22,7 +22,7 @@ use core::fmt;
 
 use super::number::{format_f64, F64_MAX_LEN};
 use super::scanner::Str;
-use super::swar;
+use super::{find_special, SHORT_ESCAPES};
 
 /// Where output bytes go. Implemented by device transports (UART, socket, pipe).
 pub trait Sink {
@@ -303,14 +303,6 @@ impl fmt::Debug for JsonWriter<'_> {
 /// stack (with their comma, quotes and colon) and written with one sink call.
 const SHORT_STRING: usize = 60;
 
-/// Two ASCII digits for each of 0..100.
-const DIGIT_PAIRS: &[u8; 200] = b"\
-0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
-
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -323,76 +315,34 @@ fn b64(sextet: u8) -> u8 {
         .unwrap_or(b'=')
 }
 
-#[inline(always)]
-fn needs_escape(b: u8) -> bool {
-    b < 0x20 || b == b'"' || b == b'\\'
-}
-
-/// Index of the first byte of `s` that must be escaped.
-#[inline]
-fn find_escape(s: &[u8]) -> Option<usize> {
-    swar::find(
-        s,
-        |v| {
-            swar::ascii_only(
-                swar::eq(v, b'"') | swar::eq(v, b'\\') | swar::below(v, 0x20),
-                v,
-            )
-        },
-        needs_escape,
-    )
-}
-
 /// Write the digits of `v` into `buf` ending just before `end` (room for 20 digits
 /// needed); returns the index of the first digit.
-fn format_u64<const N: usize>(buf: &mut [u8; N], end: usize, mut v: u64) -> usize {
-    fn pair<const N: usize>(buf: &mut [u8; N], pos: &mut usize, r: usize) {
-        let hi = pos.saturating_sub(2);
-        let lo = pos.saturating_sub(1);
-        if let (Some(&a), Some(&b)) = (DIGIT_PAIRS.get(2 * r), DIGIT_PAIRS.get(2 * r + 1)) {
-            if let Some(d) = buf.get_mut(hi) {
-                *d = a;
-            }
-            if let Some(d) = buf.get_mut(lo) {
-                *d = b;
-            }
-        }
-        *pos = hi;
-    }
+fn format_u64(buf: &mut [u8], end: usize, mut v: u64) -> usize {
     let mut pos = end;
-    // Four digits at a time while `v` needs 64 bits, then 32-bit arithmetic.
-    while v > u64::from(u32::MAX) {
-        let (q, r) = div_rem_10k(v);
-        pair(buf, &mut pos, (r % 100) as usize);
-        pair(buf, &mut pos, (r / 100) as usize);
+    loop {
+        let (q, digit) = div_rem_10(v);
+        prepend(buf, &mut pos, b'0' + digit);
         v = q;
+        if v == 0 {
+            return pos;
+        }
     }
-    let mut small = v as u32;
-    while small >= 100 {
-        pair(buf, &mut pos, (small % 100) as usize);
-        small /= 100;
-    }
-    if small >= 10 {
-        pair(buf, &mut pos, small as usize);
-    } else {
-        prepend(buf, &mut pos, b'0' + small as u8);
-    }
-    pos
 }
 
-/// `v / 10^4` and `v % 10^4` by long division in 16-bit steps: only 32-bit divisions
-/// by a constant (multiplications), where a 64-bit division would be a library call
-/// (about 1 KB) on a 32-bit target.
-fn div_rem_10k(v: u64) -> (u64, u32) {
+/// `v / 10` and `v % 10` by long division in 16-bit steps: only 32-bit divisions,
+/// where a 64-bit division would be a library call (about 1 KB) on a 32-bit target.
+fn div_rem_10(v: u64) -> (u64, u8) {
     let mut q = 0u64;
     let mut r = 0u32;
-    for shift in [48, 32, 16, 0] {
-        // r < 10^4 < 2^14, so this fits 32 bits.
-        let part = r << 16 | (v >> shift) as u32 & 0xFFFF;
-        q = q << 16 | u64::from(part / 10_000);
-        r = part % 10_000;
+    let mut rest = v;
+    for _ in 0..4 {
+        // The next 16 bits from the top; r < 10, so this fits 32 bits.
+        let part = r << 16 | (rest >> 48) as u32;
+        rest <<= 16;
+        q = q << 16 | u64::from(part / 10);
+        r = part % 10;
     }
-    (q, r)
+    (q, r as u8)
 }
 
 /// `v` as an integer when it is one below 2^53 in magnitude (where every integer is a
@@ -420,7 +370,7 @@ fn small_integer(v: f64) -> Option<i64> {
 
 /// Put `b` just before `buf[*pos]` (nothing if there is no room).
 #[inline(always)]
-fn prepend<const N: usize>(buf: &mut [u8; N], pos: &mut usize, b: u8) {
+fn prepend(buf: &mut [u8], pos: &mut usize, b: u8) {
     if let Some(p) = pos.checked_sub(1) {
         if let Some(d) = buf.get_mut(p) {
             *d = b;
@@ -511,7 +461,7 @@ impl<'s> JsonWriter<'s> {
     }
 
     fn put_escaped(&mut self, s: &[u8]) {
-        self.put_escaped_from(s, find_escape(s));
+        self.put_escaped_from(s, find_special(s));
     }
 
     /// Escape `s`, whose first byte needing an escape is at `first` (if any).
@@ -531,7 +481,7 @@ impl<'s> JsonWriter<'s> {
             };
             self.put_escape(b);
             rest = tail;
-            next = find_escape(rest);
+            next = find_special(rest);
         }
     }
 
@@ -539,62 +489,45 @@ impl<'s> JsonWriter<'s> {
     /// then `close` (`"` or `":`). Short strings that need no escaping go out in one
     /// sink write.
     fn put_string(&mut self, content: &[u8], close: &[u8], verbatim: bool) {
-        let escape = if verbatim { None } else { find_escape(content) };
+        let escape = if verbatim {
+            None
+        } else {
+            find_special(content)
+        };
+        let open: &[u8] = if self.comma { b",\"" } else { b"\"" };
         let mut buf = [0u8; SHORT_STRING + 4];
-        let total = usize::from(self.comma) + 1 + content.len() + close.len();
-        if escape.is_none() && total <= buf.len() {
+        if escape.is_none() && open.len() + content.len() + close.len() <= buf.len() {
             let mut len = 0;
-            if self.comma {
-                if let Some(b) = buf.first_mut() {
-                    *b = b',';
-                }
-                len = 1;
-            }
-            if let Some(b) = buf.get_mut(len) {
-                *b = b'"';
-            }
-            len += 1;
-            if let Some(dst) = buf.get_mut(len..) {
-                for (d, &b) in dst.iter_mut().zip(content) {
-                    *d = b;
+            for part in [open, content, close] {
+                for &b in part {
+                    if let Some(d) = buf.get_mut(len) {
+                        *d = b;
+                    }
+                    len += 1;
                 }
             }
-            len += content.len();
-            for &c in close {
-                if let Some(b) = buf.get_mut(len) {
-                    *b = c;
-                }
-                len += 1;
-            }
-            // `len == total <= buf.len()`: every access above was in bounds.
+            // Everything fitted: `len <= buf.len()`.
             self.put(buf.get(..len).unwrap_or_default());
             return;
         }
-        self.put_lead(b",\"");
-        if verbatim {
-            self.put(content);
-        } else {
-            self.put_escaped_from(content, escape);
-        }
+        self.put(open);
+        // Verbatim content has no escape position: it goes out as one run.
+        self.put_escaped_from(content, escape);
         self.put(close);
     }
 
+    /// The escape for `b`: `\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f` or `\u00XX`.
     fn put_escape(&mut self, b: u8) {
-        let short: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0C => b"\\f",
-            _ => {
-                let hex = |n: u8| HEX.get(usize::from(n & 0xF)).copied().unwrap_or(b'0');
-                self.put(&[b'\\', b'u', b'0', b'0', hex(b >> 4), hex(b)]);
-                return;
+        let hex = |n: u8| HEX.get(usize::from(n & 0xF)).copied().unwrap_or(b'0');
+        let mut escape = [b'\\', b'u', b'0', b'0', hex(b >> 4), hex(b)];
+        let mut len = escape.len();
+        if let Some(&(_, letter)) = SHORT_ESCAPES.iter().find(|&&(raw, _)| raw == b) {
+            if let Some(second) = escape.get_mut(1) {
+                *second = letter;
             }
-        };
-        self.put(short);
+            len = 2;
+        }
+        self.put(escape.get(..len).unwrap_or_default());
     }
 
     fn begin(&mut self, open: &[u8]) {
@@ -798,14 +731,10 @@ impl<'s> JsonWriter<'s> {
             prepend(&mut buf, &mut end, b'"');
         }
         let mut start = format_u64(&mut buf, end, magnitude);
-        if negative {
-            prepend(&mut buf, &mut start, b'-');
-        }
-        if quoted {
-            prepend(&mut buf, &mut start, b'"');
-        }
-        if self.comma {
-            prepend(&mut buf, &mut start, b',');
+        for (wanted, b) in [(negative, b'-'), (quoted, b'"'), (self.comma, b',')] {
+            if wanted {
+                prepend(&mut buf, &mut start, b);
+            }
         }
         self.put(buf.get(start..).unwrap_or_default());
         self.after_value();
@@ -928,60 +857,48 @@ impl<'s> JsonWriter<'s> {
     pub fn base64_part(&mut self, bytes: &[u8]) {
         let mut out = [0u8; 128];
         let mut n = 0;
-        let mut rest = bytes;
-        // Complete a carried group first.
-        let [c0, c1] = self.carry;
-        let head = match (self.carry_len, rest) {
-            (1, [b1, b2, tail @ ..]) => Some(([c0, *b1, *b2], tail)),
-            (2, [b2, tail @ ..]) => Some(([c0, c1, *b2], tail)),
-            (1, [b1]) => {
-                self.carry = [c0, *b1];
-                self.carry_len = 2;
-                return;
-            }
-            (1 | 2, []) => return,
-            _ => None,
-        };
-        if let Some((group, tail)) = head {
-            encode_group(&mut out, 0, group);
-            n = 4;
-            rest = tail;
-        }
-        let mut groups = rest.chunks_exact(3);
-        for group in &mut groups {
-            if let [a, b, c] = *group {
-                if n == out.len() {
-                    self.put(&out);
-                    n = 0;
+        for &c in bytes {
+            let [a, b] = self.carry;
+            match self.carry_len {
+                0 => self.carry = [c, b],
+                1 => self.carry = [a, c],
+                _ => {
+                    // A full group.
+                    if n == out.len() {
+                        self.put(&out);
+                        n = 0;
+                    }
+                    if let Some(dst) = out.get_mut(n..).and_then(|s| s.first_chunk_mut()) {
+                        *dst = encode_group([a, b, c]);
+                    }
+                    n += 4;
+                    self.carry_len = 0;
+                    continue;
                 }
-                encode_group(&mut out, n, [a, b, c]);
-                n += 4;
             }
+            self.carry_len += 1;
         }
         if n > 0 {
             self.put(out.get(..n).unwrap_or_default());
-        }
-        match *groups.remainder() {
-            [a] => {
-                self.carry = [a, 0];
-                self.carry_len = 1;
-            }
-            [a, b] => {
-                self.carry = [a, b];
-                self.carry_len = 2;
-            }
-            _ => self.carry_len = 0,
         }
     }
 
     /// Flush the carried bytes with padding and close the base64 string.
     pub fn base64_end(&mut self) {
+        // One carried byte gives two characters and `==`, two give three and `=`.
+        let carried = usize::from(self.carry_len);
         let [a, b] = self.carry;
-        match self.carry_len {
-            1 => self.put(&[b64(a >> 2), b64(a << 4), b'=', b'=', b'"']),
-            2 => self.put(&[b64(a >> 2), b64(a << 4 | b >> 4), b64(b << 2), b'=', b'"']),
-            _ => self.put(b"\""),
+        let b = if carried == 2 { b } else { 0 };
+        let mut out = *b"====\"";
+        for (o, q) in out
+            .iter_mut()
+            .zip(encode_group([a, b, 0]))
+            .take(carried + 1)
+        {
+            *o = q;
         }
+        let start = if carried == 0 { out.len() - 1 } else { 0 };
+        self.put(out.get(start..).unwrap_or_default());
         self.carry_len = 0;
         self.open = OpenString::None;
         self.after_value();
@@ -995,15 +912,15 @@ impl<'s> JsonWriter<'s> {
     }
 }
 
-/// Encode one 3-byte group into `out[at..at + 4]`.
-#[inline(always)]
-fn encode_group(out: &mut [u8; 128], at: usize, [a, b, c]: [u8; 3]) {
-    if let Some([o0, o1, o2, o3]) = out.get_mut(at..).and_then(|s| s.first_chunk_mut::<4>()) {
-        *o0 = b64(a >> 2);
-        *o1 = b64(a << 4 | b >> 4);
-        *o2 = b64(b << 2 | c >> 6);
-        *o3 = b64(c);
-    }
+/// The four base64 characters of one 3-byte group.
+#[inline(never)]
+fn encode_group([a, b, c]: [u8; 3]) -> [u8; 4] {
+    [
+        b64(a >> 2),
+        b64(a << 4 | b >> 4),
+        b64(b << 2 | c >> 6),
+        b64(c),
+    ]
 }
 
 #[cfg(test)]
@@ -1244,7 +1161,7 @@ mod tests {
             }),
             r#"["0","40","18446744073709551615"]"#
         );
-        // Four digits at a time above 2^32: every zero-padded group.
+        // Above 2^32, where the 16-bit steps of the division matter.
         for v in [
             1u64 << 32,
             10_000_000_000,
@@ -1253,7 +1170,7 @@ mod tests {
             1 << 63,
         ] {
             assert_eq!(out(|w| w.u64(v)), std::format!("{v}"));
-            assert_eq!(div_rem_10k(v), (v / 10_000, (v % 10_000) as u32));
+            assert_eq!(div_rem_10(v), (v / 10, (v % 10) as u8));
         }
         // Every power of ten and its neighbours.
         let mut p = 1u64;
