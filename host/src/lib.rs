@@ -38,7 +38,8 @@ impl Sink for Tcp<'_> {
     }
 }
 
-/// An open listen stream: its subscription id (JSON text) and connection.
+/// An open stream: a listen stream's subscription id (JSON text), or empty for the
+/// initialize-era session's GET stream; and its connection.
 struct Listener {
     subscription: Vec<u8>,
     stream: TcpStream,
@@ -56,9 +57,8 @@ impl<D: Device, const L: usize, const J: usize> Shared<D, L, J> {
         let mut out = Collect::default();
         self.server.poll(&mut out);
         for line in out.0.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-            let Some(tag) = subscription_of(line) else {
-                continue; // an initialize-era session notification: no GET stream here
-            };
+            // Untagged: an initialize-era session notification, for the GET stream.
+            let tag = subscription_of(line).unwrap_or_default();
             self.listeners.retain_mut(|l| {
                 l.subscription != tag || reply::event(&mut Tcp(&mut l.stream), line).is_ok()
             });
@@ -177,7 +177,7 @@ fn connection<D: Device, const L: usize, const J: usize>(
                 let mut s = lock(shared);
                 s.listeners
                     .retain(|l| Some(&l.subscription) != subscription.as_ref());
-                if let Some(id) = &subscription {
+                if let Some(id) = subscription.as_ref().filter(|id| !id.is_empty()) {
                     s.server.close_listen(id);
                 }
                 return Ok(());

@@ -3,6 +3,8 @@
 Environment:
   EMCP_BOARD_CMD      shell-style command line of the stdio MCP server under test
                       (split with shlex); default: <repo>/target/release/sensor-board
+  EMCP_BOARD_HTTP     instead: path of a board binary taking `--http ADDR`; each test
+                      starts its own on a free loopback port and talks Streamable HTTP
   EMCP_TEST_TIMEOUT   seconds one test may take in all, server start-up included (default 60)
   EMCP_READ_TIMEOUT   seconds the client waits for any single response (default 20)
 """
@@ -42,9 +44,21 @@ def _board_argv() -> list[str]:
     return argv
 
 
+class HttpBoard:
+    """A board served over Streamable HTTP: `binary --http 127.0.0.1:PORT`."""
+
+    def __init__(self, binary: str) -> None:
+        self.binary = binary
+
+
 @pytest.fixture(scope="session")
-def board() -> StdioServerParameters:
+def board() -> StdioServerParameters | HttpBoard:
     """How to launch the board; each test starts its own process from it."""
+    http = os.environ.get("EMCP_BOARD_HTTP", "").strip()
+    if http:
+        if not os.access(http, os.X_OK):
+            pytest.fail(f"EMCP_BOARD_HTTP program {http} is missing or not executable", pytrace=False)
+        return HttpBoard(http)
     argv = _board_argv()
     # The whole environment is passed on (sanitizer and profiling variables included);
     # the SDK would otherwise keep only HOME, PATH and a few others.

@@ -7,6 +7,10 @@ Every test runs in both protocol eras, each against a fresh board process:
 * ``legacy``: ``ClientSession`` over ``stdio_client`` with the classic ``initialize``
   handshake (2025-11-25).
 
+With ``EMCP_BOARD_HTTP`` set (conftest.py) the same tests run over Streamable HTTP: each
+test starts ``<board> --http 127.0.0.1:PORT`` and connects ``mcp.Client`` (modern) or
+``ClientSession`` over ``streamable_http_client`` (legacy) to ``/mcp``.
+
 Strings are compared exactly. JSON numbers inside structured values are compared by
 value (``40`` and ``40.0`` are the same JSON number), so the same tests hold for every
 board implementation. The server command comes from ``EMCP_BOARD_CMD`` (see conftest.py).
@@ -26,7 +30,13 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+import socket
+import subprocess
+import time
+
+from conftest import HttpBoard
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ResourceUpdated
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
@@ -223,8 +233,42 @@ def era(request: pytest.FixtureRequest) -> str:
 
 
 @asynccontextmanager
-async def connect(board: StdioServerParameters, era: str, **callbacks: Any) -> AsyncIterator[Conn]:
+async def http_board(board: HttpBoard) -> AsyncIterator[str]:
+    """Start the board on a free loopback port; yield its endpoint URL."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([board.binary, "--http", f"127.0.0.1:{port}"], stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise
+                await anyio.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@asynccontextmanager
+async def connect(board: StdioServerParameters | HttpBoard, era: str, **callbacks: Any) -> AsyncIterator[Conn]:
     """A connected client of the given era; the whole test runs under one deadline."""
+    if isinstance(board, HttpBoard):
+        async with http_board(board) as url:
+            async with _connect(url, era, **callbacks) as conn:
+                yield conn
+    else:
+        async with _connect(board, era, **callbacks) as conn:
+            yield conn
+
+
+@asynccontextmanager
+async def _connect(board: StdioServerParameters | str, era: str, **callbacks: Any) -> AsyncIterator[Conn]:
     try:
         with anyio.fail_after(TEST_TIMEOUT):
             if era == "modern":
@@ -235,7 +279,10 @@ async def connect(board: StdioServerParameters, era: str, **callbacks: Any) -> A
                     assert client.protocol_version == MODERN_VERSION
                     yield client
             else:
-                async with stdio_client(board) as (read, write):
+                transport = (
+                    streamable_http_client(board) if isinstance(board, str) else stdio_client(board)
+                )
+                async with transport as (read, write, *_):
                     async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT, **callbacks) as session:
                         result = await session.initialize()
                         assert result.protocol_version == LEGACY_VERSION

@@ -16,7 +16,8 @@
 //! | body over [`Policy::max_body`] | 413, close |
 //! | path other than [`Policy::endpoint`] | 404 |
 //! | `Host` or `Origin` not loopback nor in [`Policy::hosts`] | 403 |
-//! | GET, or a method other than POST/DELETE | 405 |
+//! | GET with the current session / another session | 200 event stream, kept open / 404 |
+//! | GET without a session, or a method other than POST/DELETE | 405 |
 //! | DELETE of the current session / of another / without one | 200 / 404 / 405 |
 //! | `Content-Type` not `application/json` | 415 |
 //! | `Accept` without `application/json`, `text/event-stream` or `*/*` | 406 |
@@ -199,9 +200,10 @@ pub enum Served<'a> {
         keep_alive: bool,
     },
     /// A request was answered with an event stream that stays open: a
-    /// `subscriptions/listen` stream. Later lines for it ([`crate::Server::poll`]
-    /// output tagged with this subscription) go out with [`reply::event`]; the
-    /// connection carries nothing else.
+    /// `subscriptions/listen` stream, or (empty `subscription`) an initialize-era
+    /// session's GET stream. Later lines for it ([`crate::Server::poll`] output tagged
+    /// with this subscription, or untagged for the session) go out with
+    /// [`reply::event`]; the connection carries nothing else.
     Stream {
         /// Bytes of the input used.
         consumed: usize,
@@ -277,6 +279,18 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize>(
             return answer(conn, Status::Ok, total, &[]);
         }
         head::Method::Delete if head.session_id.is_some() => {
+            return answer(conn, Status::NotFound, total, &[]);
+        }
+        head::Method::Get if head.session_id.is_some() && session_ok => {
+            // The session's stream of server-initiated messages (resource updates).
+            let mut reply = Reply::new(conn, scratch, false, true);
+            reply.open_stream();
+            return Served::Stream {
+                consumed: total,
+                subscription: b"",
+            };
+        }
+        head::Method::Get if head.session_id.is_some() => {
             return answer(conn, Status::NotFound, total, &[]);
         }
         _ => return answer(conn, Status::MethodNotAllowed, total, b"Allow: POST\r\n"),

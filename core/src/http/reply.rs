@@ -77,6 +77,14 @@ impl<'a> Reply<'a> {
         self.session_id = Some(id);
     }
 
+    /// Send the head of an event stream now, before any line (a GET stream).
+    pub fn open_stream(&mut self) {
+        if self.mode == Mode::Collecting && self.len == 0 {
+            self.head(Status::Ok, Body::Events);
+            self.mode = Mode::Events;
+        }
+    }
+
     /// True once the response is an event stream (a listen stream stays open).
     pub fn is_stream(&self) -> bool {
         self.mode == Mode::Events
