@@ -88,9 +88,7 @@ pub unsafe extern "C" fn emcp_args_get_i64(
         non_null!(call, key, out);
         let v = tri!(unsafe { arg(call, key, key_len) });
         // Exact from the digits, no `f64`: `1e2` and `50.0` are 100 and 50.
-        let n = v
-            .as_i64()
-            .or_else(|| v.as_i64_scaled(0).filter(|_| v.is_integral()));
+        let n = v.as_i64_scaled(0).filter(|_| v.is_integral());
         let Some(n) = n else { return EMCP_WRONG_TYPE };
         unsafe { *out = n };
         EMCP_OK

@@ -130,8 +130,8 @@ impl<'a> Reply<'a> {
             Body::Empty => self.put(b"Content-Length: 0\r\n"),
             Body::Json(n) => {
                 self.put(b"Content-Type: application/json\r\nContent-Length: ");
-                let mut digits = [0u8; 20];
-                self.put(decimal(n, &mut digits));
+                let mut buf = [0u8; 20];
+                self.put(digits(n, 10, &mut buf));
                 self.put(b"\r\n");
             }
             Body::Chunked => {
@@ -320,20 +320,8 @@ fn chunk(conn: &mut dyn Sink, bytes: &[u8]) -> Result<(), SinkError> {
     if bytes.is_empty() {
         return Ok(());
     }
-    let mut hex = [0u8; 16];
-    let mut i = hex.len();
-    let mut n = bytes.len();
-    loop {
-        i -= 1;
-        if let Some(d) = hex.get_mut(i) {
-            *d = b"0123456789abcdef".get(n % 16).copied().unwrap_or(b'0');
-        }
-        n /= 16;
-        if n == 0 || i == 0 {
-            break;
-        }
-    }
-    conn.write(hex.get(i..).unwrap_or_default())?;
+    let mut hex = [0u8; 20];
+    conn.write(digits(bytes.len(), 16, &mut hex))?;
     conn.write(b"\r\n")?;
     conn.write(bytes)?;
     conn.write(b"\r\n")
@@ -360,15 +348,15 @@ pub fn end_stream(conn: &mut dyn Sink) -> Result<(), SinkError> {
     conn.write(b"0\r\n\r\n")
 }
 
-/// `n` in decimal, in `buf`.
-fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &[u8] {
+/// `n` in `base` (10 or 16, lowercase), in `buf`.
+fn digits(mut n: usize, base: usize, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
     loop {
         i -= 1;
         if let Some(d) = buf.get_mut(i) {
-            *d = b'0' + (n % 10) as u8;
+            *d = b"0123456789abcdef".get(n % base).copied().unwrap_or(b'0');
         }
-        n /= 10;
+        n /= base;
         if n == 0 || i == 0 {
             break;
         }
