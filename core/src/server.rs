@@ -17,7 +17,7 @@ use crate::device::{
     Completion, Device, Exchange, LogLevel, PromptGet, ReadError, Reference, ResourceRead, Step,
     Target, ToolCall,
 };
-use crate::error::{ConfigError, DispatchError, RpcError};
+use crate::error::{ConfigError, DispatchError};
 use crate::framing::Frame;
 use crate::json::{self, JsonWriter, Kind, Sink, SinkError, Str, Value};
 use crate::rpc::{self, Id, Message, Notification, OwnedId, Request};
@@ -118,6 +118,7 @@ enum ErrorData<'a> {
     Uri(Str<'a>),
 }
 
+#[derive(Clone, Copy)]
 struct Failure<'a> {
     error: DispatchError,
     data: ErrorData<'a>,
@@ -257,14 +258,6 @@ fn write_versions(w: &mut JsonWriter<'_>) {
     w.end_array();
 }
 
-/// Per-request protocol facts.
-#[derive(Clone, Copy, Debug)]
-struct Context<'a> {
-    modern: bool,
-    progress_token: Option<&'a [u8]>,
-    log_level: Option<LogLevel>,
-}
-
 /// An MCP server for one connection, around a [`Device`].
 ///
 /// `L` bounds open `subscriptions/listen` streams (default 4), `J` pending tool jobs
@@ -296,7 +289,10 @@ fn page(
             if s.is_empty() || s.len() > 9 || !s.bytes().all(|b| b.is_ascii_digit()) {
                 return Err(DispatchError::InvalidCursor);
             }
-            let n: usize = s.parse().map_err(|_| DispatchError::InvalidCursor)?;
+            // At most nine digits: the value cannot overflow.
+            let n = s
+                .bytes()
+                .fold(0usize, |n, b| n * 10 + usize::from(b - b'0'));
             if n > count {
                 return Err(DispatchError::InvalidCursor);
             }
@@ -316,16 +312,12 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
     /// A server for `device`. Checks the device's static descriptors: every schema must
     /// be a JSON object, every template valid, and at most [`MAX_RESOURCES`] resources.
     pub fn new(device: D, config: Config) -> Result<Self, ConfigError> {
+        let object =
+            |schema: &str| json::parse(schema.as_bytes()).is_ok_and(|v| v.kind() == Kind::Object);
         for i in 0..MAX_DESCRIPTORS {
             let Some(tool) = device.tool(i) else { break };
-            for schema in [Some(tool.input_schema), tool.output_schema]
-                .into_iter()
-                .flatten()
-            {
-                let ok = json::parse(schema.as_bytes()).is_ok_and(|v| v.kind() == Kind::Object);
-                if !ok {
-                    return Err(ConfigError::InvalidSchema(i));
-                }
+            if !object(tool.input_schema) || !tool.output_schema.is_none_or(object) {
+                return Err(ConfigError::InvalidSchema(i));
             }
         }
         for i in 0..MAX_DESCRIPTORS {
@@ -480,7 +472,7 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             let state = call.state;
             let done = step == Step::Done || call.written();
             if done {
-                self.finish_call(call);
+                self.finish_call(&mut call);
             }
             let full = g.full;
             if done {
@@ -577,12 +569,10 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             Era::Modern => true,
             Era::Legacy => false,
         };
-        let cx = if modern {
+        let log_level = if modern {
             let meta = meta.ok_or(DispatchError::MissingProtocolVersion)?;
-            let version = meta
-                .get(META_VERSION)
-                .and_then(|v| v.as_str())
-                .ok_or(DispatchError::MissingProtocolVersion)?;
+            let version =
+                str_member(meta, META_VERSION).ok_or(DispatchError::MissingProtocolVersion)?;
             if meta
                 .get(META_CAPABILITIES)
                 .is_none_or(|c| c.kind() != Kind::Object)
@@ -595,23 +585,20 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
                     data: ErrorData::Versions(version),
                 });
             }
-            let log_level = match meta.get(META_LOG_LEVEL) {
+            match meta.get(META_LOG_LEVEL) {
                 None => None,
                 Some(l) => Some(parse_level(Some(l))?),
-            };
-            Context {
-                modern: true,
-                progress_token,
-                log_level,
             }
         } else {
-            Context {
-                modern: false,
-                progress_token,
-                log_level: self.session_log,
-            }
+            self.session_log
         };
-        self.dispatch(method, r, cx, out)
+        let ex = Exchange {
+            id: r.id,
+            modern,
+            progress_token,
+            log_level,
+        };
+        self.dispatch(method, r, ex, out)
     }
 
     fn has_tools(&self) -> bool {
@@ -630,28 +617,27 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         &mut self,
         method: Option<Method>,
         r: Request<'a>,
-        cx: Context<'a>,
+        ex: Exchange<'a>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
         use Method as M;
-        let modern = cx.modern;
+        let modern = ex.modern;
         match method {
             Some(M::Discover) if modern => {
                 let mut w = JsonWriter::new(out);
-                self.exchange(r.id, cx).begin_result(&mut w);
+                ex.begin_result(&mut w);
                 w.key("supportedVersions");
                 write_versions(&mut w);
                 w.key("capabilities");
                 self.write_capabilities(&mut w);
                 crate::registry::opt_str(&mut w, "instructions", self.config.instructions);
-                self.end_result(&mut w, cx, Some(self.config.list_ttl_ms));
+                self.end_result(&mut w, ex.modern, Some(self.config.list_ttl_ms));
             }
             Some(M::Listen) if modern => return self.listen(r, out),
             Some(M::Initialize) if !modern => {
                 let requested = r
                     .params
-                    .and_then(|p| p.get("protocolVersion"))
-                    .and_then(|v| v.as_str())
+                    .and_then(|p| str_member(p, "protocolVersion"))
                     .ok_or(DispatchError::InvalidParams("Missing protocolVersion"))?;
                 // Echo a supported initialize-era version, otherwise offer the newest
                 // one; never a stateless version.
@@ -688,39 +674,17 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
                 }
                 self.empty_result(r.id, out);
             }
-            Some(M::ToolsList) if self.has_tools() => {
-                return self.list(r, cx, out, "tools", &|d, i, w| {
-                    d.tool(i).map(|t| w.map(|w| t.write(w))).is_some()
-                })
+            Some(m @ M::ToolsList) if self.has_tools() => return self.list(r, ex, out, m),
+            Some(m @ (M::ResourcesList | M::TemplatesList)) if self.has_resources() => {
+                return self.list(r, ex, out, m)
             }
-            Some(M::ResourcesList) if self.has_resources() => {
-                return self.list(r, cx, out, "resources", &|d, i, w| {
-                    d.resource(i).map(|t| w.map(|w| t.write(w))).is_some()
-                })
-            }
-            Some(M::TemplatesList) if self.has_resources() => {
-                return self.list(r, cx, out, "resourceTemplates", &|d, i, w| {
-                    d.resource_template(i)
-                        .map(|t| w.map(|w| t.write(w)))
-                        .is_some()
-                })
-            }
-            Some(M::PromptsList) if self.has_prompts() => {
-                return self.list(r, cx, out, "prompts", &|d, i, w| {
-                    d.prompt(i)
-                        .map(|p| {
-                            let args = (0..MAX_DESCRIPTORS).map_while(|j| d.prompt_argument(i, j));
-                            w.map(|w| p.write_with(w, args))
-                        })
-                        .is_some()
-                })
-            }
-            Some(M::ToolsCall) if self.has_tools() => return self.call_tool(r, cx, out),
+            Some(m @ M::PromptsList) if self.has_prompts() => return self.list(r, ex, out, m),
+            Some(M::ToolsCall) if self.has_tools() => return self.call_tool(r, ex, out),
             Some(M::ResourcesRead) if self.has_resources() => {
-                return self.read_resource(r, cx, out)
+                return self.read_resource(r, ex, out)
             }
-            Some(M::PromptsGet) if self.has_prompts() => return self.get_prompt(r, cx, out),
-            Some(M::Complete) if self.device.completions() => return self.complete(r, cx, out),
+            Some(M::PromptsGet) if self.has_prompts() => return self.get_prompt(r, ex, out),
+            Some(M::Complete) if self.device.completions() => return self.complete(r, ex, out),
             _ => return Err(DispatchError::MethodNotFound.into()),
         }
         Ok(())
@@ -737,18 +701,9 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         rpc::end_response(&mut w);
     }
 
-    fn exchange<'a>(&self, id: Id<'a>, cx: Context<'a>) -> Exchange<'a> {
-        Exchange {
-            id,
-            modern: cx.modern,
-            progress_token: cx.progress_token,
-            log_level: cx.log_level,
-        }
-    }
-
     /// Close a result: cache fields and `serverInfo` for 2026-07-28, then the envelope.
-    fn end_result(&self, w: &mut JsonWriter<'_>, cx: Context<'_>, ttl: Option<u32>) {
-        if cx.modern {
+    fn end_result(&self, w: &mut JsonWriter<'_>, modern: bool, ttl: Option<u32>) {
+        if modern {
             if let Some(ttl) = ttl {
                 w.key("ttlMs");
                 w.u64(u64::from(ttl));
@@ -794,21 +749,18 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             .filter(|f| f.kind() == Kind::Object)
             .ok_or(DispatchError::InvalidParams("Missing notifications filter"))?;
         let uris = filter.get("resourceSubscriptions");
-        if uris
-            .is_some_and(|u| u.kind() != Kind::Array || u.items().any(|i| i.kind() != Kind::String))
-        {
-            return Err(DispatchError::InvalidParams(
-                "resourceSubscriptions must be an array of strings",
-            )
-            .into());
-        }
+        let not_strings =
+            DispatchError::InvalidParams("resourceSubscriptions must be an array of strings");
         let mut resources = 0;
-        for uri in uris
-            .iter()
-            .flat_map(|u| u.items())
-            .filter_map(|u| u.as_str())
-        {
-            resources |= self.resource_bit(uri).unwrap_or(0);
+        if let Some(uris) = uris {
+            if uris.kind() != Kind::Array {
+                return Err(not_strings.into());
+            }
+            for item in uris.items() {
+                // A value of the parsed request: `as_str` fails exactly for non-strings.
+                let uri = item.as_str().ok_or(not_strings)?;
+                resources |= self.resource_bit(uri).unwrap_or(0);
+            }
         }
         self.subs
             .listen(Listen {
@@ -841,66 +793,96 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         Ok(())
     }
 
-    /// A paginated `*/list` result. `item(device, i, writer)` says whether descriptor `i`
-    /// exists and, given a writer, writes it.
+    /// Whether descriptor `i` of the kind `list` (a `*/list` method) walks exists and,
+    /// given a writer, write it.
+    fn item(&self, list: Method, i: usize, w: Option<&mut JsonWriter<'_>>) -> bool {
+        let d = &self.device;
+        match list {
+            Method::ToolsList => d.tool(i).map(|t| w.map(|w| t.write(w))).is_some(),
+            Method::ResourcesList => d.resource(i).map(|t| w.map(|w| t.write(w))).is_some(),
+            Method::TemplatesList => d
+                .resource_template(i)
+                .map(|t| w.map(|w| t.write(w)))
+                .is_some(),
+            Method::PromptsList => d
+                .prompt(i)
+                .map(|p| {
+                    let args = (0..MAX_DESCRIPTORS).map_while(|j| d.prompt_argument(i, j));
+                    w.map(|w| p.write_with(w, args))
+                })
+                .is_some(),
+            _ => false,
+        }
+    }
+
+    /// A paginated `*/list` result of the descriptors [`Server::item`] walks for `list`.
     fn list<'a>(
         &self,
         r: Request<'a>,
-        cx: Context<'a>,
+        ex: Exchange<'a>,
         out: &mut dyn Sink,
-        key: &str,
-        item: &dyn Fn(&D, usize, Option<&mut JsonWriter<'_>>) -> bool,
+        list: Method,
     ) -> Outcome<'a> {
+        let key = match list {
+            Method::ToolsList => "tools",
+            Method::ResourcesList => "resources",
+            Method::TemplatesList => "resourceTemplates",
+            _ => "prompts",
+        };
         let cursor = r.params.and_then(|p| p.get("cursor"));
-        let total = count(&|i| item(&self.device, i, None));
+        let total = count(&|i| self.item(list, i, None));
         let (start, end) = page(cursor, total, self.config.page_size)?;
         let mut w = JsonWriter::new(out);
-        self.exchange(r.id, cx).begin_result(&mut w);
+        ex.begin_result(&mut w);
         w.key(key);
         w.begin_array();
         for i in start..end {
-            item(&self.device, i, Some(&mut w));
+            self.item(list, i, Some(&mut w));
         }
         w.end_array();
         if end < total {
             w.key("nextCursor");
             w.u64_str(end as u64);
         }
-        self.end_result(&mut w, cx, Some(self.config.list_ttl_ms));
+        self.end_result(&mut w, ex.modern, Some(self.config.list_ttl_ms));
         Ok(())
     }
 
-    /// The `name` of a tools/call or prompts/get, and its index among the descriptors
-    /// `name_of` walks.
+    /// The index of the tool (`tools`) or else the prompt called `name`.
+    fn named(&self, tools: bool, name: Str<'_>) -> Option<usize> {
+        (0..MAX_DESCRIPTORS)
+            .map_while(|i| match tools {
+                true => self.device.tool(i).map(|t| t.name),
+                false => self.device.prompt(i).map(|p| p.name),
+            })
+            .position(|n| name.eq_str(n))
+    }
+
+    /// The params of a tools/call (`tools`) or prompts/get, and the index of the tool
+    /// or prompt their `name` names.
     fn find<'a>(
         &self,
         params: Option<Value<'a>>,
-        name_of: &dyn Fn(&D, usize) -> Option<&'static str>,
-        missing: &'static str,
-        unknown: DispatchError,
+        tools: bool,
     ) -> Result<(Value<'a>, usize), DispatchError> {
+        let (missing, unknown) = match tools {
+            true => ("Missing tool name", DispatchError::UnknownTool),
+            false => ("Missing prompt name", DispatchError::UnknownPrompt),
+        };
         let missing = DispatchError::InvalidParams(missing);
         let params = params.ok_or(missing)?;
-        let name = params.get("name").and_then(|n| n.as_str()).ok_or(missing)?;
-        let index = (0..MAX_DESCRIPTORS)
-            .map_while(|i| name_of(&self.device, i))
-            .position(|n| name.eq_str(n))
-            .ok_or(unknown)?;
+        let name = str_member(params, "name").ok_or(missing)?;
+        let index = self.named(tools, name).ok_or(unknown)?;
         Ok((params, index))
     }
 
     fn call_tool<'a>(
         &mut self,
         r: Request<'a>,
-        cx: Context<'a>,
+        ex: Exchange<'a>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
-        let (params, index) = self.find(
-            r.params,
-            &|d, i| d.tool(i).map(|t| t.name),
-            "Missing tool name",
-            DispatchError::UnknownTool,
-        )?;
+        let (params, index) = self.find(r.params, true)?;
         let args = params.get("arguments").filter(|a| !a.is_null());
         if args.is_some_and(|a| a.kind() != Kind::Object) {
             return Err(DispatchError::InvalidParams("arguments must be an object").into());
@@ -910,11 +892,11 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             .tool(index)
             .and_then(|t| json::parse(t.input_schema.as_bytes()).ok())
             .ok_or(DispatchError::Internal("Invalid tool schema"))?;
-        let mut call = ToolCall::new(JsonWriter::new(out), self.exchange(r.id, cx), index, args);
+        let mut call = ToolCall::new(JsonWriter::new(out), ex, index, args);
         if let Err(violation) = crate::schema::validate(schema, args) {
             // A tool execution error, not a protocol error (SEP-1303).
             call.violation(&violation);
-            self.finish_call(call);
+            self.finish_call(&mut call);
             return Ok(());
         }
         call.can_defer = !self.jobs.is_full();
@@ -922,41 +904,36 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         if step == Step::Pending && call.can_defer() {
             let job = Job {
                 id: rpc::own(r.id),
-                progress_token: cx
+                progress_token: ex
                     .progress_token
                     .map(|t| OwnedId::from_slice(t).unwrap_or_default()),
                 tool: index,
-                modern: cx.modern,
-                log_level: cx.log_level,
+                modern: ex.modern,
+                log_level: ex.log_level,
                 state: call.state,
             };
             // Cannot fail: can_defer checked for room.
             let _ = self.jobs.push(job);
             return Ok(());
         }
-        self.finish_call(call);
+        self.finish_call(&mut call);
         Ok(())
     }
 
-    fn finish_call(&self, mut call: ToolCall<'_>) {
+    fn finish_call(&self, call: &mut ToolCall<'_>) {
         call.close();
-        let cx = Context {
-            modern: call.ex.modern,
-            progress_token: None,
-            log_level: None,
-        };
-        self.end_result(&mut call.w, cx, None);
+        self.end_result(&mut call.w, call.ex.modern, None);
     }
 
     fn read_resource<'a>(
         &mut self,
         r: Request<'a>,
-        cx: Context<'a>,
+        ex: Exchange<'a>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
         let raw_uri = uri_param(r.params)?;
         let not_found = Failure {
-            error: DispatchError::ResourceNotFound { modern: cx.modern },
+            error: DispatchError::ResourceNotFound { modern: ex.modern },
             data: ErrorData::Uri(raw_uri),
         };
         let mut buf = [0u8; MAX_URI_LEN];
@@ -967,25 +944,15 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         let (target, template) = match self.find_resource(&|u| u == uri) {
             Some(i) => (Target::Resource(i), None),
             None => {
-                let t = (0..MAX_DESCRIPTORS)
+                let (i, t) = (0..MAX_DESCRIPTORS)
                     .map_while(|i| self.device.resource_template(i))
-                    .position(|t| crate::template::Match::new(t.uri_template, uri).is_some());
-                match t {
-                    Some(i) => (
-                        Target::Template(i),
-                        self.device.resource_template(i).map(|t| t.uri_template),
-                    ),
-                    None => return Err(not_found),
-                }
+                    .enumerate()
+                    .find(|(_, t)| crate::template::Match::new(t.uri_template, uri).is_some())
+                    .ok_or(not_found)?;
+                (Target::Template(i), Some(t.uri_template))
             }
         };
-        let mut read = ResourceRead::new(
-            JsonWriter::new(out),
-            self.exchange(r.id, cx),
-            uri,
-            target,
-            template,
-        );
+        let mut read = ResourceRead::new(JsonWriter::new(out), ex, uri, target, template);
         let result = self.device.read_resource(&mut read);
         let failed_late = result.is_err() && read.written();
         match result {
@@ -996,7 +963,7 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             _ => {}
         }
         read.close();
-        self.end_result(&mut read.w, cx, Some(self.config.read_ttl_ms));
+        self.end_result(&mut read.w, ex.modern, Some(self.config.read_ttl_ms));
         // Failed after writing: a sink that can take the line back gets -32603 instead;
         // on a stream the partial contents were already sent and stand.
         if failed_late && out.rollback() {
@@ -1008,15 +975,10 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
     fn get_prompt<'a>(
         &mut self,
         r: Request<'a>,
-        cx: Context<'a>,
+        ex: Exchange<'a>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
-        let (params, index) = self.find(
-            r.params,
-            &|d, i| d.prompt(i).map(|p| p.name),
-            "Missing prompt name",
-            DispatchError::UnknownPrompt,
-        )?;
+        let (params, index) = self.find(r.params, false)?;
         let args = params.get("arguments").filter(|a| !a.is_null());
         if let Some(a) = args {
             if a.kind() != Kind::Object || a.members().any(|(_, v)| v.kind() != Kind::String) {
@@ -1031,7 +993,7 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
                 return Err(DispatchError::MissingPromptArgument.into());
             }
         }
-        let mut get = PromptGet::new(JsonWriter::new(out), self.exchange(r.id, cx), index, args);
+        let mut get = PromptGet::new(JsonWriter::new(out), ex, index, args);
         let result = self.device.get_prompt(&mut get);
         let written = get.written();
         match result {
@@ -1042,35 +1004,39 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             _ => {}
         }
         get.close();
-        self.end_result(&mut get.w, cx, None);
+        self.end_result(&mut get.w, ex.modern, None);
         if result.is_err() && out.rollback() {
             return Err(DispatchError::Internal("Failed to get prompt").into());
         }
         Ok(())
     }
 
-    fn complete<'a>(&mut self, r: Request<'a>, cx: Context<'a>, out: &mut dyn Sink) -> Outcome<'a> {
+    fn complete<'a>(
+        &mut self,
+        r: Request<'a>,
+        ex: Exchange<'a>,
+        out: &mut dyn Sink,
+    ) -> Outcome<'a> {
         let bad = DispatchError::InvalidParams("Invalid completion request");
         let params = r.params.ok_or(bad)?;
         let reference = params.get("ref").ok_or(bad)?;
-        let kind = reference.get("type").and_then(|t| t.as_str()).ok_or(bad)?;
+        let kind = str_member(reference, "type").ok_or(bad)?;
         let reference = if kind.eq_str("ref/prompt") {
-            let name = reference.get("name").and_then(|n| n.as_str()).ok_or(bad)?;
-            let i = (0..MAX_DESCRIPTORS)
-                .map_while(|i| self.device.prompt(i))
-                .position(|p| name.eq_str(p.name))
-                .ok_or(DispatchError::UnknownPrompt)?;
-            Reference::Prompt(i)
+            let name = str_member(reference, "name").ok_or(bad)?;
+            Reference::Prompt(
+                self.named(false, name)
+                    .ok_or(DispatchError::UnknownPrompt)?,
+            )
         } else if kind.eq_str("ref/resource") {
-            Reference::Resource(reference.get("uri").and_then(|u| u.as_str()).ok_or(bad)?)
+            Reference::Resource(str_member(reference, "uri").ok_or(bad)?)
         } else {
             return Err(bad.into());
         };
         let argument = params.get("argument").ok_or(bad)?;
-        let arg_name = argument.get("name").and_then(|n| n.as_str()).ok_or(bad)?;
-        let value = argument.get("value").and_then(|n| n.as_str()).ok_or(bad)?;
+        let arg_name = str_member(argument, "name").ok_or(bad)?;
+        let value = str_member(argument, "value").ok_or(bad)?;
         let mut w = JsonWriter::new(out);
-        self.exchange(r.id, cx).begin_result(&mut w);
+        ex.begin_result(&mut w);
         w.key("completion");
         w.begin_object();
         w.key("values");
@@ -1083,55 +1049,52 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             count: 0,
         };
         self.device.complete(&mut c);
-        let n = c.count;
-        let mut w = c.w;
+        let w = &mut c.w;
         w.end_array();
         w.key("total");
-        w.u64(n as u64);
+        w.u64(c.count as u64);
         w.key("hasMore");
         w.bool(false);
         w.end_object();
-        self.end_result(&mut w, cx, None);
+        self.end_result(w, ex.modern, None);
         Ok(())
     }
 }
 
+/// Member `key` of an object when it is a string.
+fn str_member<'a>(object: Value<'a>, key: &str) -> Option<Str<'a>> {
+    object.get(key).and_then(|v| v.as_str())
+}
+
 fn uri_param(params: Option<Value<'_>>) -> Result<Str<'_>, DispatchError> {
     params
-        .and_then(|p| p.get("uri"))
-        .and_then(|u| u.as_str())
+        .and_then(|p| str_member(p, "uri"))
         .ok_or(DispatchError::InvalidParams("Missing uri"))
 }
 
 fn write_failure(out: &mut dyn Sink, id: Id<'_>, f: Failure<'_>) {
-    let err = RpcError::from(f.error);
-    match f.data {
-        ErrorData::None => rpc::write_error(out, Some(id), err, None),
-        ErrorData::Uri(uri) => rpc::write_error(
-            out,
-            Some(id),
-            err,
-            Some(&|w: &mut JsonWriter<'_>| {
-                w.begin_object();
+    let data = |w: &mut JsonWriter<'_>| {
+        w.begin_object();
+        match f.data {
+            ErrorData::Uri(uri) => {
                 w.key("uri");
                 w.str_raw(uri);
-                w.end_object();
-            }),
-        ),
-        ErrorData::Versions(requested) => rpc::write_error(
-            out,
-            Some(id),
-            err,
-            Some(&|w: &mut JsonWriter<'_>| {
-                w.begin_object();
+            }
+            ErrorData::Versions(requested) => {
                 w.key("supported");
                 write_versions(w);
                 w.key("requested");
                 w.str_raw(requested);
-                w.end_object();
-            }),
-        ),
-    }
+            }
+            ErrorData::None => {}
+        }
+        w.end_object();
+    };
+    let data: Option<&dyn Fn(&mut JsonWriter<'_>)> = match f.data {
+        ErrorData::None => None,
+        _ => Some(&data),
+    };
+    rpc::write_error(out, Some(id), f.error.into(), data);
 }
 
 #[cfg(test)]
@@ -1394,6 +1357,31 @@ mod tests {
         assert_eq!(
             out,
             [r#"{"jsonrpc":"2.0","id":3,"result":{"resourceTemplates":[]}}"#]
+        );
+    }
+
+    #[test]
+    fn listen_refuses_a_non_string_uri_and_opens_nothing() {
+        let mut s = server();
+        let listen = |uris: &str| {
+            std::format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{{"notifications":{{"resourceSubscriptions":{uris}}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+            )
+        };
+        let out = run(&mut s, &listen(r#"["mem://big",1]"#));
+        assert_eq!(
+            out,
+            [
+                r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"resourceSubscriptions must be an array of strings"}}"#
+            ]
+        );
+        // The only listen slot is still free.
+        let out = run(&mut s, &listen(r#"["mem://big","mem://none"]"#));
+        assert_eq!(
+            out,
+            [
+                r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"notifications":{"resourceSubscriptions":["mem://big"]}}}"#
+            ]
         );
     }
 

@@ -67,12 +67,10 @@ impl Output {
         }
     }
 
-    /// The sink output goes to.
+    /// The sink output goes to: the output itself, one sink whichever way the output
+    /// goes (one vtable, no choice between two at every call).
     fn sink(&mut self) -> &mut dyn Sink {
-        match self {
-            Output::Callback(sink) => sink,
-            Output::Buffer(sink) => sink,
-        }
+        self
     }
 
     /// `EMCP_WRITE_FAILED` when the write callback failed since the last call (the
@@ -84,6 +82,29 @@ impl Output {
                 EMCP_WRITE_FAILED
             }
             _ => EMCP_OK,
+        }
+    }
+}
+
+impl Sink for Output {
+    fn write(&mut self, data: &[u8]) -> Result<(), SinkError> {
+        match self {
+            Output::Callback(sink) => sink.write(data),
+            Output::Buffer(sink) => sink.write(data),
+        }
+    }
+
+    fn mark(&mut self) {
+        match self {
+            Output::Callback(sink) => sink.mark(),
+            Output::Buffer(sink) => sink.mark(),
+        }
+    }
+
+    fn rollback(&mut self) -> bool {
+        match self {
+            Output::Callback(sink) => sink.rollback(),
+            Output::Buffer(sink) => sink.rollback(),
         }
     }
 }

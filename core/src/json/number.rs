@@ -45,22 +45,21 @@
 
 use core::cmp::Ordering;
 
-/// A literal taken apart: `-`? `int` (`.` `frac`)? (`e` `exp`)?.
-///
-/// Its digits are read by index, `int` and `frac` as one digit string.
+/// A literal taken apart: `-`? `int` (`.` `frac`)? (`e` `exp`)?, read as
+/// `±0.d₁d₂… · 10^scale` with `d₁` its first significant (non-zero) digit.
 #[derive(Clone, Copy)]
 struct Parts<'a> {
     negative: bool,
-    /// The digits before the point (at least one).
-    int: &'a [u8],
-    /// The digits after the point (none without a point).
-    frac: &'a [u8],
-    /// The exponent, saturating at `±i64::MAX`.
-    exp: i64,
+    /// The digits from the first significant one to the last digit of `int` or `frac`
+    /// (trailing zeros included), with the point when it lies among them; empty for
+    /// zero. [`Parts::digits`] reads them.
+    significant: &'a [u8],
+    /// `k` such that the value is `0.d₁d₂… · 10^k` (so `10^(k-1) <= |value| < 10^k`),
+    /// the exponent read saturating at `±i64::MAX` and the sum saturating too.
+    /// Meaningless for zero.
+    scale: i64,
     /// Length of the literal in bytes.
     end: usize,
-    /// Number of zero digits before the first significant one (all of them for zero).
-    lead: usize,
 }
 
 /// `usize` to `i64`, saturating (a slice length always fits).
@@ -68,20 +67,11 @@ fn count(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// Split `s` after its leading ASCII digits.
-fn split_digits(s: &[u8]) -> (&[u8], &[u8]) {
-    let n = s
-        .iter()
-        .position(|b| !b.is_ascii_digit())
-        .unwrap_or(s.len());
-    s.split_at_checked(n).unwrap_or((s, &[]))
-}
-
-/// Split an optional leading `-` off `s`.
-fn split_sign(s: &[u8]) -> (bool, &[u8]) {
-    match s.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, s),
+/// Split `s` after its leading ASCII digits; `None` when there are none.
+fn split_digits(s: &[u8]) -> Option<(&[u8], &[u8])> {
+    match s.iter().take_while(|b| b.is_ascii_digit()).count() {
+        0 => None,
+        n => s.split_at_checked(n),
     }
 }
 
@@ -90,18 +80,14 @@ impl<'a> Parts<'a> {
     /// zeros are tolerated), which with `whole` must be all of `s`. `None` if there is
     /// no such literal.
     fn new(s: &'a [u8], whole: bool) -> Option<Self> {
-        let (negative, rest) = split_sign(s);
-        let (int, mut rest) = split_digits(rest);
-        if int.is_empty() {
-            return None;
+        let negative = s.first() == Some(&b'-');
+        let digits = s.get(usize::from(negative)..)?;
+        let (int, mut rest) = split_digits(digits)?;
+        if let [b'.', after @ ..] = rest {
+            rest = split_digits(after)?.1;
         }
-        let mut frac: &[u8] = &[];
-        if let Some(after) = rest.strip_prefix(b".") {
-            (frac, rest) = split_digits(after);
-            if frac.is_empty() {
-                return None;
-            }
-        }
+        // `int`, the point and `frac` as one string.
+        let mantissa = digits.get(..digits.len() - rest.len())?;
         let mut exp: i64 = 0;
         if let Some((b'e' | b'E', after)) = rest.split_first() {
             let (negative, after) = match after.split_first() {
@@ -109,15 +95,14 @@ impl<'a> Parts<'a> {
                 Some((b'+', a)) => (false, a),
                 _ => (false, after),
             };
-            let digits;
-            (digits, rest) = split_digits(after);
-            if digits.is_empty() {
-                return None;
-            }
-            for &b in digits {
+            let exp_digits;
+            (exp_digits, rest) = split_digits(after)?;
+            // The digits only raise it: saturating each step saturates the total.
+            for &b in exp_digits {
                 exp = exp
-                    .saturating_mul(10)
-                    .saturating_add(i64::from(b.wrapping_sub(b'0')));
+                    .checked_mul(10)
+                    .and_then(|e| e.checked_add(i64::from(b.wrapping_sub(b'0'))))
+                    .unwrap_or(i64::MAX);
             }
             if negative {
                 exp = -exp;
@@ -126,56 +111,33 @@ impl<'a> Parts<'a> {
         if whole && !rest.is_empty() {
             return None;
         }
-        let mut parts = Parts {
+        // Zeros before the first significant digit, and the point if it is among them.
+        let lead = mantissa
+            .iter()
+            .take_while(|&&b| b == b'0' || b == b'.')
+            .count();
+        let lead_zeros = if lead > int.len() { lead - 1 } else { lead };
+        Some(Parts {
             negative,
-            int,
-            frac,
-            exp,
+            significant: mantissa.get(lead..)?,
+            // Slice lengths fit an `i64`: only the exponent can take the sum out of
+            // range.
+            scale: (count(int.len()) - count(lead_zeros)).saturating_add(exp),
             end: s.len() - rest.len(),
-            lead: 0,
-        };
-        while parts.lead < parts.len() && parts.digit(parts.lead) == 0 {
-            parts.lead += 1;
-        }
-        Some(parts)
+        })
     }
 
-    /// Number of digits, `int` and `frac` together.
-    fn len(&self) -> usize {
-        self.int.len() + self.frac.len()
-    }
-
-    /// Digit `i` of `int` and `frac` together, as 0..=9; 0 past the end.
-    #[inline(never)]
-    fn digit(&self, i: usize) -> u8 {
-        let b = match i.checked_sub(self.int.len()) {
-            None => self.int.get(i),
-            Some(j) => self.frac.get(j),
-        };
-        b.map_or(0, |b| b.wrapping_sub(b'0'))
-    }
-
-    /// Significant digit `j` (`d₁` is `j = 0`); 0 past the end.
-    fn significant(&self, j: usize) -> u8 {
-        self.digit(self.lead + j)
-    }
-
-    /// Number of digits from the first significant one on (trailing zeros included).
-    fn significant_len(&self) -> usize {
-        self.len() - self.lead
+    /// The significant digits `d₁d₂…` as 0..=9.
+    fn digits(&self) -> impl Iterator<Item = u8> + 'a {
+        self.significant
+            .iter()
+            .filter(|b| b.is_ascii_digit())
+            .map(|&b| b.wrapping_sub(b'0'))
     }
 
     /// Whether the literal's value is zero (`0`, `-0.000e7`).
     fn is_zero(&self) -> bool {
-        self.lead == self.len()
-    }
-
-    /// `k` such that the value is `0.d₁d₂… · 10^k` with `d₁` its first significant
-    /// digit (so `10^(k-1) <= |value| < 10^k`), saturating. Meaningless for zero.
-    #[inline(never)]
-    fn scale(&self) -> i64 {
-        // Slice lengths fit an `i64`: only the exponent can take the sum out of range.
-        (count(self.int.len()) - count(self.lead)).saturating_add(self.exp)
+        self.significant.is_empty()
     }
 
     /// The integer part of `|value| · 10^shift` (`d₁…d_k` for `k = scale + shift`),
@@ -184,15 +146,15 @@ impl<'a> Parts<'a> {
         if self.is_zero() {
             return Some(0);
         }
-        let k = self.scale().saturating_add(i64::from(shift));
+        let k = self.scale.saturating_add(i64::from(shift));
         if k > 20 {
             return None; // at least 10^20 > u64::MAX
         }
+        let mut digits = self.digits();
         let mut m: u64 = 0;
-        for j in 0..usize::try_from(k).unwrap_or(0) {
-            m = m
-                .checked_mul(10)?
-                .checked_add(u64::from(self.significant(j)))?;
+        for _ in 0..usize::try_from(k).unwrap_or(0) {
+            let d = digits.next().unwrap_or(0);
+            m = m.checked_mul(10)?.checked_add(u64::from(d))?;
         }
         Some(m)
     }
@@ -202,8 +164,10 @@ impl<'a> Parts<'a> {
 /// zeros), for the scanner; `None` if `s` does not start with one.
 pub(crate) fn literal_len(s: &[u8]) -> Option<usize> {
     let parts = Parts::new(s, false)?;
-    if parts.int.len() > 1 && parts.int.first() == Some(&b'0') {
-        return None;
+    if let [b'0', d, ..] | [b'-', b'0', d, ..] = s {
+        if d.is_ascii_digit() {
+            return None;
+        }
     }
     Some(parts.end)
 }
@@ -232,13 +196,14 @@ pub(crate) fn compare(a: &[u8], b: &[u8]) -> Option<Ordering> {
     if sa != sb || sa == 0 {
         return Some(sa.cmp(&sb));
     }
-    let mut magnitude = a.scale().cmp(&b.scale());
+    let mut magnitude = a.scale.cmp(&b.scale);
     // Same scale: the digit strings decide, the shorter one padded with zeros.
-    let n = a.significant_len().max(b.significant_len());
-    let mut j = 0;
-    while magnitude == Ordering::Equal && j < n {
-        magnitude = a.significant(j).cmp(&b.significant(j));
-        j += 1;
+    let (mut da, mut db) = (a.digits(), b.digits());
+    while magnitude == Ordering::Equal {
+        match (da.next(), db.next()) {
+            (None, None) => break,
+            (x, y) => magnitude = x.unwrap_or(0).cmp(&y.unwrap_or(0)),
+        }
     }
     Some(if sa < 0 {
         magnitude.reverse()
@@ -260,7 +225,7 @@ pub(crate) fn to_i64_scaled(raw: &[u8], scale: u32) -> Option<i64> {
 pub(crate) fn to_integer(raw: &[u8]) -> Option<(bool, u64)> {
     let parts = Parts::new(raw, true)?;
     // A sign and digits, nothing else.
-    if parts.end > parts.int.len() + usize::from(parts.negative) {
+    if raw.iter().any(|&b| matches!(b, b'.' | b'e' | b'E')) {
         return None;
     }
     Some((parts.negative, parts.truncated(0)?))
@@ -279,11 +244,13 @@ pub(crate) fn is_integral(raw: &[u8]) -> bool {
         return false;
     };
     // 0.d₁…dₙ · 10^k with dₙ the last non-zero digit is an integer when k >= n.
-    let mut n = parts.significant_len();
-    while n > 0 && parts.significant(n - 1) == 0 {
-        n -= 1;
+    let mut n = 0;
+    for (i, d) in parts.digits().enumerate() {
+        if d != 0 {
+            n = i + 1;
+        }
     }
-    n == 0 || parts.scale() >= count(n)
+    n == 0 || parts.scale >= count(n)
 }
 
 /// Longest text [`format_f64`] writes: `-0.00000` and 17 digits.
@@ -513,8 +480,7 @@ pub(crate) fn to_f64(raw: &[u8]) -> Option<f64> {
     let mut w: u64 = 0;
     let mut kept: i64 = 0;
     let mut sticky = false;
-    for j in 0..parts.significant_len() {
-        let d = parts.significant(j);
+    for d in parts.digits() {
         if kept < DIGITS {
             w = w * 10 + u64::from(d);
             kept += 1;
@@ -523,7 +489,7 @@ pub(crate) fn to_f64(raw: &[u8]) -> Option<f64> {
             break;
         }
     }
-    let scale = parts.scale();
+    let scale = parts.scale;
     let bits = if w == 0 {
         0
     } else if scale > 309 {

@@ -144,17 +144,8 @@ fn is_ws(b: u8) -> bool {
 }
 
 /// Index of the first non-whitespace byte at or after `i`.
-#[inline]
-fn skip_ws(input: &[u8], i: usize) -> usize {
-    // Compact JSON has no whitespace: decide that with one comparison.
-    match input.get(i) {
-        Some(&b) if b > b' ' => i,
-        _ => skip_ws_loop(input, i),
-    }
-}
-
 #[inline(never)]
-fn skip_ws_loop(input: &[u8], mut i: usize) -> usize {
+fn skip_ws(input: &[u8], mut i: usize) -> usize {
     while let Some(&b) = input.get(i) {
         if !is_ws(b) {
             break;
@@ -211,28 +202,28 @@ fn value_end(input: &[u8], mut i: usize, max_depth: usize) -> Result<usize, Scan
     let mut in_object = false;
 
     'value: loop {
-        // A value starts at `i` (whitespace already skipped).
+        // A value starts at `i` (whitespace already skipped), after its key in an
+        // object.
+        if in_object {
+            i = member_key(input, i).ok_or(ScanError::Syntax)?;
+        }
         let Some(&b) = input.get(i) else {
             return Err(ScanError::Syntax);
         };
         match b {
-            b'"' => i = string_end(input, i + 1)?,
-            b'-' | b'0'..=b'9' => i = number_end(input, i)?,
+            b'"' => i = string_end(input, i + 1).ok_or(ScanError::Syntax)?,
+            b'-' | b'0'..=b'9' => i = number_end(input, i).ok_or(ScanError::Syntax)?,
             b'{' | b'[' => {
                 if depth >= max_depth {
                     return Err(ScanError::TooDeep);
                 }
-                let object = b == b'{';
-                stack.set(depth, object);
+                in_object = b == b'{';
+                stack.set(depth, in_object);
                 depth += 1;
-                in_object = object;
                 i = skip_ws(input, i + 1);
-                let close = if object { b'}' } else { b']' };
-                // An empty container is closed by the loop below, at its bracket.
-                if input.get(i) != Some(&close) {
-                    if object {
-                        i = member_key(input, i)?.1;
-                    }
+                // An empty container is closed by the loop below, at its bracket (which
+                // must be the right one).
+                if !matches!(input.get(i), Some(b'}' | b']')) {
                     continue 'value;
                 }
             }
@@ -242,7 +233,7 @@ fn value_end(input: &[u8], mut i: usize, max_depth: usize) -> Result<usize, Scan
                     b'f' => b"false",
                     _ => b"null",
                 };
-                i = literal_end(input, i, word)?;
+                i = literal_end(input, i, word).ok_or(ScanError::Syntax)?;
             }
             _ => return Err(ScanError::Syntax),
         }
@@ -257,9 +248,6 @@ fn value_end(input: &[u8], mut i: usize, max_depth: usize) -> Result<usize, Scan
             match input.get(i) {
                 Some(b',') => {
                     i = skip_ws(input, i + 1);
-                    if in_object {
-                        i = member_key(input, i)?.1;
-                    }
                     continue 'value;
                 }
                 Some(b'}') if in_object => {}
@@ -273,60 +261,55 @@ fn value_end(input: &[u8], mut i: usize, max_depth: usize) -> Result<usize, Scan
     }
 }
 
-/// `"key"` `:` at `i`; returns the index just after the key's closing quote and the
-/// index of the member's value (whitespace skipped).
-#[inline]
-fn member_key(input: &[u8], i: usize) -> Result<(usize, usize), ScanError> {
+/// `"key"` `:` at `i`; returns the index of the member's value (whitespace skipped).
+fn member_key(input: &[u8], i: usize) -> Option<usize> {
+    after_colon(input, key_end(input, i)?)
+}
+
+/// The key (a string) at `i`; returns the index just after its closing quote.
+fn key_end(input: &[u8], i: usize) -> Option<usize> {
     if input.get(i) != Some(&b'"') {
-        return Err(ScanError::Syntax);
+        return None;
     }
-    let key_end = string_end(input, i + 1)?;
-    let colon = skip_ws(input, key_end);
+    string_end(input, i + 1)
+}
+
+/// The `:` after a key at `i`, whitespace around it allowed; returns the index of the
+/// member's value.
+fn after_colon(input: &[u8], i: usize) -> Option<usize> {
+    let colon = skip_ws(input, i);
     if input.get(colon) != Some(&b':') {
-        return Err(ScanError::Syntax);
+        return None;
     }
-    Ok((key_end, skip_ws(input, colon + 1)))
+    Some(skip_ws(input, colon + 1))
 }
 
 /// String content starting at `i` (just after the opening quote); returns the index
-/// just after the closing quote. Non-ASCII bytes need no look: the whole input is
-/// valid UTF-8.
-#[inline]
-fn string_end(input: &[u8], mut i: usize) -> Result<usize, ScanError> {
+/// just after the closing quote, `None` if the string is malformed. Non-ASCII bytes
+/// need no look: the whole input is valid UTF-8.
+fn string_end(input: &[u8], mut i: usize) -> Option<usize> {
     loop {
-        let rest = input.get(i..).unwrap_or_default();
-        i += find_special(rest).ok_or(ScanError::Syntax)?;
+        i += find_special(input.get(i..)?)?;
         match input.get(i) {
-            Some(b'"') => return Ok(i + 1),
-            Some(b'\\') => i = escape_end(input, i + 1)?,
-            _ => return Err(ScanError::Syntax),
+            Some(b'"') => return Some(i + 1),
+            // An escape: the index after it.
+            Some(b'\\') => i = input.len() - decode_escape(input.get(i + 1..)?)?.1.len(),
+            _ => return None,
         }
     }
 }
 
-/// Escape starting at `i` (just after the backslash); returns the index after it.
-fn escape_end(input: &[u8], i: usize) -> Result<usize, ScanError> {
-    let rest = input.get(i..).unwrap_or_default();
-    match decode_escape(rest) {
-        Some((_, after)) => Ok(input.len() - after.len()),
-        None => Err(ScanError::Syntax),
-    }
-}
-
 /// Number starting at `i`; returns the index after it.
-fn number_end(input: &[u8], i: usize) -> Result<usize, ScanError> {
-    let rest = input.get(i..).unwrap_or_default();
-    match super::number::literal_len(rest) {
-        Some(n) => Ok(i + n),
-        None => Err(ScanError::Syntax),
-    }
+fn number_end(input: &[u8], i: usize) -> Option<usize> {
+    Some(i + super::number::literal_len(input.get(i..)?)?)
 }
 
+/// The literal `word` at `i`; returns the index after it.
 #[inline]
-fn literal_end(input: &[u8], i: usize, word: &[u8]) -> Result<usize, ScanError> {
+fn literal_end(input: &[u8], i: usize, word: &[u8]) -> Option<usize> {
     match input.get(i..) {
-        Some(rest) if rest.starts_with(word) => Ok(i + word.len()),
-        _ => Err(ScanError::Syntax),
+        Some(rest) if rest.starts_with(word) => Some(i + word.len()),
+        _ => None,
     }
 }
 
@@ -372,9 +355,11 @@ fn split_value(s: &[u8], i: usize) -> Option<(Value<'_>, &[u8])> {
 /// previous member's value: (key content, value, rest).
 fn next_member(s: &[u8]) -> Option<(&[u8], Value<'_>, &[u8])> {
     let i = skip_comma(s, 0);
-    let (key_end, value) = member_key(s, i).ok()?;
-    let key = s.get(i + 1..key_end)?.strip_suffix(b"\"")?;
-    let (value, rest) = split_value(s, value)?;
+    let key_end = key_end(s, i)?;
+    let [key @ .., b'"'] = s.get(i + 1..key_end)? else {
+        return None;
+    };
+    let (value, rest) = split_value(s, after_colon(s, key_end)?)?;
     Some((key, value, rest))
 }
 
@@ -428,8 +413,10 @@ impl<'a> Value<'a> {
     /// assert!(s.eq_str("a\nb"));
     /// ```
     pub fn as_str(&self) -> Option<Str<'a>> {
-        let inner = self.raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-        Some(Str { raw: inner })
+        match self.raw {
+            [b'"', inner @ .., b'"'] => Some(Str { raw: inner }),
+            _ => None,
+        }
     }
 
     /// `Some(true)` / `Some(false)` for the literals, `None` otherwise.
@@ -545,14 +532,9 @@ impl<'a> Value<'a> {
     /// assert!(v.get("c").is_none());
     /// ```
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
-        let mut rest = self.raw.strip_prefix(b"{")?;
-        while let Some((raw_key, value, tail)) = next_member(rest) {
-            if (Str { raw: raw_key }).eq_str(key) {
-                return Some(value);
-            }
-            rest = tail;
-        }
-        None
+        // Not an object: no members.
+        let (_, value) = self.members().find(|(k, _)| k.eq_str(key))?;
+        Some(value)
     }
 
     /// Members of an object in order (empty iterator if not an object).
@@ -565,9 +547,13 @@ impl<'a> Value<'a> {
     /// assert_eq!(m.next().unwrap().1.raw(), b"[2]");
     /// assert!(m.next().is_none());
     /// ```
+    #[inline(never)] // called from many places
     pub fn members(&self) -> Members<'a> {
         Members {
-            rest: self.raw.strip_prefix(b"{").unwrap_or_default(),
+            rest: match self.raw {
+                [b'{', rest @ ..] => rest,
+                _ => &[],
+            },
         }
     }
 
@@ -578,9 +564,13 @@ impl<'a> Value<'a> {
     /// let raws: Vec<&[u8]> = v.items().map(|i| i.raw()).collect();
     /// assert_eq!(raws, [&b"1"[..], b"[2, 3]", b"{}"]);
     /// ```
+    #[inline(never)] // called from many places
     pub fn items(&self) -> Items<'a> {
         Items {
-            rest: self.raw.strip_prefix(b"[").unwrap_or_default(),
+            rest: match self.raw {
+                [b'[', rest @ ..] => rest,
+                _ => &[],
+            },
         }
     }
 }
@@ -698,13 +688,13 @@ fn decode_escape(s: &[u8]) -> Option<(char, &[u8])> {
     }
     let unit = hex4(rest)?;
     let mut rest = rest.get(4..)?;
-    let code = if (0xD800..=0xDBFF).contains(&unit) {
+    let code = if matches!(unit, 0xD800..=0xDBFF) {
         // A high surrogate: a low one must follow.
-        let low = hex4(rest.strip_prefix(b"\\u")?)?;
-        if !(0xDC00..=0xDFFF).contains(&low) {
+        let [b'\\', b'u', after @ ..] = rest else {
             return None;
-        }
-        rest = rest.get(6..)?;
+        };
+        let low = hex4(after).filter(|low| matches!(low, 0xDC00..=0xDFFF))?;
+        rest = after.get(4..)?;
         0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
     } else {
         // A lone low surrogate is not a `char`.
@@ -750,11 +740,6 @@ impl<'a> Str<'a> {
     /// ```
     pub fn eq_str(&self, s: &str) -> bool {
         let mut want = s.as_bytes();
-        // Every escape decodes to fewer bytes than it takes: content with escapes
-        // decodes shorter than `raw`, content without is `raw` itself.
-        if want.len() >= self.raw.len() {
-            return want == self.raw && !self.has_escapes();
-        }
         let mut rest = self.raw;
         while let Some(piece) = next_raw_piece(&mut rest) {
             let mut utf8 = [0u8; 4];

@@ -275,8 +275,10 @@ pub struct JsonWriter<'s> {
     comma: bool,
     /// `comma` of each enclosing level, bit `d` for level `d`.
     outer: u32,
-    /// base64 bytes waiting for a full 3-byte group.
-    carry: [u8; 2],
+    /// base64 bytes waiting for a full 3-byte group, the latest in the low byte
+    /// (bits above the group are ignored).
+    carry: u32,
+    /// How many (0..=2 between calls).
     carry_len: u8,
     /// The string opened by `string_begin` or `base64_begin` and not yet closed.
     open: OpenString,
@@ -396,6 +398,7 @@ impl fmt::Write for Escaper<'_, '_> {
 
 impl<'s> JsonWriter<'s> {
     /// A writer at the top level, writing into `sink`.
+    #[inline(never)] // called from many places
     pub fn new(sink: &'s mut dyn Sink) -> Self {
         JsonWriter {
             sink,
@@ -403,7 +406,7 @@ impl<'s> JsonWriter<'s> {
             depth: 0,
             comma: false,
             outer: 0,
-            carry: [0; 2],
+            carry: 0,
             carry_len: 0,
             open: OpenString::None,
         }
@@ -858,25 +861,21 @@ impl<'s> JsonWriter<'s> {
         let mut out = [0u8; 128];
         let mut n = 0;
         for &c in bytes {
-            let [a, b] = self.carry;
-            match self.carry_len {
-                0 => self.carry = [c, b],
-                1 => self.carry = [a, c],
-                _ => {
-                    // A full group.
-                    if n == out.len() {
-                        self.put(&out);
-                        n = 0;
-                    }
-                    if let Some(dst) = out.get_mut(n..).and_then(|s| s.first_chunk_mut()) {
-                        *dst = encode_group([a, b, c]);
-                    }
-                    n += 4;
-                    self.carry_len = 0;
-                    continue;
-                }
-            }
+            self.carry = self.carry << 8 | u32::from(c);
             self.carry_len += 1;
+            if self.carry_len < 3 {
+                continue;
+            }
+            // A full group.
+            if n == out.len() {
+                self.put(&out);
+                n = 0;
+            }
+            if let Some(dst) = out.get_mut(n..).and_then(|s| s.first_chunk_mut()) {
+                *dst = encode_group(self.carry);
+            }
+            n += 4;
+            self.carry_len = 0;
         }
         if n > 0 {
             self.put(out.get(..n).unwrap_or_default());
@@ -887,14 +886,10 @@ impl<'s> JsonWriter<'s> {
     pub fn base64_end(&mut self) {
         // One carried byte gives two characters and `==`, two give three and `=`.
         let carried = usize::from(self.carry_len);
-        let [a, b] = self.carry;
-        let b = if carried == 2 { b } else { 0 };
+        // The carried bytes at the top of a group filled up with zero bytes.
+        let group = self.carry << (8 * 3usize.saturating_sub(carried));
         let mut out = *b"====\"";
-        for (o, q) in out
-            .iter_mut()
-            .zip(encode_group([a, b, 0]))
-            .take(carried + 1)
-        {
+        for (o, q) in out.iter_mut().zip(encode_group(group)).take(carried + 1) {
             *o = q;
         }
         let start = if carried == 0 { out.len() - 1 } else { 0 };
@@ -912,15 +907,10 @@ impl<'s> JsonWriter<'s> {
     }
 }
 
-/// The four base64 characters of one 3-byte group.
+/// The four base64 characters of one 3-byte group, the low 24 bits of `group`.
 #[inline(never)]
-fn encode_group([a, b, c]: [u8; 3]) -> [u8; 4] {
-    [
-        b64(a >> 2),
-        b64(a << 4 | b >> 4),
-        b64(b << 2 | c >> 6),
-        b64(c),
-    ]
+fn encode_group(group: u32) -> [u8; 4] {
+    [18, 12, 6, 0].map(|shift| b64((group >> shift) as u8))
 }
 
 #[cfg(test)]
