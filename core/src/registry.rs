@@ -128,7 +128,8 @@ impl<'a> Tool<'a> {
         self
     }
 
-    /// Write the `Tool` object of `tools/list`.
+    /// Write the `Tool` object of `tools/list`. Not inlined, as [`Resource::write`].
+    #[inline(never)]
     pub fn write(&self, w: &mut JsonWriter<'_>) {
         w.begin_object();
         write_names(w, self.name, self.title, self.description);
@@ -258,7 +259,9 @@ impl<'a> ResourceTemplate<'a> {
         self
     }
 
-    /// Write the `ResourceTemplate` object of `resources/templates/list`.
+    /// Write the `ResourceTemplate` object of `resources/templates/list`. Not inlined,
+    /// as [`Resource::write`].
+    #[inline(never)]
     pub fn write(&self, w: &mut JsonWriter<'_>) {
         w.begin_object();
         w.key("uriTemplate");

@@ -175,15 +175,19 @@ pub fn parse(line: &[u8]) -> Result<Message<'_>, Rejected<'_>> {
 /// Start a success response: `{"jsonrpc":"2.0","id":<id>,"result":` then an open object.
 /// The caller writes the members and calls [`end_response`].
 pub fn begin_result(w: &mut JsonWriter<'_>, id: Id<'_>) {
-    begin_response(w, id.raw(), b",\"result\":");
+    begin_message(w, ID, id.raw(), b",\"result\":");
 }
 
-/// Start a response: `{"jsonrpc":"2.0","id":<id>` and `member` (`,"result":` or
-/// `,"error":`), then an open object.
-fn begin_response(w: &mut JsonWriter<'_>, id: &[u8], member: &[u8]) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    w.raw(id);
-    w.raw(member);
+/// The member a response starts with, before the id.
+const ID: &[u8] = b"\"id\":";
+
+/// Start a message: `{"jsonrpc":"2.0",`, then `head`, `text` and `tail` as they are,
+/// then an open object.
+fn begin_message(w: &mut JsonWriter<'_>, head: &[u8], text: &[u8], tail: &[u8]) {
+    w.raw(b"{\"jsonrpc\":\"2.0\",");
+    w.raw(head);
+    w.raw(text);
+    w.raw(tail);
     w.begin_object();
 }
 
@@ -196,10 +200,7 @@ pub fn end_response(w: &mut JsonWriter<'_>) {
 /// Start a notification: `{"jsonrpc":"2.0","method":"<method>","params":` then an open
 /// object. Close with [`end_response`].
 pub fn begin_notification(w: &mut JsonWriter<'_>, method: &str) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"");
-    w.raw(method.as_bytes());
-    w.raw(b"\",\"params\":");
-    w.begin_object();
+    begin_message(w, b"\"method\":\"", method.as_bytes(), b"\",\"params\":");
 }
 
 /// Write a complete error response line. `data` writes the `data` member's value when
@@ -211,7 +212,8 @@ pub fn write_error(
     data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
 ) {
     let mut w = JsonWriter::new(sink);
-    begin_response(&mut w, id.map_or(b"null", |id| id.raw()), b",\"error\":");
+    let id = id.map_or(b"null".as_slice(), |id| id.raw());
+    begin_message(&mut w, ID, id, b",\"error\":");
     w.key("code");
     w.i64(i64::from(error.code()));
     w.key("message");

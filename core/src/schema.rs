@@ -111,35 +111,34 @@ const TYPES: [(&str, Kind, bool); 7] = [
     ("null", Kind::Null, false),
 ];
 
-fn type_matches(name: &[u8], v: Value<'_>) -> bool {
-    match TYPES.iter().find(|(n, _, _)| n.as_bytes() == name) {
+/// Whether `v` is of the type `name` names; false when `name` is not a string.
+fn type_matches(name: Value<'_>, v: Value<'_>) -> bool {
+    let Some(name) = name.as_str() else {
+        return false;
+    };
+    match TYPES.iter().find(|(n, _, _)| n.as_bytes() == name.raw()) {
         Some(&(_, kind, integral)) => v.kind() == kind && (!integral || v.is_integral()),
         None => true, // unknown type names are not ours to judge
     }
 }
 
 fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
-    match (a.as_str(), b.as_str()) {
-        (Some(x), Some(y)) => match y.as_plain() {
-            Some(plain) => x.eq_str(plain),
-            None => x.raw() == y.raw(),
-        },
-        // Two numbers compare by value (`cmp_number` is `None` unless both are numbers).
-        _ => match a.cmp_number(&b) {
-            Some(order) => order == Ordering::Equal,
-            None => a.raw() == b.raw(),
-        },
+    // A string against an allowed string without escapes: by decoded content.
+    if let (Some(x), Some(plain)) = (a.as_str(), b.as_str().and_then(|y| y.as_plain())) {
+        return x.eq_str(plain);
+    }
+    // Two numbers compare by value (`cmp_number` is `None` unless both are numbers);
+    // anything else, escaped strings included, by its text.
+    match a.cmp_number(&b) {
+        Some(order) => order == Ordering::Equal,
+        None => a.raw() == b.raw(),
     }
 }
 
 fn check_property<'s>(prop: Value<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
     if let Some(t) = prop.get("type") {
-        let ok = match t.as_str() {
-            Some(name) => type_matches(name.raw(), v),
-            None => t
-                .items()
-                .any(|n| n.as_str().is_some_and(|n| type_matches(n.raw(), v))),
-        };
+        // A name, or an array of names (an array is no name, a name has no items).
+        let ok = type_matches(t, v) || t.items().any(|n| type_matches(n, v));
         if !ok {
             return Err(Rule::Type(t));
         }

@@ -120,8 +120,8 @@ pub unsafe extern "C" fn emcp_args_get_f64(
 /// A number argument as a fixed-point integer: its value times `10^scale`, truncated
 /// toward zero, read exactly from its decimal digits (`-12.56` at scale 1 is -125).
 /// No `double` involved, so a firmware that uses this instead of `emcp_args_get_f64`
-/// links no floating-point code. `EMCP_WRONG_TYPE` when the argument is not a number
-/// or the result is outside `int64_t`.
+/// links no floating-point code. `EMCP_WRONG_TYPE` when the argument is not a number,
+/// the result is outside `int64_t`, or `scale` is above 1,000,000.
 ///
 /// # Safety
 /// As for `emcp_args_get_str`; `out` is writable.

@@ -268,7 +268,8 @@ impl CDevice {
     /// every array NULL only when empty.
     pub(crate) fn check(&self) -> bool {
         let c = self.config;
-        texts_ok(&[&c.name, &c.version, &c.title, &c.instructions], 2)
+        // SAFETY: the configuration starts with its four texts (asserted below).
+        texts_ok(unsafe { leading_texts::<_, 4>(c) }, 0b11) // name, version
             && all_ok(c.tools, c.tools_len, tool_ok)
             && all_ok(c.resources, c.resources_len, resource_ok)
             && all_ok(c.templates, c.templates_len, template_ok)
@@ -276,15 +277,46 @@ impl CDevice {
     }
 }
 
-/// Whether descriptor texts are usable: the first `required` of them present (the
-/// rest are optional), and every present one UTF-8.
+/// Whether descriptor texts are usable: text `i` present when bit `i` of `required`
+/// is set (the others are optional), and every present one UTF-8.
 #[inline(never)]
-fn texts_ok(texts: &[&emcp_str], required: usize) -> bool {
+fn texts_ok(texts: &[emcp_str], required: u32) -> bool {
     texts.iter().enumerate().all(|(i, s)| {
         // SAFETY: emcp_server_init's contract for every descriptor text.
-        (i >= required && s.ptr.is_null()) || unsafe { s.get() }.is_some()
+        ((required >> i) & 1 == 0 && s.ptr.is_null()) || unsafe { s.get() }.is_some()
     })
 }
+
+/// The `N` texts a descriptor starts with, as one array (checked in one call of
+/// [`texts_ok`] rather than gathered field by field).
+///
+/// # Safety
+/// `D` is `repr(C)` and its first `N` fields are `emcp_str`: laid out one after
+/// another from offset 0, exactly as an array (asserted for every descriptor below).
+unsafe fn leading_texts<D, const N: usize>(descriptor: &D) -> &[emcp_str; N] {
+    // SAFETY: the caller's guarantee; the array lies within `*descriptor`.
+    unsafe { &*core::ptr::from_ref(descriptor).cast::<[emcp_str; N]>() }
+}
+
+// Every descriptor starts with its texts, in a row (what `leading_texts` relies on):
+// `repr(C)` keeps declaration order, so with the first text at offset 0 and the last
+// exactly `N - 1` texts further, nothing lies between them.
+const _: () = {
+    use core::mem::offset_of;
+    const S: usize = core::mem::size_of::<emcp_str>();
+    assert!(offset_of!(emcp_config, name) == 0);
+    assert!(offset_of!(emcp_config, instructions) == 3 * S);
+    assert!(offset_of!(emcp_tool, name) == 0);
+    assert!(offset_of!(emcp_tool, output_schema) == 4 * S);
+    assert!(offset_of!(emcp_resource, uri) == 0);
+    assert!(offset_of!(emcp_resource, mime_type) == 4 * S);
+    assert!(offset_of!(emcp_resource_template, uri_template) == 0);
+    assert!(offset_of!(emcp_resource_template, mime_type) == 4 * S);
+    assert!(offset_of!(emcp_prompt, name) == 0);
+    assert!(offset_of!(emcp_prompt, description) == 2 * S);
+    assert!(offset_of!(emcp_prompt_argument, name) == 0);
+    assert!(offset_of!(emcp_prompt_argument, description) == 2 * S);
+};
 
 /// Whether a C array is NULL only when empty and `ok` holds for each of its items.
 fn all_ok<T>(items: *const T, len: usize, ok: fn(&T) -> bool) -> bool {
@@ -300,43 +332,29 @@ fn all_ok<T>(items: *const T, len: usize, ok: fn(&T) -> bool) -> bool {
 
 /// A tool's texts and its `call` callback.
 fn tool_ok(t: &emcp_tool) -> bool {
-    texts_ok(
-        &[
-            &t.name,
-            &t.input_schema,
-            &t.title,
-            &t.description,
-            &t.output_schema,
-        ],
-        2,
-    ) && t.call.is_some()
+    // SAFETY: a tool starts with its five texts (asserted above).
+    texts_ok(unsafe { leading_texts::<_, 5>(t) }, 0b1001) // name, input_schema
+        && t.call.is_some()
 }
 
 /// A resource's texts and its `read` callback.
 fn resource_ok(r: &emcp_resource) -> bool {
-    texts_ok(
-        &[&r.uri, &r.name, &r.title, &r.description, &r.mime_type],
-        2,
-    ) && r.read.is_some()
+    // SAFETY: a resource starts with its five texts (asserted above).
+    texts_ok(unsafe { leading_texts::<_, 5>(r) }, 0b11) // uri, name
+        && r.read.is_some()
 }
 
 /// A template's texts and its `read` callback.
 fn template_ok(t: &emcp_resource_template) -> bool {
-    texts_ok(
-        &[
-            &t.uri_template,
-            &t.name,
-            &t.title,
-            &t.description,
-            &t.mime_type,
-        ],
-        2,
-    ) && t.read.is_some()
+    // SAFETY: a template starts with its five texts (asserted above).
+    texts_ok(unsafe { leading_texts::<_, 5>(t) }, 0b11) // uri_template, name
+        && t.read.is_some()
 }
 
 /// A prompt's texts, its `get` callback and its arguments.
 fn prompt_ok(p: &emcp_prompt) -> bool {
-    texts_ok(&[&p.name, &p.title, &p.description], 1)
+    // SAFETY: a prompt starts with its three texts (asserted above).
+    texts_ok(unsafe { leading_texts::<_, 3>(p) }, 0b1) // name
         && p.get.is_some()
         && p.arguments_len <= EMCP_MAX_PROMPT_ARGUMENTS
         && all_ok(p.arguments, p.arguments_len, argument_ok)
@@ -344,7 +362,8 @@ fn prompt_ok(p: &emcp_prompt) -> bool {
 
 /// A prompt argument's texts.
 fn argument_ok(a: &emcp_prompt_argument) -> bool {
-    texts_ok(&[&a.name, &a.title, &a.description], 1)
+    // SAFETY: an argument starts with its three texts (asserted above).
+    texts_ok(unsafe { leading_texts::<_, 3>(a) }, 0b1) // name
 }
 
 /// Text of a required descriptor field (`""` if it is somehow absent: the

@@ -59,7 +59,9 @@ enum Output {
 
 impl Output {
     /// Whether the server may produce output now: a callback always takes it; an output
-    /// buffer needs `EMCP_OUTPUT_MIN_ROOM` free.
+    /// buffer needs `EMCP_OUTPUT_MIN_ROOM` free. Out of line, as `status`: feed, poll and
+    /// finish share one copy.
+    #[inline(never)]
     fn has_room(&self) -> bool {
         match self {
             Output::Callback(_) => true,
@@ -75,6 +77,7 @@ impl Output {
 
     /// `EMCP_WRITE_FAILED` when the write callback failed since the last call (the
     /// failure is then forgotten), `EMCP_OK` otherwise.
+    #[inline(never)]
     fn status(&mut self) -> emcp_status {
         match self {
             Output::Callback(sink) if sink.failed => {
@@ -162,6 +165,23 @@ unsafe fn inner<'a>(server: *mut emcp_server) -> &'a mut Inner {
     unsafe { &mut *core::ptr::addr_of_mut!((*server.cast::<Storage>()).inner) }
 }
 
+/// The core's configuration from a checked C configuration. Out of line: built here,
+/// it is not held in registers and stack slots through the descriptor checks of
+/// `Server::new` (inlined into `emcp_server_init`).
+#[inline(never)]
+fn server_config(config: &'static emcp_config) -> Config {
+    // Checked at init: present and UTF-8, valid for the server's life.
+    let mut cfg = Config::new(text(&config.name), text(&config.version));
+    cfg.title = opt(&config.title);
+    cfg.instructions = opt(&config.instructions);
+    if config.page_size > 0 {
+        cfg.page_size = config.page_size;
+    }
+    cfg.list_ttl_ms = config.list_ttl_ms;
+    cfg.read_ttl_ms = config.read_ttl_ms;
+    cfg
+}
+
 /// Set up a server in `storage`.
 ///
 /// `config` and every descriptor, text and array it points to must stay valid and
@@ -233,16 +253,7 @@ pub unsafe extern "C" fn emcp_server_init(
         if !device.check() {
             return EMCP_INVALID_CONFIG;
         }
-        // Checked above: present and UTF-8, valid for the server's life.
-        let mut cfg = Config::new(text(&config.name), text(&config.version));
-        cfg.title = opt(&config.title);
-        cfg.instructions = opt(&config.instructions);
-        if config.page_size > 0 {
-            cfg.page_size = config.page_size;
-        }
-        cfg.list_ttl_ms = config.list_ttl_ms;
-        cfg.read_ttl_ms = config.read_ttl_ms;
-        let server = match Server::new(device, cfg) {
+        let server = match Server::new(device, server_config(config)) {
             Ok(s) => s,
             Err(emcp::error::ConfigError::InvalidSchema(_)) => return EMCP_INVALID_SCHEMA,
             Err(emcp::error::ConfigError::InvalidTemplate(_)) => return EMCP_INVALID_TEMPLATE,

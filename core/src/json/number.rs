@@ -34,8 +34,12 @@
 //! [`compare`] orders two literals by their exact decimal values, digit by digit (no
 //! conversion, no rounding): `1 == 1.0 == 1e0`, and `100.00000000000000001 > 100`
 //! although both are the same `f64`. [`is_integral`] reads integrality the same way.
-//! Exponents are read saturating at `±i64::MAX`, which only matters for literals
-//! beyond `1e9223372036854775807`.
+//! Exponents are read saturating at `±10^9`, in 32-bit arithmetic (small code on a
+//! 32-bit microcontroller): every reading is exact for literals whose exponent is
+//! below `10^9` in magnitude (and that are under a gigabyte long). Beyond, only two
+//! case can differ from the exact value: [`compare`] of two literals both beyond
+//! (`2e1000000000` and `1e1000000001` compare as their first digits do).
+//! [`to_i64_scaled`] refuses scales above [`MAX_SCALE`], so its answers are exact.
 //!
 //! The readers take the bytes of a literal that follows the JSON number grammar (as
 //! every [`Value`](super::Value) of kind number does) and return `None` (or `false`)
@@ -55,16 +59,30 @@ struct Parts<'a> {
     /// zero. [`Parts::digits`] reads them.
     significant: &'a [u8],
     /// `k` such that the value is `0.d₁d₂… · 10^k` (so `10^(k-1) <= |value| < 10^k`),
-    /// the exponent read saturating at `±i64::MAX` and the sum saturating too.
-    /// Meaningless for zero.
-    scale: i64,
+    /// the exponent read saturating at `±`[`EXP_LIMIT`] and the sum saturating at the
+    /// `i32` range. Meaningless for zero.
+    scale: i32,
     /// Length of the literal in bytes.
     end: usize,
 }
 
-/// `usize` to `i64`, saturating (a slice length always fits).
-fn count(n: usize) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
+/// Where exponents saturate: `e1000000000` and anything larger read as
+/// `e1000000000`. Below it they are exact, and adding a slice length (below `2^31` on
+/// a 32-bit target) cannot leave the `i32` range, so for such literals
+/// [`Parts::scale`] is exact.
+const EXP_LIMIT: i32 = 1_000_000_000;
+
+/// Largest scale [`to_i64_scaled`] takes (`10^MAX_SCALE` is far beyond any `i64`
+/// reading of a literal under [`EXP_LIMIT`]'s reach).
+pub(crate) const MAX_SCALE: u32 = 1_000_000;
+
+/// `a - b` for two slice lengths, saturating at the `i32` range (reached only on a
+/// 64-bit target, by a literal over 2 GB long).
+fn difference(a: usize, b: usize) -> i32 {
+    // Slice lengths are at most `isize::MAX`: the casts are exact and the difference
+    // fits an `isize`, which on a 32-bit target is an `i32` already.
+    let d = a as isize - b as isize;
+    i32::try_from(d).unwrap_or(if d < 0 { i32::MIN } else { i32::MAX })
 }
 
 /// Split `s` after its leading ASCII digits; `None` when there are none.
@@ -76,19 +94,23 @@ fn split_digits(s: &[u8]) -> Option<(&[u8], &[u8])> {
 }
 
 impl<'a> Parts<'a> {
-    /// Take apart the number literal at the start of `s` (the JSON grammar; leading
-    /// zeros are tolerated), which with `whole` must be all of `s`. `None` if there is
-    /// no such literal.
+    /// Take apart the number literal at the start of `s` (the JSON grammar). With
+    /// `whole` it must be all of `s`, and leading zeros are tolerated; without, it is
+    /// read as the scanner reads it, by the strict grammar (no leading zeros) and with
+    /// anything after it. `None` if there is no such literal.
     fn new(s: &'a [u8], whole: bool) -> Option<Self> {
         let negative = s.first() == Some(&b'-');
         let digits = s.get(usize::from(negative)..)?;
         let (int, mut rest) = split_digits(digits)?;
+        if !whole && int.len() > 1 && int.first() == Some(&b'0') {
+            return None;
+        }
         if let [b'.', after @ ..] = rest {
             rest = split_digits(after)?.1;
         }
         // `int`, the point and `frac` as one string.
         let mantissa = digits.get(..digits.len() - rest.len())?;
-        let mut exp: i64 = 0;
+        let mut exp: i32 = 0;
         if let Some((b'e' | b'E', after)) = rest.split_first() {
             let (negative, after) = match after.split_first() {
                 Some((b'-', a)) => (true, a),
@@ -97,12 +119,13 @@ impl<'a> Parts<'a> {
             };
             let exp_digits;
             (exp_digits, rest) = split_digits(after)?;
-            // The digits only raise it: saturating each step saturates the total.
+            // The digits only raise it: once at the limit, it stays there.
             for &b in exp_digits {
-                exp = exp
-                    .checked_mul(10)
-                    .and_then(|e| e.checked_add(i64::from(b.wrapping_sub(b'0'))))
-                    .unwrap_or(i64::MAX);
+                exp = if exp < EXP_LIMIT / 10 {
+                    exp * 10 + i32::from(b.wrapping_sub(b'0'))
+                } else {
+                    EXP_LIMIT
+                };
             }
             if negative {
                 exp = -exp;
@@ -120,9 +143,7 @@ impl<'a> Parts<'a> {
         Some(Parts {
             negative,
             significant: mantissa.get(lead..)?,
-            // Slice lengths fit an `i64`: only the exponent can take the sum out of
-            // range.
-            scale: (count(int.len()) - count(lead_zeros)).saturating_add(exp),
+            scale: difference(int.len(), lead_zeros).saturating_add(exp),
             end: s.len() - rest.len(),
         })
     }
@@ -146,7 +167,7 @@ impl<'a> Parts<'a> {
         if self.is_zero() {
             return Some(0);
         }
-        let k = self.scale.saturating_add(i64::from(shift));
+        let k = i64::from(self.scale) + i64::from(shift);
         if k > 20 {
             return None; // at least 10^20 > u64::MAX
         }
@@ -163,13 +184,7 @@ impl<'a> Parts<'a> {
 /// Length of the JSON number literal at the start of `s` (RFC 8259 grammar: no leading
 /// zeros), for the scanner; `None` if `s` does not start with one.
 pub(crate) fn literal_len(s: &[u8]) -> Option<usize> {
-    let parts = Parts::new(s, false)?;
-    if let [b'0', d, ..] | [b'-', b'0', d, ..] = s {
-        if d.is_ascii_digit() {
-            return None;
-        }
-    }
-    Some(parts.end)
+    Some(Parts::new(s, false)?.end)
 }
 
 /// `magnitude` with the sign, `None` outside `i64`.
@@ -216,6 +231,11 @@ pub(crate) fn compare(a: &[u8], b: &[u8]) -> Option<Ordering> {
 /// 1 is 125, `-0.05` at scale 1 is 0), from its digits; `None` if `raw` is not a JSON
 /// number or the result is outside `i64`.
 pub(crate) fn to_i64_scaled(raw: &[u8], scale: u32) -> Option<i64> {
+    // Past `MAX_SCALE` a saturated exponent could meet the scale: refused, so that
+    // every answer given is exact.
+    if scale > MAX_SCALE {
+        return None;
+    }
     let parts = Parts::new(raw, true)?;
     signed(parts.negative, parts.truncated(scale)?)
 }
@@ -250,7 +270,7 @@ pub(crate) fn is_integral(raw: &[u8]) -> bool {
             n = i + 1;
         }
     }
-    n == 0 || parts.scale >= count(n)
+    n == 0 || parts.scale >= difference(n, 0) // n as an `i32`
 }
 
 /// Longest text [`format_f64`] writes: `-0.00000` and 17 digits.
@@ -470,7 +490,7 @@ impl Cursor<'_> {
 }
 
 /// Most significant digits kept exactly (10^19 - 1 < 2^64).
-const DIGITS: i64 = 19;
+const DIGITS: i32 = 19;
 
 /// The nearest `f64` to a number literal (ties to even), exact for literals with at
 /// most 19 significant digits (see the [module docs](self) for longer ones); `None` if
@@ -478,7 +498,7 @@ const DIGITS: i64 = 19;
 pub(crate) fn to_f64(raw: &[u8]) -> Option<f64> {
     let parts = Parts::new(raw, true)?;
     let mut w: u64 = 0;
-    let mut kept: i64 = 0;
+    let mut kept: i32 = 0;
     let mut sticky = false;
     for d in parts.digits() {
         if kept < DIGITS {
@@ -505,15 +525,14 @@ pub(crate) fn to_f64(raw: &[u8]) -> Option<f64> {
             0.. => (0..q).try_fold(w, |n, _| n.checked_mul(10)),
             _ => None,
         };
-        match (integer, i32::try_from(q)) {
+        match integer {
             // An integer below 2^64 (`45`, `1e2`): rounded straight from its bits,
             // without the big integers' stack.
-            (Some(n), _) => {
+            Some(n) => {
                 let shift = n.leading_zeros();
                 round(n << shift, -i64::from(shift), sticky)
             }
-            (None, Ok(q)) => nearest(w, q, sticky),
-            (None, Err(_)) => 0, // unreachable: the range is checked above
+            None => nearest(w, q, sticky),
         }
     };
     let sign = if parts.negative { 1 << 63 } else { 0 };
@@ -850,7 +869,7 @@ mod tests {
 
     #[test]
     fn scaled_integers() {
-        let cases: [(&str, u32, Option<i64>); 18] = [
+        let cases: [(&str, u32, Option<i64>); 20] = [
             ("45", 1, Some(450)),
             ("-12.5", 1, Some(-125)),
             ("12.56", 1, Some(125)),
@@ -868,6 +887,8 @@ mod tests {
             ("-9223372036854775808.9", 0, Some(i64::MIN)),
             ("-9223372036854775809", 0, None),
             ("9.2233720368547758079e18", 0, Some(i64::MAX)),
+            ("1e-999990", 1_000_000, Some(10_000_000_000)),
+            ("1e-999999990", 1_000_000_000, None), // beyond MAX_SCALE
             ("1.5x", 0, None),
         ];
         for (raw, scale, want) in cases {
@@ -876,6 +897,23 @@ mod tests {
                 want,
                 "{raw} at {scale}"
             );
+        }
+    }
+
+    #[test]
+    fn scanner_literals() {
+        for (s, want) in [
+            ("0", Some(1)),
+            ("-0.5e+3,", Some(7)),
+            ("10]", Some(2)),
+            ("01", None),
+            ("-01", None),
+            ("00.5", None),
+            ("0x", Some(1)),
+            ("1.", None),
+            ("-", None),
+        ] {
+            assert_eq!(literal_len(s.as_bytes()), want, "{s}");
         }
     }
 
@@ -902,6 +940,11 @@ mod tests {
             ("001", "1", Equal),
             ("1e9223372036854775807", "1e100", Greater),
             ("1e-99999999999999999999999", "0", Greater),
+            // Exact up to exponents of 999999999; saturated beyond.
+            ("1e999999999", "1e999999998", Greater),
+            ("1e-999999999", "1e-999999998", Less),
+            ("10e999999999", "1e1000000000", Equal),
+            ("1e1000000000", "1e99999999999", Equal),
             ("-5", "-40", Greater),
         ];
         for &(a, b, want) in cases {

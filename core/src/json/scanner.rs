@@ -447,7 +447,7 @@ impl<'a> Value<'a> {
 
     /// A number's value times `10^scale`, truncated toward zero, if that fits an `i64`:
     /// a fixed-point reading from the decimal digits, exact, no `f64` (`-12.56` at
-    /// scale 1 is -125, `1e2` at scale 0 is 100).
+    /// scale 1 is -125, `1e2` at scale 0 is 100). Scales above 1,000,000 give `None`.
     ///
     /// ```
     /// use emcp::json::parse;

@@ -2,7 +2,7 @@
 //!
 //! [`JsonWriter`] writes compact JSON straight into a [`Sink`] as it is produced: no
 //! document is built, nothing is buffered beyond a few stack bytes for one number or
-//! one batch of base64 (a float that is not an integer takes about 650 bytes of stack
+//! one base64 group (a float that is not an integer takes about 650 bytes of stack
 //! for its exact digits). Commas are placed automatically, strings are escaped as they
 //! go (unescaped runs are written as one slice), integers are formatted by hand and
 //! binary blobs can be base64-encoded on the fly in any number of pieces.
@@ -44,6 +44,14 @@ pub trait Sink {
     fn rollback(&mut self) -> bool {
         false
     }
+
+    /// The lines that follow belong to the exchange of the client request whose id
+    /// (JSON text) is `request` — for a `subscriptions/listen` stream, its subscription
+    /// id — or, for `None`, to no request (an initialize-era session notification).
+    /// A transport with one stream per request (HTTP) routes by it; a single byte
+    /// stream ignores it (the default). Lines written while a request is handled
+    /// belong to that request unless routed otherwise.
+    fn route(&mut self, _request: Option<&[u8]>) {}
 }
 
 /// Why a [`Sink`] refused bytes.
@@ -301,10 +309,6 @@ impl fmt::Debug for JsonWriter<'_> {
     }
 }
 
-/// Strings up to about this many bytes that need no escaping are assembled on the
-/// stack (with their comma, quotes and colon) and written with one sink call.
-const SHORT_STRING: usize = 60;
-
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -463,16 +467,11 @@ impl<'s> JsonWriter<'s> {
         self.comma = self.depth > 0;
     }
 
+    /// `s` escaped: runs that need no escaping are written as they are.
     fn put_escaped(&mut self, s: &[u8]) {
-        self.put_escaped_from(s, find_special(s));
-    }
-
-    /// Escape `s`, whose first byte needing an escape is at `first` (if any).
-    fn put_escaped_from(&mut self, s: &[u8], first: Option<usize>) {
         let mut rest = s;
-        let mut next = first;
         loop {
-            let n = next.unwrap_or(rest.len());
+            let n = find_special(rest).unwrap_or(rest.len());
             let Some((run, tail)) = rest.split_at_checked(n) else {
                 return;
             };
@@ -484,38 +483,19 @@ impl<'s> JsonWriter<'s> {
             };
             self.put_escape(b);
             rest = tail;
-            next = find_special(rest);
         }
     }
 
     /// A whole string: `,"` (comma when due), `content` (escaped unless `verbatim`),
-    /// then `close` (`"` or `":`). Short strings that need no escaping go out in one
-    /// sink write.
+    /// then `close` (`"` or `":`).
     fn put_string(&mut self, content: &[u8], close: &[u8], verbatim: bool) {
-        let escape = if verbatim {
-            None
+        self.put_lead(b",\"");
+        if verbatim {
+            // Verbatim content has no escape position: it goes out as one run.
+            self.put(content);
         } else {
-            find_special(content)
-        };
-        let open: &[u8] = if self.comma { b",\"" } else { b"\"" };
-        let mut buf = [0u8; SHORT_STRING + 4];
-        if escape.is_none() && open.len() + content.len() + close.len() <= buf.len() {
-            let mut len = 0;
-            for part in [open, content, close] {
-                for &b in part {
-                    if let Some(d) = buf.get_mut(len) {
-                        *d = b;
-                    }
-                    len += 1;
-                }
-            }
-            // Everything fitted: `len <= buf.len()`.
-            self.put(buf.get(..len).unwrap_or_default());
-            return;
+            self.put_escaped(content);
         }
-        self.put(open);
-        // Verbatim content has no escape position: it goes out as one run.
-        self.put_escaped_from(content, escape);
         self.put(close);
     }
 
@@ -707,16 +687,12 @@ impl<'s> JsonWriter<'s> {
 
     /// An unsigned integer, exact (hand-written digits, no `core::fmt`).
     pub fn u64(&mut self, v: u64) {
-        self.integer(v, false);
+        self.number(v, false, false);
     }
 
     /// A signed integer, exact (hand-written digits, no `core::fmt`).
     pub fn i64(&mut self, v: i64) {
-        self.integer(v.unsigned_abs(), v < 0);
-    }
-
-    fn integer(&mut self, magnitude: u64, negative: bool) {
-        self.number(magnitude, negative, false);
+        self.number(v.unsigned_abs(), v < 0, false);
     }
 
     /// An unsigned integer as a string value (`"42"`, e.g. a pagination cursor),
@@ -725,21 +701,19 @@ impl<'s> JsonWriter<'s> {
         self.number(v, false, true);
     }
 
-    /// `magnitude` with its sign, in quotes when `quoted`, as one sink write.
+    /// `magnitude` with its sign, in quotes when `quoted`.
     fn number(&mut self, magnitude: u64, negative: bool, quoted: bool) {
-        // Room for `,`, `-` or `"`, the 20 digits of u64::MAX (i64::MIN has 19), `"`.
-        let mut buf = [0u8; 23];
-        let mut end = buf.len();
-        if quoted {
-            prepend(&mut buf, &mut end, b'"');
-        }
-        let mut start = format_u64(&mut buf, end, magnitude);
-        for (wanted, b) in [(negative, b'-'), (quoted, b'"'), (self.comma, b',')] {
-            if wanted {
-                prepend(&mut buf, &mut start, b);
-            }
+        self.put_lead(if quoted { b",\"" } else { b"," });
+        // Room for `-` and the 20 digits of u64::MAX (i64::MIN has 19).
+        let mut buf = [0u8; 21];
+        let mut start = format_u64(&mut buf, 21, magnitude);
+        if negative {
+            prepend(&mut buf, &mut start, b'-');
         }
         self.put(buf.get(start..).unwrap_or_default());
+        if quoted {
+            self.put(b"\"");
+        }
         self.after_value();
     }
 
@@ -830,6 +804,11 @@ impl<'s> JsonWriter<'s> {
         self.put(bytes);
     }
 
+    /// Tell the sink which exchange the next lines belong to ([`Sink::route`]).
+    pub fn route(&mut self, request: Option<&[u8]>) {
+        self.sink.route(request);
+    }
+
     // ---- base64 -------------------------------------------------------------------
 
     /// Open a base64 (RFC 4648, padded) string value, fed by
@@ -856,29 +835,15 @@ impl<'s> JsonWriter<'s> {
     }
 
     /// More bytes of an open base64 string. Up to two bytes are carried over to the
-    /// next part; full groups are written in batches.
+    /// next part; each full group is written as it completes.
     pub fn base64_part(&mut self, bytes: &[u8]) {
-        let mut out = [0u8; 128];
-        let mut n = 0;
         for &c in bytes {
             self.carry = self.carry << 8 | u32::from(c);
             self.carry_len += 1;
-            if self.carry_len < 3 {
-                continue;
+            if self.carry_len == 3 {
+                self.put(&encode_group(self.carry));
+                self.carry_len = 0;
             }
-            // A full group.
-            if n == out.len() {
-                self.put(&out);
-                n = 0;
-            }
-            if let Some(dst) = out.get_mut(n..).and_then(|s| s.first_chunk_mut()) {
-                *dst = encode_group(self.carry);
-            }
-            n += 4;
-            self.carry_len = 0;
-        }
-        if n > 0 {
-            self.put(out.get(..n).unwrap_or_default());
         }
     }
 
@@ -886,17 +851,16 @@ impl<'s> JsonWriter<'s> {
     pub fn base64_end(&mut self) {
         // One carried byte gives two characters and `==`, two give three and `=`.
         let carried = usize::from(self.carry_len);
-        // The carried bytes at the top of a group filled up with zero bytes.
-        let group = self.carry << (8 * 3usize.saturating_sub(carried));
-        let mut out = *b"====\"";
-        for (o, q) in out.iter_mut().zip(encode_group(group)).take(carried + 1) {
-            *o = q;
+        if carried > 0 {
+            // The carried bytes at the top of a group filled up with zero bytes.
+            let mut group = encode_group(self.carry << (8 * 3usize.saturating_sub(carried)));
+            for c in group.iter_mut().skip(carried + 1) {
+                *c = b'=';
+            }
+            self.put(&group);
         }
-        let start = if carried == 0 { out.len() - 1 } else { 0 };
-        self.put(out.get(start..).unwrap_or_default());
         self.carry_len = 0;
-        self.open = OpenString::None;
-        self.after_value();
+        self.string_end();
     }
 
     /// A whole base64 string value: `base64_begin` + `base64_part` + `base64_end`.
@@ -1272,7 +1236,7 @@ mod tests {
             let cuts: Vec<usize> = (0..=data.len()).collect();
             assert_eq!(b64_split(data, &cuts), expected);
         }
-        // Every byte value, longer than one output batch.
+        // Every byte value, many groups long.
         let all: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
         let enc = out(|w| w.base64(&all));
         assert_eq!(decode_b64(&enc[1..enc.len() - 1]), all);
@@ -1307,13 +1271,13 @@ mod tests {
         w.begin_array();
         w.str("abc");
         assert!(w.is_ok());
-        w.str("defgh"); // `,"defgh"` does not fit: a short string is one write
+        w.str("defgh"); // `,"` fits, `defgh` does not
         assert_eq!(w.error(), Some(SinkError::Full));
         w.u64(1);
         w.end_array();
         assert!(!w.is_ok());
         assert_eq!(w.finish(), Err(SinkError::Full));
-        assert_eq!(sink.written(), b"[\"abc\"");
+        assert_eq!(sink.written(), b"[\"abc\",\"");
 
         // Each overflow point of a small document.
         let full = out(doc);
