@@ -64,10 +64,15 @@ impl Conn {
                     });
                     consumed
                 }
-                Served::Stream { consumed, .. } => {
+                Served::Stream {
+                    consumed,
+                    until_response,
+                    ..
+                } => {
                     results.push(Served::Stream {
                         consumed,
-                        subscription: b"",
+                        request: b"",
+                        until_response,
                     });
                     consumed
                 }
@@ -145,27 +150,54 @@ fn json_answer_with_length_and_keep_alive() {
 }
 
 #[test]
-fn progress_makes_an_event_stream_ending_with_the_result() {
+fn a_pending_tool_keeps_its_event_stream_open_until_the_result() {
     let mut c = Conn::new();
     let params = r#""name":"move_servo","arguments":{"angle":10},"_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
     let req = post(
         "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: move_servo\r\n",
         &format!(r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{{params}}}}}"#),
     );
-    let (out, _) = c.feed(req.as_bytes());
-    assert!(out.contains("Content-Type: text/event-stream\r\n"));
+    let (out, served) = c.feed(req.as_bytes());
+    assert!(out.contains("Content-Type: text/event-stream\r\n"), "{out}");
     assert!(out.contains("Transfer-Encoding: chunked\r\n"));
-    assert!(out.ends_with("0\r\n\r\n"), "stream not ended: {out}");
-    let body = body(&out);
-    assert!(body.starts_with("event: message\r\ndata: "), "{body}");
-    let events: Vec<&str> = body
-        .split("\r\n\r\n")
-        .filter(|e| !e.is_empty())
-        .map(|e| e.strip_prefix("event: message\r\ndata: ").unwrap())
-        .collect();
-    assert_eq!(events.len(), 4, "{out}");
-    assert!(events[0].contains("notifications/progress"));
-    assert!(events[3].contains(r#""id":9,"result""#));
+    assert!(!out.ends_with("0\r\n\r\n"), "ended too early: {out}");
+    assert!(matches!(
+        served[..],
+        [Served::Stream {
+            until_response: true,
+            ..
+        }]
+    ));
+    // The job's lines come from poll, routed to request 9: progress, then the result.
+    let mut router = Routed(Vec::new(), Vec::new());
+    while c.server.busy() {
+        c.server.poll(&mut router);
+    }
+    let lines: Vec<&str> = std::str::from_utf8(&router.1).unwrap().lines().collect();
+    assert!(
+        router.0.iter().all(|r| r.as_deref() == Some(&b"9"[..])),
+        "{:?}",
+        router.0
+    );
+    assert!(lines.len() >= 2, "{lines:?}");
+    assert!(lines[0].contains("notifications/progress"), "{lines:?}");
+    assert!(
+        lines.last().unwrap().contains(r#""id":9,"result""#),
+        "{lines:?}"
+    );
+}
+
+/// Collects the routes announced and the bytes written.
+struct Routed(Vec<Option<Vec<u8>>>, Vec<u8>);
+
+impl Sink for Routed {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+        self.1.extend_from_slice(bytes);
+        Ok(())
+    }
+    fn route(&mut self, request: Option<&[u8]>) {
+        self.0.push(request.map(<[u8]>::to_vec));
+    }
 }
 
 #[test]

@@ -174,6 +174,9 @@ pub(crate) struct Exchange<'a> {
     pub modern: bool,
     pub progress_token: Option<&'a [u8]>,
     pub log_level: Option<LogLevel>,
+    /// The input capabilities the client declared.
+    #[cfg(feature = "input")]
+    pub caps: crate::input::Capabilities,
 }
 
 impl<'a> Exchange<'a> {
@@ -288,6 +291,8 @@ pub struct ToolCall<'a> {
     pub(crate) state: u32,
     pub(crate) is_error: bool,
     phase: Phase,
+    #[cfg(feature = "input")]
+    pub(crate) input: crate::input::Input<'a>,
 }
 
 impl<'a> ToolCall<'a> {
@@ -306,6 +311,8 @@ impl<'a> ToolCall<'a> {
             state: 0,
             is_error: false,
             phase: Phase::Idle,
+            #[cfg(feature = "input")]
+            input: crate::input::Input::default(),
         }
     }
 
@@ -548,6 +555,58 @@ impl<'a> ToolCall<'a> {
     pub fn set_error(&mut self) {
         self.is_error = true;
     }
+
+    /// The client's response to input request `key` of an earlier round (2026-07-28:
+    /// from `inputResponses`; initialize era: the response to the request sent).
+    /// Validate it: it comes from the client.
+    #[cfg(feature = "input")]
+    pub fn input(&self, key: &str) -> Option<Value<'a>> {
+        self.input.get(key)
+    }
+    /// The state this handler kept for itself in the previous round
+    /// ([`ToolCall::set_request_state`]), verified: never bytes the client made up.
+    #[cfg(feature = "input")]
+    pub fn request_state(&self) -> Option<&'a [u8]> {
+        self.input.state
+    }
+    /// Keep `state` (at most [`crate::input::MAX_STATE`] bytes) for the next round,
+    /// when this round asks for input. Returns false when too long.
+    #[cfg(feature = "input")]
+    pub fn set_request_state(&mut self, state: &[u8]) -> bool {
+        self.input.set_state(state)
+    }
+    /// Whether the client declared capability `c`.
+    #[cfg(feature = "input")]
+    pub fn client_has(&self, c: crate::input::Capability) -> bool {
+        self.ex.caps.has(c)
+    }
+    /// This tool needs capability `c`: false when the client did not declare it, and
+    /// the request is then answered with -32021 (unless content was written).
+    #[cfg(feature = "input")]
+    pub fn require(&mut self, c: crate::input::Capability) -> bool {
+        self.input.require(self.ex.caps, c)
+    }
+    /// Ask the client for input `key` (`c`: which kind; `params` writes the request's
+    /// params object). 2026-07-28: the result becomes an input-required result listing
+    /// every request of this round, and the client calls again with the responses;
+    /// initialize era: the request goes to the client now and the tool is called again
+    /// when every response has arrived. Either way the next round sees the responses
+    /// through [`ToolCall::input`]. Only before any content. Returns false when the
+    /// client lacks `c`, or the request cannot be made (see [`crate::input`]).
+    #[cfg(feature = "input")]
+    pub fn ask(
+        &mut self,
+        key: &str,
+        c: crate::input::Capability,
+        params: &dyn Fn(&mut JsonWriter<'_>),
+    ) -> bool {
+        let idle = self.phase == Phase::Idle;
+        let asked = self.input.ask(&mut self.w, &self.ex, idle, key, c, params);
+        if asked {
+            self.phase = Phase::Closed;
+        }
+        asked
+    }
     /// Whether any content was written already.
     pub fn written(&self) -> bool {
         self.phase != Phase::Idle
@@ -565,6 +624,11 @@ impl<'a> ToolCall<'a> {
 
     /// Close the result (the server adds the trailer and ends the line).
     pub(crate) fn close(&mut self) {
+        #[cfg(feature = "input")]
+        if self.input.asking {
+            self.w.end_object(); // inputRequests
+            return;
+        }
         // `block` opens the result or ends a stream; only a closed `content` refuses.
         if self.block() {
             self.w.end_array();
@@ -742,6 +806,8 @@ pub struct PromptGet<'a> {
     pub(crate) prompt: usize,
     pub(crate) args: Option<Value<'a>>,
     phase: Phase,
+    #[cfg(feature = "input")]
+    pub(crate) input: crate::input::Input<'a>,
 }
 
 /// Who speaks a prompt message.
@@ -766,6 +832,8 @@ impl<'a> PromptGet<'a> {
             prompt,
             args,
             phase: Phase::Idle,
+            #[cfg(feature = "input")]
+            input: crate::input::Input::default(),
         }
     }
     /// Index of the prompt.
@@ -775,6 +843,37 @@ impl<'a> PromptGet<'a> {
     /// A string argument.
     pub fn arg(&self, name: &str) -> Option<Str<'a>> {
         self.args.and_then(|a| a.get(name)).and_then(|v| v.as_str())
+    }
+    /// The client's response to input request `key` ([`ToolCall::input`]).
+    #[cfg(feature = "input")]
+    pub fn input(&self, key: &str) -> Option<Value<'a>> {
+        self.input.get(key)
+    }
+    /// The verified state of the previous round ([`ToolCall::request_state`]).
+    #[cfg(feature = "input")]
+    pub fn request_state(&self) -> Option<&'a [u8]> {
+        self.input.state
+    }
+    /// Keep state for the next round ([`ToolCall::set_request_state`]).
+    #[cfg(feature = "input")]
+    pub fn set_request_state(&mut self, state: &[u8]) -> bool {
+        self.input.set_state(state)
+    }
+    /// Ask the client for input ([`ToolCall::ask`]); 2026-07-28 only: in the
+    /// initialize era a prompt cannot wait, and this returns false.
+    #[cfg(feature = "input")]
+    pub fn ask(
+        &mut self,
+        key: &str,
+        c: crate::input::Capability,
+        params: &dyn Fn(&mut JsonWriter<'_>),
+    ) -> bool {
+        let idle = self.phase == Phase::Idle;
+        let asked = self.ex.modern && self.input.ask(&mut self.w, &self.ex, idle, key, c, params);
+        if asked {
+            self.phase = Phase::Closed;
+        }
+        asked
     }
     /// The result's description; only before the first message.
     pub fn description(&mut self, text: &str) -> bool {
@@ -903,6 +1002,11 @@ impl<'a> PromptGet<'a> {
         self.phase != Phase::Idle
     }
     pub(crate) fn close(&mut self) {
+        #[cfg(feature = "input")]
+        if self.input.asking {
+            self.w.end_object(); // inputRequests
+            return;
+        }
         self.settle();
         self.w.end_array();
         self.phase = Phase::Closed;

@@ -61,6 +61,8 @@ pub mod error;
 pub mod framing;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "input")]
+pub mod input;
 pub mod json;
 pub mod registry;
 pub mod rpc;

@@ -18,8 +18,8 @@ use crate::server::Server;
 pub const READ_CHUNK: usize = 256;
 
 /// Feed received bytes: frame them and handle every complete line.
-pub fn feed<D: Device, F: Frames + ?Sized, const L: usize, const J: usize>(
-    server: &mut Server<D, L, J>,
+pub fn feed<D: Device, F: Frames + ?Sized, const L: usize, const J: usize, const W: usize>(
+    server: &mut Server<D, L, J, W>,
     framer: &mut F,
     mut bytes: &[u8],
     out: &mut dyn Sink,
@@ -46,8 +46,8 @@ pub enum ServeError<R, W> {
 ///
 /// At end of input a final unterminated line is still handled and pending jobs run to
 /// completion, so nothing accepted is lost.
-pub fn serve<D, F, R, W, const L: usize, const J: usize>(
-    server: &mut Server<D, L, J>,
+pub fn serve<D, F, R, W, const L: usize, const J: usize, const WAIT: usize>(
+    server: &mut Server<D, L, J, WAIT>,
     framer: &mut F,
     reader: &mut R,
     writer: &mut W,

@@ -108,6 +108,60 @@ struct Job {
     state: u32,
 }
 
+/// What a tool call waiting for the client's input keeps (initialize era).
+#[cfg(feature = "input")]
+#[derive(Clone, Debug)]
+struct Waiting {
+    /// The request the call answers (its job's id).
+    id: OwnedId,
+    /// The call's arguments (JSON text; empty when it had none).
+    args: heapless::Vec<u8, { crate::input::MAX_WAIT_ARGS }>,
+    /// Requests still unanswered.
+    asks: heapless::Vec<crate::input::Ask, { crate::input::MAX_ASKS }>,
+    /// The responses so far, as the JSON object text the handler will see.
+    answers: heapless::Vec<u8, { crate::input::MAX_WAIT_ANSWERS }>,
+    /// The handler's state for its next round.
+    state: heapless::Vec<u8, { crate::input::MAX_STATE }>,
+    caps: crate::input::Capabilities,
+}
+
+#[cfg(feature = "input")]
+impl Waiting {
+    /// Record the client's response (`result`, or `null` for an error or one that
+    /// does not fit) to request `id`; returns whether it was one of ours.
+    fn answer(&mut self, id: u32, result: Option<&[u8]>) -> bool {
+        let Some(i) = self.asks.iter().position(|a| a.id == id) else {
+            return false;
+        };
+        let Some(ask) = subscription::swap_remove(&mut self.asks, i) else {
+            return false;
+        };
+        let mark = self.answers.len();
+        let _ = self.answers.pop(); // the closing brace
+        let ok = (mark <= 2 || self.answers.push(b',').is_ok())
+            && self.answers.push(b'"').is_ok()
+            && self.answers.extend_from_slice(ask.key.as_bytes()).is_ok()
+            && self.answers.extend_from_slice(b"\":").is_ok();
+        let value_at = self.answers.len();
+        let fitted = ok
+            && self
+                .answers
+                .extend_from_slice(result.unwrap_or(b"null"))
+                .is_ok()
+            && self.answers.push(b'}').is_ok();
+        if !fitted {
+            // Too large: the handler sees null for this key (or, without room even
+            // for that, no answer at all).
+            self.answers
+                .truncate(if ok { value_at } else { mark.saturating_sub(1) });
+            let _ = self
+                .answers
+                .extend_from_slice(if ok { b"null}" } else { b"}" });
+        }
+        true
+    }
+}
+
 /// Extra `data` of an error response.
 #[derive(Clone, Copy, Debug)]
 enum ErrorData<'a> {
@@ -116,6 +170,9 @@ enum ErrorData<'a> {
     Versions(Str<'a>),
     /// Resource not found: the URI.
     Uri(Str<'a>),
+    /// -32021: the capability the request needs.
+    #[cfg(feature = "input")]
+    Capability(crate::input::Capability),
 }
 
 #[derive(Clone, Copy)]
@@ -161,6 +218,10 @@ impl Sink for Guard<'_> {
     /// Taking back goes to the start of the guarded response (the guard's own mark).
     fn rollback(&mut self) -> bool {
         self.inner.rollback()
+    }
+
+    fn route(&mut self, request: Option<&[u8]>) {
+        self.inner.route(request);
     }
 }
 
@@ -261,8 +322,10 @@ fn write_versions(w: &mut JsonWriter<'_>) {
 /// An MCP server for one connection, around a [`Device`].
 ///
 /// `L` bounds open `subscriptions/listen` streams (default 4), `J` pending tool jobs
-/// (default 2).
-pub struct Server<D: Device, const L: usize = 4, const J: usize = 2> {
+/// (default 2), `W` tool calls waiting for the client's input in the initialize era
+/// (default 0: such calls cannot ask; with the `input` feature each slot keeps
+/// [`crate::input::MAX_WAIT_ARGS`] + [`crate::input::MAX_WAIT_ANSWERS`] bytes).
+pub struct Server<D: Device, const L: usize = 4, const J: usize = 2, const W: usize = 0> {
     device: D,
     config: Config,
     /// Version negotiated by `initialize` (initialize-era requests).
@@ -272,6 +335,18 @@ pub struct Server<D: Device, const L: usize = 4, const J: usize = 2> {
     subs: Subscriptions<L>,
     jobs: heapless::Vec<Job, J>,
     changed: u32,
+    /// Input capabilities the client declared in `initialize`.
+    #[cfg(feature = "input")]
+    session_caps: crate::input::Capabilities,
+    /// The key that seals `requestState` (none: input-required results carry none).
+    #[cfg(feature = "input")]
+    state_key: Option<crate::input::StateKey>,
+    /// Id of the next server-to-client request (initialize era).
+    #[cfg(feature = "input")]
+    next_request: u32,
+    /// Tool calls waiting for the client's responses (initialize era).
+    #[cfg(feature = "input")]
+    waits: heapless::Vec<Waiting, W>,
 }
 
 fn page(
@@ -308,7 +383,7 @@ fn count(f: &dyn Fn(usize) -> bool) -> usize {
         .unwrap_or(MAX_DESCRIPTORS)
 }
 
-impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
+impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
     /// A server for `device`. Checks the device's static descriptors: every schema must
     /// be a JSON object, every template valid, and at most [`MAX_RESOURCES`] resources.
     pub fn new(device: D, config: Config) -> Result<Self, ConfigError> {
@@ -339,7 +414,23 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             subs: Subscriptions::new(),
             jobs: heapless::Vec::new(),
             changed: 0,
+            #[cfg(feature = "input")]
+            session_caps: crate::input::Capabilities::default(),
+            #[cfg(feature = "input")]
+            state_key: None,
+            #[cfg(feature = "input")]
+            next_request: 1,
+            #[cfg(feature = "input")]
+            waits: heapless::Vec::new(),
         })
+    }
+
+    /// Set the key that seals the `requestState` of input-required results (see
+    /// [`crate::input`]). Without one, a handler's state is not sent, and any
+    /// `requestState` a client sends is refused.
+    #[cfg(feature = "input")]
+    pub fn set_state_key(&mut self, key: crate::input::StateKey) {
+        self.state_key = Some(key);
     }
 
     /// The device.
@@ -350,9 +441,30 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
     pub fn device_mut(&mut self) -> &mut D {
         &mut self.device
     }
-    /// True while tool jobs are pending ([`Server::poll`] has work).
+    /// True while tool jobs can make progress ([`Server::poll`] has work). A call
+    /// waiting for the client's input is not counted until the input has arrived.
     pub fn busy(&self) -> bool {
-        !self.jobs.is_empty()
+        self.jobs.iter().any(|j| self.runnable(j))
+    }
+
+    /// Whether a job can make progress now (not waiting for the client's input).
+    fn runnable(&self, job: &Job) -> bool {
+        #[cfg(feature = "input")]
+        if self
+            .waits
+            .iter()
+            .any(|w| w.id == job.id && !w.asks.is_empty())
+        {
+            return false;
+        }
+        let _ = job;
+        true
+    }
+
+    /// Whether the request with this id (JSON text) is still being served by a
+    /// pending job (a transport keeps its stream open meanwhile).
+    pub fn is_pending(&self, request: &[u8]) -> bool {
+        self.jobs.iter().any(|j| j.id.as_slice() == request)
     }
 
     /// The link was lost (the host went away, the UART was unplugged): forget the
@@ -362,6 +474,8 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             self.device.cancel_tool(job.tool, job.state);
         }
         self.jobs.clear();
+        #[cfg(feature = "input")]
+        self.waits.clear();
         self.subs.clear();
         self.session_version = None;
         self.session_log = None;
@@ -430,7 +544,10 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
                     g.inner.rollback();
                 }
             }
-            Ok(Message::Response) => {}
+            Ok(Message::Response) => {
+                #[cfg(feature = "input")]
+                self.response(line);
+            }
             Ok(Message::Notification(n)) => self.notification(n),
             Ok(Message::Request(r)) => {
                 let mut g = Guard::new(out);
@@ -459,12 +576,29 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
     pub fn poll_jobs(&mut self, out: &mut dyn Sink) -> bool {
         let mut i = 0;
         while let Some(job) = self.jobs.get(i) {
+            #[cfg(feature = "input")]
+            if let Some(w) = self.waits.iter().position(|w| w.id == job.id) {
+                let ready = self.waits.get(w).is_some_and(|w| w.asks.is_empty());
+                if ready {
+                    let job = job.clone();
+                    if self.resume(job, w, out) {
+                        let _ = subscription::swap_remove(&mut self.waits, w);
+                        let _ = subscription::swap_remove(&mut self.jobs, i);
+                        continue;
+                    }
+                }
+                i += 1;
+                continue;
+            }
             let ex = Exchange {
                 id: Id::from_raw(&job.id),
                 modern: job.modern,
                 progress_token: job.progress_token.as_deref(),
                 log_level: job.log_level,
+                #[cfg(feature = "input")]
+                caps: crate::input::Capabilities::default(),
             };
+            out.route(Some(&job.id));
             let mut g = Guard::new(out);
             let mut call = ToolCall::new(JsonWriter::new(&mut g), ex, job.tool, None);
             call.state = job.state;
@@ -491,7 +625,7 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
                 i += 1;
             }
         }
-        !self.jobs.is_empty()
+        self.busy()
     }
 
     fn flush_changes(&mut self, out: &mut dyn Sink) {
@@ -507,12 +641,14 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             let mut g = Guard::new(out);
             let mut w = JsonWriter::new(&mut g);
             if self.subs.session & bit != 0 {
+                w.route(None);
                 rpc::begin_notification(&mut w, "notifications/resources/updated");
                 w.key("uri");
                 w.str(resource.uri);
                 rpc::end_response(&mut w);
             }
             for listen in self.subs.listens.iter().filter(|l| l.resources & bit != 0) {
+                w.route(Some(&listen.id));
                 rpc::begin_notification(&mut w, "notifications/resources/updated");
                 w.key("_meta");
                 w.begin_object();
@@ -547,6 +683,8 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
         };
         let found = self.jobs.iter().position(|j| j.id.as_slice() == id.raw());
         if let Some(job) = found.and_then(|i| subscription::swap_remove(&mut self.jobs, i)) {
+            #[cfg(feature = "input")]
+            self.waits.retain(|w| w.id != job.id);
             self.device.cancel_tool(job.tool, job.state);
         } else {
             self.subs.close(id.raw());
@@ -568,6 +706,12 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             Era::Auto => claims || stateless_only,
             Era::Modern => true,
             Era::Legacy => false,
+        };
+        #[cfg(feature = "input")]
+        let caps = if modern {
+            crate::input::Capabilities::from_value(meta.and_then(|m| m.get(META_CAPABILITIES)))
+        } else {
+            self.session_caps
         };
         let log_level = if modern {
             let meta = meta.ok_or(DispatchError::MissingProtocolVersion)?;
@@ -597,6 +741,8 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             modern,
             progress_token,
             log_level,
+            #[cfg(feature = "input")]
+            caps,
         };
         self.dispatch(method, r, ex, out)
     }
@@ -645,6 +791,12 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
                     .filter(|v| !v.is_modern())
                     .unwrap_or(Version::V2025_11_25);
                 self.session_version = Some(version);
+                #[cfg(feature = "input")]
+                {
+                    self.session_caps = crate::input::Capabilities::from_value(
+                        r.params.and_then(|p| p.get("capabilities")),
+                    );
+                }
                 let mut w = JsonWriter::new(out);
                 rpc::begin_result(&mut w, r.id);
                 w.key("protocolVersion");
@@ -892,6 +1044,12 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             .tool(index)
             .and_then(|t| json::parse(t.input_schema.as_bytes()).ok())
             .ok_or(DispatchError::Internal("Invalid tool schema"))?;
+        #[cfg(feature = "input")]
+        let mut state_buf = [0u8; crate::input::MAX_STATE + crate::input::TAG_LEN];
+        #[cfg(feature = "input")]
+        let owner = self.device.tool(index).map_or("", |t| t.name);
+        #[cfg(feature = "input")]
+        let input = self.modern_input(params, ex, owner, &mut state_buf)?;
         let mut call = ToolCall::new(JsonWriter::new(out), ex, index, args);
         if let Err(violation) = crate::schema::validate(schema, args) {
             // A tool execution error, not a protocol error (SEP-1303).
@@ -900,7 +1058,52 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             return Ok(());
         }
         call.can_defer = !self.jobs.is_full();
+        #[cfg(feature = "input")]
+        {
+            call.input = input;
+            call.input.next_id = self.next_request;
+            call.input.can_wait = call.can_defer
+                && !self.waits.is_full()
+                && args.is_none_or(|a| a.raw().len() <= crate::input::MAX_WAIT_ARGS);
+        }
         let step = self.device.call_tool(&mut call);
+        #[cfg(feature = "input")]
+        {
+            self.next_request = call.input.next_id;
+            if let Some(c) = call.input.missing.filter(|_| !call.written()) {
+                return Err(Failure {
+                    error: DispatchError::MissingCapability,
+                    data: ErrorData::Capability(c),
+                });
+            }
+            if !call.input.asks.is_empty() {
+                // Initialize era: wait for the client's responses.
+                let wait = Waiting {
+                    id: rpc::own(r.id),
+                    args: args
+                        .and_then(|a| heapless::Vec::from_slice(a.raw()).ok())
+                        .unwrap_or_default(),
+                    asks: core::mem::take(&mut call.input.asks),
+                    answers: heapless::Vec::from_slice(b"{}").unwrap_or_default(),
+                    state: call.input.new_state.take().unwrap_or_default(),
+                    caps: ex.caps,
+                };
+                let job = Job {
+                    id: rpc::own(r.id),
+                    progress_token: ex
+                        .progress_token
+                        .map(|t| OwnedId::from_slice(t).unwrap_or_default()),
+                    tool: index,
+                    modern: false,
+                    log_level: ex.log_level,
+                    state: call.state,
+                };
+                // Cannot fail: can_wait checked for room in both tables.
+                let _ = self.jobs.push(job);
+                let _ = self.waits.push(wait);
+                return Ok(());
+            }
+        }
         if step == Step::Pending && call.can_defer() {
             let job = Job {
                 id: rpc::own(r.id),
@@ -922,6 +1125,11 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
 
     fn finish_call(&self, call: &mut ToolCall<'_>) {
         call.close();
+        #[cfg(feature = "input")]
+        if call.input.asking {
+            let owner = self.device.tool(call.tool).map_or("", |t| t.name);
+            self.write_state(&mut call.w, owner, call.input.new_state.as_deref());
+        }
         self.end_result(&mut call.w, call.ex.modern, None);
     }
 
@@ -993,7 +1201,17 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
                 return Err(DispatchError::MissingPromptArgument.into());
             }
         }
+        #[cfg(feature = "input")]
+        let mut state_buf = [0u8; crate::input::MAX_STATE + crate::input::TAG_LEN];
+        #[cfg(feature = "input")]
+        let owner = self.device.prompt(index).map_or("", |p| p.name);
+        #[cfg(feature = "input")]
+        let input = self.modern_input(params, ex, owner, &mut state_buf)?;
         let mut get = PromptGet::new(JsonWriter::new(out), ex, index, args);
+        #[cfg(feature = "input")]
+        {
+            get.input = input;
+        }
         let result = self.device.get_prompt(&mut get);
         let written = get.written();
         match result {
@@ -1004,6 +1222,10 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
             _ => {}
         }
         get.close();
+        #[cfg(feature = "input")]
+        if get.input.asking {
+            self.write_state(&mut get.w, owner, get.input.new_state.as_deref());
+        }
         self.end_result(&mut get.w, ex.modern, None);
         if result.is_err() && out.rollback() {
             return Err(DispatchError::Internal("Failed to get prompt").into());
@@ -1061,6 +1283,124 @@ impl<D: Device, const L: usize, const J: usize> Server<D, L, J> {
     }
 }
 
+/// Input-required results and server-to-client requests (see [`crate::input`]).
+#[cfg(feature = "input")]
+impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+    /// The input side of a 2026-07-28 tools/call or prompts/get: `inputResponses`, and
+    /// `requestState` opened with the server's key for `owner` (-32602 when it does
+    /// not verify). Nothing for the initialize era.
+    fn modern_input<'a>(
+        &self,
+        params: Value<'a>,
+        ex: Exchange<'_>,
+        owner: &str,
+        buf: &'a mut [u8; crate::input::MAX_STATE + crate::input::TAG_LEN],
+    ) -> Result<crate::input::Input<'a>, DispatchError> {
+        let mut input = crate::input::Input::default();
+        if !ex.modern {
+            return Ok(input);
+        }
+        input.inputs = params.get("inputResponses");
+        if let Some(state) = params.get("requestState") {
+            let bad = DispatchError::InvalidParams("Invalid requestState");
+            let text = state.as_str().ok_or(bad)?;
+            let key = self.state_key.as_ref().ok_or(bad)?;
+            input.state = Some(key.open(owner, text, buf).map_err(|_| bad)?);
+        }
+        Ok(input)
+    }
+
+    /// `requestState` of an input-required result: the handler's state sealed for
+    /// `owner` (nothing without state or key).
+    fn write_state(&self, w: &mut JsonWriter<'_>, owner: &str, state: Option<&[u8]>) {
+        let (Some(state), Some(key)) = (state, self.state_key.as_ref()) else {
+            return;
+        };
+        let mut buf = [0u8; crate::input::MAX_SEALED];
+        if let Some(sealed) = key.seal(owner, state, &mut buf) {
+            w.key("requestState");
+            w.str(sealed);
+        }
+    }
+
+    /// A client's response: file it with the call that asked (unknown ids are ignored).
+    fn response(&mut self, line: &[u8]) {
+        let Ok(v) = json::parse(line) else { return };
+        let Some(id) = v
+            .get("id")
+            .and_then(|i| i.as_u64())
+            .and_then(|n| u32::try_from(n).ok())
+        else {
+            return;
+        };
+        let result = v.get("result").map(|r| r.raw());
+        for wait in self.waits.iter_mut() {
+            if wait.answer(id, result) {
+                return;
+            }
+        }
+    }
+
+    /// Call a waiting tool again with the responses it asked for. Returns true when
+    /// the call is over (its result written); false when it asked again.
+    fn resume(&mut self, job: Job, w: usize, out: &mut dyn Sink) -> bool {
+        let Some(wait) = self.waits.get(w).cloned() else {
+            return true;
+        };
+        out.route(Some(&job.id));
+        let ex = Exchange {
+            id: Id::from_raw(&job.id),
+            modern: false,
+            progress_token: job.progress_token.as_deref(),
+            log_level: job.log_level,
+            caps: wait.caps,
+        };
+        let mut g = Guard::new(out);
+        let args = json::parse(&wait.args).ok();
+        let mut call = ToolCall::new(JsonWriter::new(&mut g), ex, job.tool, args);
+        call.state = job.state;
+        call.input.inputs = json::parse(&wait.answers).ok();
+        call.input.state = Some(&wait.state[..]).filter(|s| !s.is_empty());
+        call.input.next_id = self.next_request;
+        call.input.can_wait = true; // its own job slot
+                                    // A resumed call finishes or asks again; `Step::Pending` is taken as done.
+        let _ = self.device.call_tool(&mut call);
+        self.next_request = call.input.next_id;
+        if !call.input.asks.is_empty() {
+            let again = Waiting {
+                id: wait.id.clone(),
+                args: wait.args.clone(),
+                asks: core::mem::take(&mut call.input.asks),
+                answers: heapless::Vec::from_slice(b"{}").unwrap_or_default(),
+                state: call.input.new_state.take().unwrap_or_default(),
+                caps: wait.caps,
+            };
+            let state = call.state;
+            if let Some(slot) = self.waits.get_mut(w) {
+                *slot = again;
+            }
+            if let Some(j) = self.jobs.iter_mut().find(|j| j.id == job.id) {
+                j.state = state;
+            }
+            return false;
+        }
+        if let Some(c) = call.input.missing.filter(|_| !call.written()) {
+            let failure = Failure {
+                error: DispatchError::MissingCapability,
+                data: ErrorData::Capability(c),
+            };
+            drop(call);
+            write_failure(&mut g, ex.id, failure);
+        } else {
+            self.finish_call(&mut call);
+        }
+        if g.full {
+            too_large(out, ex.id);
+        }
+        true
+    }
+}
+
 /// Member `key` of an object when it is a string.
 fn str_member<'a>(object: Value<'a>, key: &str) -> Option<Str<'a>> {
     object.get(key).and_then(|v| v.as_str())
@@ -1085,6 +1425,14 @@ fn write_failure(out: &mut dyn Sink, id: Id<'_>, f: Failure<'_>) {
                 write_versions(w);
                 w.key("requested");
                 w.str_raw(requested);
+            }
+            #[cfg(feature = "input")]
+            ErrorData::Capability(c) => {
+                w.key("requiredCapabilities");
+                w.begin_object();
+                w.key(c.name());
+                w.raw_value(b"{}");
+                w.end_object();
             }
             ErrorData::None => {}
         }

@@ -2,13 +2,19 @@
 //!
 //! [`serve_http`] serves MCP's Streamable HTTP on a `std` [`TcpListener`], one thread
 //! per connection around the core's sans-IO transport ([`emcp::http`]), so several
-//! clients (and open `subscriptions/listen` streams) are served at once. The server
-//! sits behind a mutex; each request is answered whole while it is held.
+//! clients — and open streams: `subscriptions/listen`, long-running tools, tools
+//! waiting for the client's input, an initialize-era session's GET stream — are
+//! served at once. The server sits behind a mutex; each request is answered while it
+//! is held, and a poller thread continues pending jobs.
+//!
+//! Output of [`Server::poll`] is routed by [`Sink::route`] to the open stream of the
+//! request it belongs to.
 
 use std::io::{self, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
+use std::time::Duration;
 
 use emcp::device::Device;
 use emcp::http::{self, reply, Policy, Served, Sessions, Status};
@@ -18,16 +24,8 @@ use emcp::Server;
 /// Bytes a request head may take (431 beyond).
 pub const MAX_HEAD: usize = 8 * 1024;
 
-/// A [`Sink`] collecting bytes in memory.
-#[derive(Default)]
-struct Collect(Vec<u8>);
-
-impl Sink for Collect {
-    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
-        self.0.extend_from_slice(bytes);
-        Ok(())
-    }
-}
+/// How often the poller thread continues pending jobs.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(5);
 
 /// A [`Sink`] writing to a TCP stream.
 struct Tcp<'a>(&'a mut TcpStream);
@@ -38,42 +36,79 @@ impl Sink for Tcp<'_> {
     }
 }
 
-/// An open stream: a listen stream's subscription id (JSON text), or empty for the
-/// initialize-era session's GET stream; and its connection.
-struct Listener {
-    subscription: Vec<u8>,
+/// An open event stream: the request it serves (JSON text of its id; empty for the
+/// session's GET stream), whether it ends with that request's response, and its
+/// connection.
+struct Open {
+    request: Vec<u8>,
+    until_response: bool,
     stream: TcpStream,
 }
 
-struct Shared<D: Device, const L: usize, const J: usize> {
-    server: Server<D, L, J>,
-    sessions: Sessions,
-    listeners: Vec<Listener>,
+/// Sends each routed line to the open stream it belongs to.
+struct Router<'a> {
+    streams: &'a mut Vec<Open>,
+    to: Vec<u8>,
+    line: Vec<u8>,
 }
 
-impl<D: Device, const L: usize, const J: usize> Shared<D, L, J> {
-    /// Send pending change notifications to the listen streams they are tagged for.
-    fn route_changes(&mut self) {
-        let mut out = Collect::default();
-        self.server.poll(&mut out);
-        for line in out.0.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-            // Untagged: an initialize-era session notification, for the GET stream.
-            let tag = subscription_of(line).unwrap_or_default();
-            self.listeners.retain_mut(|l| {
-                l.subscription != tag || reply::event(&mut Tcp(&mut l.stream), line).is_ok()
-            });
+impl Router<'_> {
+    fn deliver(&mut self) {
+        let line = std::mem::take(&mut self.line);
+        let Some(i) = self.streams.iter().position(|s| s.request == self.to) else {
+            return; // nobody listens (a closed stream): the line is dropped
+        };
+        let open = &mut self.streams[i];
+        let sent = reply::event(&mut Tcp(&mut open.stream), &line).is_ok();
+        let over = open.until_response && is_response_to(&line, &open.request);
+        if over {
+            let _ = reply::end_stream(&mut Tcp(&mut open.stream));
+        }
+        if !sent || over {
+            let _ = open.stream.shutdown(Shutdown::Both);
+            self.streams.remove(i);
         }
     }
 }
 
-/// The `params._meta["io.modelcontextprotocol/subscriptionId"]` of a notification.
-fn subscription_of(line: &[u8]) -> Option<Vec<u8>> {
-    let v = json::parse(line).ok()?;
-    let id = v
-        .get("params")?
-        .get("_meta")?
-        .get("io.modelcontextprotocol/subscriptionId")?;
-    Some(id.raw().to_vec())
+impl Sink for Router<'_> {
+    fn write(&mut self, mut bytes: &[u8]) -> Result<(), SinkError> {
+        while let Some(end) = bytes.iter().position(|&b| b == b'\n') {
+            self.line.extend_from_slice(&bytes[..end]);
+            self.deliver();
+            bytes = &bytes[end + 1..];
+        }
+        self.line.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn route(&mut self, request: Option<&[u8]>) {
+        self.to = request.unwrap_or_default().to_vec();
+    }
+}
+
+/// Whether `line` is the response (result or error) to the request with this id.
+fn is_response_to(line: &[u8], id: &[u8]) -> bool {
+    json::parse(line)
+        .is_ok_and(|v| v.get("method").is_none() && v.get("id").is_some_and(|i| i.raw() == id))
+}
+
+struct Shared<D: Device, const L: usize, const J: usize, const W: usize> {
+    server: Server<D, L, J, W>,
+    sessions: Sessions,
+    streams: Vec<Open>,
+}
+
+impl<D: Device, const L: usize, const J: usize, const W: usize> Shared<D, L, J, W> {
+    /// Continue pending jobs and send change notifications, each line to its stream.
+    fn poll(&mut self) {
+        let mut router = Router {
+            streams: &mut self.streams,
+            to: Vec::new(),
+            line: Vec::new(),
+        };
+        self.server.poll(&mut router);
+    }
 }
 
 /// Serve `server` over HTTP on `listener` until accepting fails. `seed` seeds session
@@ -82,9 +117,9 @@ fn subscription_of(line: &[u8]) -> Option<Vec<u8>> {
 /// # Errors
 ///
 /// The listener's error.
-pub fn serve_http<D, const L: usize, const J: usize>(
+pub fn serve_http<D, const L: usize, const J: usize, const W: usize>(
     listener: TcpListener,
-    server: Server<D, L, J>,
+    server: Server<D, L, J, W>,
     policy: Policy,
     seed: u64,
 ) -> io::Result<()>
@@ -94,8 +129,16 @@ where
     let shared = Arc::new(Mutex::new(Shared {
         server,
         sessions: Sessions::new(seed),
-        listeners: Vec::new(),
+        streams: Vec::new(),
     }));
+    let poller = Arc::clone(&shared);
+    thread::spawn(move || loop {
+        thread::sleep(POLL_INTERVAL);
+        let mut s = lock(&poller);
+        if s.server.busy() {
+            s.poll();
+        }
+    });
     for stream in listener.incoming() {
         let stream = stream?;
         let shared = Arc::clone(&shared);
@@ -115,10 +158,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// Serve one connection: requests one after another (keep-alive), until the peer
-/// closes, asks to close, or the connection becomes a listen stream.
-fn connection<D: Device, const L: usize, const J: usize>(
+/// closes, asks to close, or the connection becomes an open stream.
+fn connection<D: Device, const L: usize, const J: usize, const W: usize>(
     mut stream: TcpStream,
-    shared: &Mutex<Shared<D, L, J>>,
+    shared: &Mutex<Shared<D, L, J, W>>,
     policy: &Policy,
 ) -> io::Result<()> {
     let _ = stream.set_nodelay(true);
@@ -127,20 +170,21 @@ fn connection<D: Device, const L: usize, const J: usize>(
     let mut scratch = vec![0u8; 4096];
     loop {
         while len > 0 {
-            let mut out = Collect::default();
-            let served = {
+            // Answer, register an open stream and send what the request set off, all
+            // under the lock: nothing routed to this stream can come before its head.
+            let (consumed, keep_alive, open) = {
                 let mut guard = lock(shared);
                 let s = &mut *guard;
-                let input = buf.get(..len).unwrap_or_default();
+                let mut conn = Tcp(&mut stream);
                 let served = http::serve(
                     &mut s.server,
                     &mut s.sessions,
                     policy,
-                    input,
+                    &buf[..len],
                     &mut scratch,
-                    &mut out,
+                    &mut conn,
                 );
-                match served {
+                let step = match served {
                     Served::Incomplete => None,
                     Served::Done {
                         consumed,
@@ -148,37 +192,39 @@ fn connection<D: Device, const L: usize, const J: usize>(
                     } => Some((consumed, keep_alive, None)),
                     Served::Stream {
                         consumed,
-                        subscription,
-                    } => Some((consumed, true, Some(subscription.to_vec()))),
-                }
-            };
-            let Some((consumed, keep_alive, subscription)) = served else {
-                if len == buf.len() {
-                    http::reject(&mut Tcp(&mut stream), Status::HeadersTooLarge);
-                    return Ok(());
-                }
-                break;
-            };
-            stream.write_all(&out.0)?;
-            {
-                let mut s = lock(shared);
-                if let Some(subscription) = subscription.clone() {
-                    s.listeners.push(Listener {
-                        subscription,
+                        request,
+                        until_response,
+                    } => Some((consumed, true, Some((request.to_vec(), until_response)))),
+                };
+                let Some((consumed, keep_alive, open)) = step else {
+                    drop(guard);
+                    if len == buf.len() {
+                        http::reject(&mut Tcp(&mut stream), Status::HeadersTooLarge);
+                        return Ok(());
+                    }
+                    break;
+                };
+                if let Some((request, until_response)) = &open {
+                    s.streams.push(Open {
+                        request: request.clone(),
+                        until_response: *until_response,
                         stream: stream.try_clone()?,
                     });
                 }
-                s.route_changes();
-            }
-            if subscription.is_some() {
-                // A listen stream: nothing else is read from it; wait for the close.
+                s.poll();
+                (consumed, keep_alive, open)
+            };
+            if let Some((request, until_response)) = open {
+                // The connection now only carries the stream: wait for either side
+                // to end it.
                 let mut sink = [0u8; 256];
-                while stream.read(&mut sink)? > 0 {}
+                while matches!(stream.read(&mut sink), Ok(n) if n > 0) {}
                 let mut s = lock(shared);
-                s.listeners
-                    .retain(|l| Some(&l.subscription) != subscription.as_ref());
-                if let Some(id) = subscription.as_ref().filter(|id| !id.is_empty()) {
-                    s.server.close_listen(id);
+                let mine = |o: &Open| o.request == request && o.until_response == until_response;
+                let was_open = s.streams.iter().any(mine);
+                s.streams.retain(|o| !mine(o));
+                if was_open && !until_response && !request.is_empty() {
+                    s.server.close_listen(&request);
                 }
                 return Ok(());
             }
@@ -188,7 +234,7 @@ fn connection<D: Device, const L: usize, const J: usize>(
                 return Ok(());
             }
         }
-        let n = stream.read(buf.get_mut(len..).unwrap_or_default())?;
+        let n = stream.read(&mut buf[len..])?;
         if n == 0 {
             return Ok(());
         }

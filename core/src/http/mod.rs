@@ -199,16 +199,21 @@ pub enum Served<'a> {
         /// Keep the connection open.
         keep_alive: bool,
     },
-    /// A request was answered with an event stream that stays open: a
-    /// `subscriptions/listen` stream, or (empty `subscription`) an initialize-era
-    /// session's GET stream. Later lines for it ([`crate::Server::poll`] output tagged
-    /// with this subscription, or untagged for the session) go out with
-    /// [`reply::event`]; the connection carries nothing else.
+    /// The response is an event stream that stays open: a `subscriptions/listen`
+    /// stream, a request still served by a pending job, or (empty `request`) an
+    /// initialize-era session's GET stream. Its further lines are the
+    /// [`crate::Server::poll`] output routed ([`crate::json::Sink::route`]) to
+    /// `request` (`None` for the session's stream); send each with [`reply::event`],
+    /// and after the final response of an `until_response` stream end it with
+    /// [`reply::end_stream`]. The connection carries nothing else meanwhile.
     Stream {
         /// Bytes of the input used.
         consumed: usize,
-        /// The subscription id: the listen request's id, as JSON text.
-        subscription: &'a [u8],
+        /// The request's id as JSON text (a listen stream's subscription id); empty
+        /// for the session's GET stream.
+        request: &'a [u8],
+        /// The stream ends with the response to `request` (not a listen or GET stream).
+        until_response: bool,
     },
 }
 
@@ -216,8 +221,8 @@ pub enum Served<'a> {
 /// request boundary) on `conn`. `scratch` holds the first response line while the
 /// status is chosen (≥ 256 bytes recommended; longer responses stream). `input`
 /// should hold at least a head and [`Policy::max_body`].
-pub fn serve<'a, D: Device, const L: usize, const J: usize>(
-    server: &mut Server<D, L, J>,
+pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize>(
+    server: &mut Server<D, L, J, W>,
     sessions: &mut Sessions,
     policy: &Policy,
     input: &'a [u8],
@@ -287,7 +292,8 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize>(
             reply.open_stream();
             return Served::Stream {
                 consumed: total,
-                subscription: b"",
+                request: b"",
+                until_response: false,
             };
         }
         head::Method::Get if head.session_id.is_some() => {
@@ -359,25 +365,24 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize>(
             keep_alive,
         };
     }
-    let idle = !server.busy();
     server.handle_in(body, era, &mut reply);
-    // A tool that went on as a pending job answers on this same response: its
-    // progress and result stream out as it runs (the connection is held meanwhile).
-    if idle {
-        while server.poll_jobs(&mut reply) {}
-    }
-    let listen = match message {
+    // The response stays an open event stream when it is not over: a listen stream
+    // (acknowledged), or a request a pending job still serves (a long-running tool,
+    // a tool waiting for the client's input) — its further lines come from
+    // `Server::poll`, routed to this request's id.
+    let stream = match message {
         Some(Message::Request(r)) if !legacy && r.method.eq_str("subscriptions/listen") => {
-            Some(r.id.raw())
+            reply.is_stream().then_some((r.id.raw(), false))
         }
+        Some(Message::Request(r)) if server.is_pending(r.id.raw()) => Some((r.id.raw(), true)),
         _ => None,
     };
-    let stream = listen.filter(|_| reply.is_stream());
     reply.finish(stream.is_some());
-    if let Some(subscription) = stream {
+    if let Some((request, until_response)) = stream {
         Served::Stream {
             consumed: total,
-            subscription,
+            request,
+            until_response,
         }
     } else {
         Served::Done {

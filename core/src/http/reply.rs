@@ -94,6 +94,15 @@ impl<'a> Reply<'a> {
     /// later lines go out with [`event`], the end with [`end_stream`]). Returns false
     /// when the connection failed.
     pub fn finish(mut self, keep_open: bool) -> bool {
+        if keep_open {
+            // An open stream is an event stream from its first line on.
+            match self.mode {
+                Mode::Collecting if self.len == 0 => self.open_stream(),
+                Mode::Collecting => self.start_events(false),
+                Mode::Held => self.start_events(true),
+                Mode::Json | Mode::Events => {}
+            }
+        }
         match self.mode {
             Mode::Collecting if self.len == 0 => {
                 self.head(Status::Accepted, Body::Empty);

@@ -13,6 +13,8 @@ use emcp::device::{
     Completion, LogLevel, PromptGet, ReadError, ResourceRead, Role, Target, ToolCall,
 };
 use emcp::http::Policy;
+use emcp::input::{Capability, StateKey};
+use emcp::json::{JsonWriter, Value};
 use emcp::registry::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
 use emcp::{Config, Device, Server, Step};
 
@@ -20,8 +22,11 @@ const CONFIG: Config = Config::new("emcp-conformance-server", "0.1.0");
 
 const NO_ARGS: &str = r#"{"type":"object","properties":{}}"#;
 
+const PROMPT_ARG: &str = r#"{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to sample"}},"required":["prompt"]}"#;
+const MESSAGE_ARG: &str = r#"{"type":"object","properties":{"message":{"type":"string","description":"What to ask the user"}},"required":["message"]}"#;
+
 /// The tools, in the order `tools/list` gives them.
-static TOOLS: [Tool<'static>; 9] = [
+static TOOLS: [Tool<'static>; 24] = [
     Tool::new("test_simple_text", NO_ARGS).description("Returns a simple text response"),
     Tool::new("test_image_content", NO_ARGS).description("Returns a PNG image"),
     Tool::new("test_audio_content", NO_ARGS).description("Returns a WAV audio clip"),
@@ -35,6 +40,34 @@ static TOOLS: [Tool<'static>; 9] = [
         .description("Reports progress 0, 50 and 100 of 100 when asked for progress"),
     Tool::new("test_logging_tool", NO_ARGS)
         .description("Logs one message when the request asks for logging"),
+    Tool::new("test_sampling", PROMPT_ARG)
+        .description("Asks the client's model to complete a prompt"),
+    Tool::new("test_elicitation", MESSAGE_ARG)
+        .description("Asks the user for a username and email"),
+    Tool::new("test_elicitation_sep1034_defaults", NO_ARGS)
+        .description("Asks the user for a form whose fields have defaults"),
+    Tool::new("test_elicitation_sep1330_enums", NO_ARGS)
+        .description("Asks the user to pick from enum fields"),
+    Tool::new("test_missing_capability", NO_ARGS)
+        .description("Needs the client's sampling capability"),
+    Tool::new("test_streaming_elicitation", NO_ARGS).description("Asks the user for confirmation"),
+    Tool::new("test_input_required_result_elicitation", NO_ARGS)
+        .description("Asks for the user's name, then greets them"),
+    Tool::new("test_input_required_result_sampling", NO_ARGS)
+        .description("Asks the client's model a question"),
+    Tool::new("test_input_required_result_list_roots", NO_ARGS)
+        .description("Asks for the client's roots"),
+    Tool::new("test_input_required_result_request_state", NO_ARGS)
+        .description("Asks for confirmation, keeping state between rounds"),
+    Tool::new("test_input_required_result_multiple_inputs", NO_ARGS)
+        .description("Asks for a name, a greeting and the roots at once"),
+    Tool::new("test_input_required_result_multi_round", NO_ARGS)
+        .description("Asks for a name, then a colour, over two rounds"),
+    Tool::new("test_input_required_result_tampered_state", NO_ARGS)
+        .description("Asks for confirmation; refuses altered state"),
+    Tool::new("test_input_required_result_capabilities", NO_ARGS)
+        .description("Asks only for input the client can give"),
+    Tool::new("test_reconnection", NO_ARGS).description("Answers with a short text"),
 ];
 
 /// Index of each tool in [`TOOLS`].
@@ -48,6 +81,21 @@ mod tool {
     pub const ERROR: usize = 6;
     pub const PROGRESS: usize = 7;
     pub const LOGGING: usize = 8;
+    pub const SAMPLING: usize = 9;
+    pub const ELICITATION: usize = 10;
+    pub const SEP1034: usize = 11;
+    pub const SEP1330: usize = 12;
+    pub const MISSING_CAPABILITY: usize = 13;
+    pub const STREAMING_ELICITATION: usize = 14;
+    pub const IRR_ELICITATION: usize = 15;
+    pub const IRR_SAMPLING: usize = 16;
+    pub const IRR_ROOTS: usize = 17;
+    pub const IRR_STATE: usize = 18;
+    pub const IRR_MULTIPLE: usize = 19;
+    pub const IRR_MULTI_ROUND: usize = 20;
+    pub const IRR_TAMPERED: usize = 21;
+    pub const IRR_CAPABILITIES: usize = 22;
+    pub const RECONNECTION: usize = 23;
 }
 
 static RESOURCES: [Resource<'static>; 3] = [
@@ -82,7 +130,7 @@ static EMBED_ARGS: [PromptArgument<'static>; 1] = [PromptArgument::new("resource
     .description("URI of the resource to embed")
     .required()];
 
-static PROMPTS: [Prompt<'static>; 4] = [
+static PROMPTS: [Prompt<'static>; 5] = [
     Prompt::new("test_simple_prompt").description("A prompt without arguments"),
     Prompt::new("test_prompt_with_arguments")
         .description("A prompt with two arguments")
@@ -91,12 +139,28 @@ static PROMPTS: [Prompt<'static>; 4] = [
         .description("A prompt embedding a resource")
         .arguments(&EMBED_ARGS),
     Prompt::new("test_prompt_with_image").description("A prompt with an image"),
+    Prompt::new("test_input_required_result_prompt")
+        .description("A prompt that asks the user for context first"),
 ];
 
 /// A 1×1 red PNG (the suite's reference image), base64.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 /// A tiny WAV clip (the suite's reference audio), base64.
 const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
+
+/// 32 bytes from the operating system's random source (the clock if it has none).
+fn random_key() -> [u8; 32] {
+    use std::io::Read as _;
+    let mut key = [0u8; 32];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut key));
+    if read.is_err() {
+        let t = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        key[..16].copy_from_slice(&t.to_le_bytes());
+    }
+    key
+}
 
 fn decode(b64: &str) -> Vec<u8> {
     base64::engine::general_purpose::STANDARD
@@ -181,9 +245,10 @@ impl Device for Fixtures {
                 call.log(LogLevel::Info, "conformance", "Logging tool called");
                 call.text("Logging tool executed");
             }
-            _ => {
-                call.error("Unknown tool");
+            tool::RECONNECTION => {
+                call.text("Reconnection test completed");
             }
+            t => input_tool(t, call),
         }
         Step::Done
     }
@@ -252,6 +317,18 @@ impl Device for Fixtures {
                 get.image(Role::User, "image/png", &self.png);
                 get.text(Role::User, "Please analyze the image above.");
             }
+            4 => match content_field(get.input("context"), "context") {
+                Some(context) => {
+                    get.text_begin(Role::User);
+                    get.part("Context provided: ");
+                    get.part(&context);
+                }
+                None => {
+                    get.ask("context", Capability::Elicitation, &|w| {
+                        elicit(w, "Please provide context", &[("context", "string")])
+                    });
+                }
+            },
             _ => return Err(ReadError::NotFound),
         }
         Ok(())
@@ -266,6 +343,307 @@ impl Device for Fixtures {
             }
         }
     }
+}
+
+/// The tools that need input from the client (elicitation, sampling, roots): one
+/// handler for both eras — a round either has the responses it asked for, or asks.
+fn input_tool(t: usize, call: &mut ToolCall<'_>) {
+    match t {
+        tool::SAMPLING => match sampled_text(call.input("sample")) {
+            Some(text) => {
+                call.text(&format!("LLM response: {text}"));
+            }
+            None => {
+                let prompt = plain_arg(call, "prompt").unwrap_or_default();
+                let asked = call.ask("sample", Capability::Sampling, &|w| {
+                    sampling(w, &prompt, 100)
+                });
+                if !asked && call.require(Capability::Sampling) {
+                    call.error("Cannot ask for input now");
+                }
+            }
+        },
+        tool::ELICITATION | tool::SEP1034 | tool::SEP1330 => match call.input("response") {
+            Some(answer) => {
+                let action = answer
+                    .get("action")
+                    .and_then(|a| a.as_str())
+                    .and_then(|a| a.as_plain())
+                    .unwrap_or("")
+                    .to_owned();
+                let content = answer
+                    .get("content")
+                    .map_or("{}", |c| std::str::from_utf8(c.raw()).unwrap_or("{}"));
+                let text = if t == tool::ELICITATION {
+                    format!("User response: action={action}, content={content}")
+                } else {
+                    format!("Elicitation completed: action={action}, content={content}")
+                };
+                call.text(&text);
+            }
+            None => {
+                let message = plain_arg(call, "message")
+                    .unwrap_or_else(|| "Please provide your information".into());
+                let asked = call.ask("response", Capability::Elicitation, &|w| match t {
+                    tool::SEP1034 => elicit_raw(
+                        w,
+                        "Please review and update the form fields with defaults",
+                        SEP1034_SCHEMA,
+                    ),
+                    tool::SEP1330 => elicit_raw(
+                        w,
+                        "Please select options from the enum fields",
+                        SEP1330_SCHEMA,
+                    ),
+                    _ => elicit_raw(w, &message, USER_SCHEMA),
+                });
+                if !asked && call.require(Capability::Elicitation) {
+                    call.error("Cannot ask for input now");
+                }
+            }
+        },
+        tool::MISSING_CAPABILITY => {
+            if call.require(Capability::Sampling) {
+                call.text("Success");
+            }
+        }
+        tool::STREAMING_ELICITATION => {
+            if call.input("confirm").is_some()
+                || !call.ask("confirm", Capability::Elicitation, &|w| {
+                    elicit(w, "Please confirm", &[("ok", "boolean")])
+                })
+            {
+                call.text("Streaming elicitation completed");
+            }
+        }
+        tool::IRR_ELICITATION => match content_field(call.input("user_name"), "name") {
+            Some(name) => {
+                call.text(&format!("Hello, {name}!"));
+            }
+            None => {
+                call.ask("user_name", Capability::Elicitation, &|w| {
+                    elicit(w, "What is your name?", &[("name", "string")])
+                });
+            }
+        },
+        tool::IRR_SAMPLING => match sampled_text(call.input("capital_question")) {
+            Some(text) => {
+                call.text(&format!("The model answered: {text}"));
+            }
+            None => {
+                call.ask("capital_question", Capability::Sampling, &|w| {
+                    sampling(w, "What is the capital of France?", 100)
+                });
+            }
+        },
+        tool::IRR_ROOTS => match call.input("client_roots").and_then(|r| r.get("roots")) {
+            Some(roots) => {
+                call.text(&format!("Found {} root(s)", roots.items().count()));
+            }
+            None => {
+                call.ask("client_roots", Capability::Roots, &|w| {
+                    w.begin_object();
+                    w.end_object();
+                });
+            }
+        },
+        tool::IRR_STATE | tool::IRR_TAMPERED => {
+            let confirmed =
+                call.request_state() == Some(b"confirm") && call.input("confirm").is_some();
+            if confirmed {
+                call.text("state-ok: confirmed with the state of round 1");
+            } else {
+                call.ask("confirm", Capability::Elicitation, &|w| {
+                    elicit(w, "Please confirm", &[("ok", "boolean")])
+                });
+                call.set_request_state(b"confirm");
+            }
+        }
+        tool::IRR_MULTIPLE => {
+            let name = content_field(call.input("user_name"), "name");
+            let greeting = sampled_text(call.input("greeting"));
+            let roots = call.input("client_roots").and_then(|r| r.get("roots"));
+            match (
+                call.request_state() == Some(b"multiple"),
+                name,
+                greeting,
+                roots,
+            ) {
+                (true, Some(name), Some(greeting), Some(roots)) => {
+                    call.text(&format!(
+                        "{greeting} {name}; {} root(s)",
+                        roots.items().count()
+                    ));
+                }
+                _ => {
+                    call.ask("user_name", Capability::Elicitation, &|w| {
+                        elicit(w, "What is your name?", &[("name", "string")])
+                    });
+                    call.ask("greeting", Capability::Sampling, &|w| {
+                        sampling(w, "Generate a greeting", 50)
+                    });
+                    call.ask("client_roots", Capability::Roots, &|w| {
+                        w.begin_object();
+                        w.end_object();
+                    });
+                    call.set_request_state(b"multiple");
+                }
+            }
+        }
+        tool::IRR_MULTI_ROUND => {
+            let state = call.request_state().map(<[u8]>::to_vec);
+            match state.as_deref() {
+                Some(b"round1") => match content_field(call.input("step1"), "name") {
+                    Some(name) if name.len() <= 48 => {
+                        call.ask("step2", Capability::Elicitation, &|w| {
+                            elicit(
+                                w,
+                                "Step 2: What is your favorite color?",
+                                &[("color", "string")],
+                            )
+                        });
+                        call.set_request_state(format!("round2:{name}").as_bytes());
+                    }
+                    _ => ask_step1(call),
+                },
+                Some(s) if s.starts_with(b"round2:") => {
+                    let name = String::from_utf8_lossy(&s[7..]).into_owned();
+                    match content_field(call.input("step2"), "color") {
+                        Some(color) => {
+                            call.text(&format!(
+                                "Multi-round complete for {name} who likes {color}"
+                            ));
+                        }
+                        None => ask_step1(call),
+                    }
+                }
+                _ => ask_step1(call),
+            }
+        }
+        tool::IRR_CAPABILITIES => {
+            let elicited = content_field(call.input("elicit_input"), "value");
+            let sampled = sampled_text(call.input("sample_input"));
+            if call.request_state() == Some(b"capabilities")
+                && (elicited.is_some() || sampled.is_some())
+            {
+                call.text("Received the input the client could give");
+            } else {
+                let e = call.ask("elicit_input", Capability::Elicitation, &|w| {
+                    elicit(w, "Please provide a value", &[("value", "string")])
+                });
+                let s = call.ask("sample_input", Capability::Sampling, &|w| {
+                    sampling(w, "Sample request", 50)
+                });
+                if e || s {
+                    call.set_request_state(b"capabilities");
+                } else {
+                    call.require(Capability::Elicitation);
+                }
+            }
+        }
+        _ => {
+            call.error("Unknown tool");
+        }
+    }
+}
+
+fn ask_step1(call: &mut ToolCall<'_>) {
+    call.ask("step1", Capability::Elicitation, &|w| {
+        elicit(w, "Step 1: What is your name?", &[("name", "string")])
+    });
+    call.set_request_state(b"round1");
+}
+
+/// A string argument without escapes, owned.
+fn plain_arg(call: &ToolCall<'_>, name: &str) -> Option<String> {
+    let v = call.arg(name)?.as_str()?;
+    let mut buf = [0u8; 1024];
+    v.unescape_into(&mut buf).ok().map(str::to_owned)
+}
+
+const USER_SCHEMA: &str = r#"{"type":"object","properties":{"username":{"type":"string","description":"User's response"},"email":{"type":"string","description":"User's email address"}},"required":["username","email"]}"#;
+
+const SEP1034_SCHEMA: &str = r#"{"type":"object","properties":{"name":{"type":"string","description":"User name","default":"John Doe"},"age":{"type":"integer","description":"User age","default":30},"score":{"type":"number","description":"User score","default":95.5},"status":{"type":"string","description":"User status","enum":["active","inactive","pending"],"default":"active"},"verified":{"type":"boolean","description":"Verification status","default":true}},"required":[]}"#;
+
+const SEP1330_SCHEMA: &str = r#"{"type":"object","properties":{"untitledSingle":{"type":"string","description":"Pick one option","enum":["option1","option2","option3"]},"titledSingle":{"type":"string","description":"Pick one titled option","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},"legacyEnum":{"type":"string","description":"Pick one legacy option","enum":["opt1","opt2","opt3"],"enumNames":["Option One","Option Two","Option Three"]},"untitledMulti":{"type":"array","description":"Pick several options","minItems":1,"maxItems":3,"items":{"type":"string","enum":["option1","option2","option3"]}},"titledMulti":{"type":"array","description":"Pick several titled options","minItems":1,"maxItems":3,"items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}},"required":[]}"#;
+
+/// `elicitation/create` params: a message and a flat form of required fields.
+fn elicit(w: &mut JsonWriter<'_>, message: &str, fields: &[(&str, &str)]) {
+    w.begin_object();
+    w.key("message");
+    w.str(message);
+    w.key("requestedSchema");
+    w.begin_object();
+    w.key("type");
+    w.str("object");
+    w.key("properties");
+    w.begin_object();
+    for (name, kind) in fields {
+        w.key(name);
+        w.begin_object();
+        w.key("type");
+        w.str(kind);
+        w.end_object();
+    }
+    w.end_object();
+    w.key("required");
+    w.begin_array();
+    for (name, _) in fields {
+        w.str(name);
+    }
+    w.end_array();
+    w.end_object();
+    w.end_object();
+}
+
+/// `elicitation/create` params with a ready-made schema.
+fn elicit_raw(w: &mut JsonWriter<'_>, message: &str, schema: &str) {
+    w.begin_object();
+    w.key("message");
+    w.str(message);
+    w.key("requestedSchema");
+    w.raw_value(schema.as_bytes());
+    w.end_object();
+}
+
+/// `sampling/createMessage` params: one user message.
+fn sampling(w: &mut JsonWriter<'_>, text: &str, max_tokens: u64) {
+    w.begin_object();
+    w.key("messages");
+    w.begin_array();
+    w.begin_object();
+    w.key("role");
+    w.str("user");
+    w.key("content");
+    w.begin_object();
+    w.key("type");
+    w.str("text");
+    w.key("text");
+    w.str(text);
+    w.end_object();
+    w.end_object();
+    w.end_array();
+    w.key("maxTokens");
+    w.u64(max_tokens);
+    w.end_object();
+}
+
+/// A string field of an accepted elicitation's `content` (client data: checked).
+fn content_field(answer: Option<Value<'_>>, field: &str) -> Option<String> {
+    let answer = answer?;
+    if answer.get("action")?.as_str()?.as_plain()? != "accept" {
+        return None;
+    }
+    let v = answer.get("content")?.get(field)?.as_str()?;
+    let mut buf = [0u8; 256];
+    v.unescape_into(&mut buf).ok().map(str::to_owned)
+}
+
+/// The text of a sampling result (`content.text`).
+fn sampled_text(answer: Option<Value<'_>>) -> Option<String> {
+    let v = answer?.get("content")?.get("text")?.as_str()?;
+    let mut buf = [0u8; 512];
+    v.unescape_into(&mut buf).ok().map(str::to_owned)
 }
 
 fn main() -> ExitCode {
@@ -290,13 +668,14 @@ fn main() -> ExitCode {
         png: decode(PNG),
         wav: decode(WAV),
     };
-    let server: Server<Fixtures, 8, 2> = match Server::new(fixtures, CONFIG) {
+    let mut server: Server<Fixtures, 8, 4, 2> = match Server::new(fixtures, CONFIG) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("conformance-server: invalid fixtures: {e:?}");
             return ExitCode::FAILURE;
         }
     };
+    server.set_state_key(StateKey::new(random_key()));
     let listener = match TcpListener::bind(&listen) {
         Ok(l) => l,
         Err(e) => {
