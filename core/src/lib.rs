@@ -16,6 +16,8 @@
 //! - [`subscription`] — resource subscriptions and interrupt-safe change flags.
 //! - [`server`] — era selection, capability gating, routing: [`Server::handle`].
 //! - [`serve`] — [`serve::feed`] for any transport, and an `embedded-io` serve loop.
+//! - `http` (feature) — Streamable HTTP: request heads, replies, sessions.
+//! - `input` (feature) — asking the client for input; sealing `requestState`.
 //! - [`error`] — the error enums and the one place that maps them to JSON-RPC codes.
 //!
 //! ## Protocol
@@ -41,7 +43,13 @@
 //!
 //! ## Non-features
 //! Anything that needs dynamic allocation; JSON-RPC batches (answered with -32600);
-//! server-to-client requests; JSON Schema beyond the subset in [`schema`].
+//! JSON Schema beyond the subset in [`schema`].
+//!
+//! ## Features
+//! - `http` — `emcp::http`: Streamable HTTP on one POST endpoint (`httparse`).
+//! - `input` — `emcp::input`: input-required results and server-to-client requests
+//!   (elicitation, sampling, roots) with an HMAC-sealed `requestState` (`hmac`, `sha2`).
+//! - `defmt` — log through `defmt`.
 //!
 //! MSRV: Rust 1.88.
 #![no_std]

@@ -324,7 +324,7 @@ fn write_versions(w: &mut JsonWriter<'_>) {
 /// `L` bounds open `subscriptions/listen` streams (default 4), `J` pending tool jobs
 /// (default 2), `W` tool calls waiting for the client's input in the initialize era
 /// (default 0: such calls cannot ask; with the `input` feature each slot keeps
-/// [`crate::input::MAX_WAIT_ARGS`] + [`crate::input::MAX_WAIT_ANSWERS`] bytes).
+/// `input::MAX_WAIT_ARGS` + `input::MAX_WAIT_ANSWERS` bytes).
 pub struct Server<D: Device, const L: usize = 4, const J: usize = 2, const W: usize = 0> {
     device: D,
     config: Config,
