@@ -696,7 +696,7 @@ impl<'a> ResourceRead<'a> {
     /// The value of a template variable (still percent-encoded).
     pub fn var(&self, name: &str) -> Option<&'a str> {
         let template = self.template?;
-        crate::template::Match::new(template, self.uri)?.var(name)
+        crate::template::var(template, self.uri, name)
     }
 
     /// Ready the `contents` array for an entry: open the result, or end an open

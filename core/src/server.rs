@@ -220,24 +220,26 @@ impl Sink for Guard<'_> {
         self.inner.rollback()
     }
 
+    #[cfg(feature = "routes")]
     fn route(&mut self, request: Option<&[u8]>) {
         self.inner.route(request);
+    }
+}
+
+/// Write one error response line whole: taken back when it did not fit.
+fn error_line(out: &mut dyn Sink, id: Option<Id<'_>>, error: crate::error::RpcError) {
+    let mut g = Guard::new(out);
+    rpc::write_error(&mut g, id, error, None);
+    if g.full {
+        g.inner.rollback();
     }
 }
 
 /// Answer `id` with -32603 after its response was taken back for not fitting.
 fn too_large(out: &mut dyn Sink, id: Id<'_>) {
     if out.rollback() {
-        let mut g = Guard::new(out);
-        rpc::write_error(
-            &mut g,
-            Some(id),
-            DispatchError::Busy("Response too large for the output buffer").into(),
-            None,
-        );
-        if g.full {
-            g.inner.rollback();
-        }
+        let busy = DispatchError::Busy("Response too large for the output buffer");
+        error_line(out, Some(id), busy.into());
     }
 }
 
@@ -538,11 +540,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         match rpc::parse(line) {
             Err(rejected) => {
                 crate::trace::trace!("rejected line: {}", rejected.error);
-                let mut g = Guard::new(out);
-                rpc::write_error(&mut g, rejected.id, rejected.error.into(), None);
-                if g.full {
-                    g.inner.rollback();
-                }
+                error_line(out, rejected.id, rejected.error.into());
             }
             Ok(Message::Response) => {
                 #[cfg(feature = "input")]
@@ -598,6 +596,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 #[cfg(feature = "input")]
                 caps: crate::input::Capabilities::default(),
             };
+            #[cfg(feature = "routes")]
             out.route(Some(&job.id));
             let mut g = Guard::new(out);
             let mut call = ToolCall::new(JsonWriter::new(&mut g), ex, job.tool, None);
@@ -641,6 +640,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             let mut g = Guard::new(out);
             let mut w = JsonWriter::new(&mut g);
             if self.subs.session & bit != 0 {
+                #[cfg(feature = "routes")]
                 w.route(None);
                 rpc::begin_notification(&mut w, "notifications/resources/updated");
                 w.key("uri");
@@ -648,6 +648,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 rpc::end_response(&mut w);
             }
             for listen in self.subs.listens.iter().filter(|l| l.resources & bit != 0) {
+                #[cfg(feature = "routes")]
                 w.route(Some(&listen.id));
                 rpc::begin_notification(&mut w, "notifications/resources/updated");
                 w.key("_meta");
@@ -1155,7 +1156,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 let (i, t) = (0..MAX_DESCRIPTORS)
                     .map_while(|i| self.device.resource_template(i))
                     .enumerate()
-                    .find(|(_, t)| crate::template::Match::new(t.uri_template, uri).is_some())
+                    .find(|(_, t)| crate::template::matches(t.uri_template, uri))
                     .ok_or(not_found)?;
                 (Target::Template(i), Some(t.uri_template))
             }

@@ -55,15 +55,16 @@ pub(crate) fn swap_remove<T, const N: usize>(
     table: &mut heapless::Vec<T, N>,
     i: usize,
 ) -> Option<T> {
-    let last = table.len().checked_sub(1).filter(|&last| i <= last)?;
-    // Two disjoint borrows, so the swap needs no overlap-safe `memmove` (1.5 KB in
-    // the firmware, used nowhere else).
-    if let Some((head, tail)) = table.split_at_mut_checked(last) {
-        if let (Some(a), Some(b)) = (head.get_mut(i), tail.first_mut()) {
-            core::mem::swap(a, b);
-        }
+    if i >= table.len() {
+        return None;
     }
-    table.pop()
+    // Take the last entry out, then put it in place of entry `i` (plain moves: no
+    // overlap-safe `memmove`, no byte-wise swap).
+    let last = table.pop()?;
+    match table.get_mut(i) {
+        Some(slot) => Some(core::mem::replace(slot, last)),
+        None => Some(last), // `i` was the last entry
+    }
 }
 
 /// The bit of resource `index`, if it has one.

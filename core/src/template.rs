@@ -153,6 +153,64 @@ fn valid_value(v: &str) -> bool {
     true
 }
 
+/// Match `uri` against `template`, handing each variable binding, in order, to `bind`
+/// (which returns false to stop early). True when the whole URI matches; false at a
+/// mismatch, a value that is not allowed, more than [`MAX_VARS`] variables, or when
+/// `bind` stopped. One walk serves [`Match::new`], [`matches`] and [`var`].
+fn walk<'t, 'u>(
+    template: &'t str,
+    uri: &'u str,
+    bind: &mut dyn FnMut(&'t str, &'u str) -> bool,
+) -> bool {
+    let mut rest = uri;
+    let mut vars = 0;
+    let mut segs = segments(template);
+    while let Some(seg) = segs.next() {
+        match seg {
+            Err(()) => return false,
+            Ok(Segment::Literal(lit)) => match rest.strip_prefix(lit) {
+                Some(r) => rest = r,
+                None => return false,
+            },
+            Ok(Segment::Var(name)) => {
+                // A look at the next segment (a copy of the iterator is a peek).
+                let end = match segs.clone().next() {
+                    Some(Ok(Segment::Literal(next))) => find(rest, next),
+                    Some(_) => None,
+                    None => Some(rest.len()),
+                };
+                let Some((value, r)) = end.and_then(|e| rest.split_at_checked(e)) else {
+                    return false;
+                };
+                vars += 1;
+                if !valid_value(value) || vars > MAX_VARS || !bind(name, value) {
+                    return false;
+                }
+                rest = r;
+            }
+        }
+    }
+    rest.is_empty()
+}
+
+/// Whether `uri` matches `template` ([`Match::new`] would bind it).
+pub(crate) fn matches(template: &str, uri: &str) -> bool {
+    walk(template, uri, &mut |_, _| true)
+}
+
+/// The value `uri` binds to variable `name` of `template` (still percent-encoded), as
+/// [`Match::var`] of [`Match::new`] would give it, without keeping the other bindings.
+pub(crate) fn var<'u>(template: &str, uri: &'u str, name: &str) -> Option<&'u str> {
+    let mut found = None;
+    let matched = walk(template, uri, &mut |n, v| {
+        if found.is_none() && n == name {
+            found = Some(v);
+        }
+        true
+    });
+    found.filter(|_| matched)
+}
+
 /// The variables bound by matching a URI against a template.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Match<'t, 'u> {
@@ -168,29 +226,15 @@ impl<'t, 'u> Match<'t, 'u> {
             vars: [("", ""); MAX_VARS],
             len: 0,
         };
-        let mut rest = uri;
-        let mut segs = segments(template);
-        while let Some(seg) = segs.next() {
-            match seg.ok()? {
-                Segment::Literal(lit) => rest = rest.strip_prefix(lit)?,
-                Segment::Var(name) => {
-                    // A look at the next segment (a copy of the iterator is a peek).
-                    let end = match segs.clone().next() {
-                        Some(Ok(Segment::Literal(next))) => find(rest, next)?,
-                        Some(_) => return None,
-                        None => rest.len(),
-                    };
-                    let (value, r) = rest.split_at_checked(end)?;
-                    if !valid_value(value) {
-                        return None;
-                    }
-                    *m.vars.get_mut(m.len)? = (name, value);
-                    m.len += 1;
-                    rest = r;
-                }
-            }
-        }
-        rest.is_empty().then_some(m)
+        let matched = walk(template, uri, &mut |name, value| {
+            let Some(slot) = m.vars.get_mut(m.len) else {
+                return false;
+            };
+            *slot = (name, value);
+            m.len += 1;
+            true
+        });
+        matched.then_some(m)
     }
 
     /// The value bound to `name` (still percent-encoded).
@@ -292,6 +336,38 @@ mod tests {
         assert_eq!((m.var("a"), m.var("b")), (Some("a"), Some("b.c")));
         // A multi-byte value before the literal is refused, not split inside a char.
         assert!(Match::new("x://{a}/y", "x://é/y").is_none());
+    }
+
+    #[test]
+    fn one_walk_for_every_question() {
+        let templates = [
+            "sensor://{name}/history",
+            "x://{a}.{b}",
+            "x://{a}{b}",
+            "x://{a}/{b}/{c}/{d}/{e}",
+            "x://{a}/{a}",
+            "x://{a",
+            "x://",
+        ];
+        let uris = [
+            "sensor://t/history",
+            "x://one.two",
+            "x://a.b.c",
+            "x://1/2/3/4/5",
+            "x://1/2",
+            "x://",
+            "x://%2e",
+        ];
+        for t in templates {
+            for u in uris {
+                let m = Match::new(t, u);
+                assert_eq!(matches(t, u), m.is_some(), "{t} {u}");
+                for name in ["name", "a", "b", "e", "z"] {
+                    assert_eq!(var(t, u, name), m.and_then(|m| m.var(name)), "{t} {u}");
+                }
+            }
+        }
+        assert_eq!(var("x://{a}/{a}", "x://1/2", "a"), Some("1"));
     }
 
     #[test]

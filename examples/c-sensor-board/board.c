@@ -9,6 +9,7 @@
  */
 #include "board.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -24,26 +25,28 @@ enum { LED_OFF = 0 };
  * -900..900, so 100..1900 after the offset) above the step count in the low byte. */
 enum { SERVO_STEPS = 3, SERVO_OFFSET = 1000 };
 
-static const emcp_str SERVO_MESSAGES[SERVO_STEPS] = {
-    EMCP_STR("servo step 1/3"),
-    EMCP_STR("servo step 2/3"),
-    EMCP_STR("servo step 3/3"),
+enum { SENSOR_COUNT = 3 };
+
+/* The sensors' names, in the order of SENSORS (and of the sensor:// resources); also
+ * the completion values of sensor://{name}/history. */
+static const emcp_str SENSOR_NAMES[SENSOR_COUNT] = {
+    EMCP_STR("temperature"),
+    EMCP_STR("humidity"),
+    EMCP_STR("pressure"),
 };
 
-/* A sensor: its name, unit, key in its resource's JSON, and its register in tenths. */
+/* A sensor (named in SENSOR_NAMES): its unit, key in its resource's JSON, and its
+ * register in tenths. */
 struct sensor {
-    emcp_str name;
     emcp_str unit;
     emcp_str json_key;
     int32_t tenths;
 };
 
-enum { SENSOR_COUNT = 3 };
-
 static const struct sensor SENSORS[SENSOR_COUNT] = {
-    { EMCP_STR("temperature"), EMCP_STR("C"), EMCP_STR("celsius"), 215 },
-    { EMCP_STR("humidity"), EMCP_STR("%"), EMCP_STR("percent"), 400 },
-    { EMCP_STR("pressure"), EMCP_STR("hPa"), EMCP_STR("hpa"), 10132 },
+    { EMCP_STR("C"), EMCP_STR("celsius"), 215 },
+    { EMCP_STR("%"), EMCP_STR("percent"), 400 },
+    { EMCP_STR("hPa"), EMCP_STR("hpa"), 10132 },
 };
 
 enum { COLOR_COUNT = 4 };
@@ -91,17 +94,6 @@ static int find(const emcp_str *table, int count, const char *text, size_t len)
     return -1;
 }
 
-static int sensor_by_name(const char *text, size_t len)
-{
-    int i;
-    for (i = 0; i < SENSOR_COUNT; i++) {
-        if (str_eq(text, len, SENSORS[i].name)) {
-            return i;
-        }
-    }
-    return -1;
-}
-
 /* One line of text, built in place (every text of the board fits; longer is cut). */
 struct text {
     char buf[128];
@@ -118,13 +110,6 @@ static void put(struct text *t, const char *s, size_t n)
     t->len += n;
 }
 
-static void put_str(struct text *t, emcp_str s)
-{
-    put(t, s.ptr, s.len);
-}
-
-#define PUT_LIT(t, literal) put((t), (literal), sizeof(literal) - 1)
-
 static void put_uint(struct text *t, uint32_t v)
 {
     char digits[10];
@@ -137,36 +122,62 @@ static void put_uint(struct text *t, uint32_t v)
     put(t, digits + sizeof digits - n, n);
 }
 
-static uint32_t magnitude(int32_t v)
+/* A value in tenths: `21.5`, `-12.5`, and a whole value either with its decimal, as
+ * device text prints it (`40.0`), or without, as a JSON number in its shortest form
+ * (`40`). */
+static void put_tenths(struct text *t, int32_t tenths, bool whole_decimal)
 {
-    return v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
-}
-
-/* A value in tenths with exactly one decimal, as device text prints it: `21.5`, `40.0`,
- * `-12.5`. */
-static void put_tenths(struct text *t, int32_t tenths)
-{
-    uint32_t v = magnitude(tenths);
+    uint32_t v = tenths < 0 ? 0u - (uint32_t)tenths : (uint32_t)tenths;
     if (tenths < 0) {
-        PUT_LIT(t, "-");
+        put(t, "-", 1);
     }
     put_uint(t, v / 10u);
-    PUT_LIT(t, ".");
-    put_uint(t, v % 10u);
-}
-
-/* A value in tenths as a JSON number in its shortest form: `21.5`, `40`, `1013.2`. */
-static void put_number(struct text *t, int32_t tenths)
-{
-    uint32_t v = magnitude(tenths);
-    if (tenths < 0) {
-        PUT_LIT(t, "-");
-    }
-    put_uint(t, v / 10u);
-    if (v % 10u != 0) {
-        PUT_LIT(t, ".");
+    if (whole_decimal || v % 10u != 0) {
+        put(t, ".", 1);
         put_uint(t, v % 10u);
     }
+}
+
+/*
+ * Make the line the template `fmt`, byte for byte, except for these conversions, each
+ * taking the next argument:
+ *   %s  a `const emcp_str *`, its text
+ *   %u  a uint32_t, in decimal
+ *   %t  an int32_t in tenths with one decimal, as device text prints it: `40.0`
+ *   %n  an int32_t in tenths as a JSON number in its shortest form: `40`
+ *   %%  a `%`
+ * One formatter for every line the board builds keeps each callback to its template.
+ */
+static void format_line(struct text *t, const char *fmt, ...)
+{
+    va_list args;
+    t->len = 0;
+    va_start(args, fmt);
+    for (; *fmt != '\0'; fmt++) {
+        if (*fmt != '%' || fmt[1] == '\0') {
+            put(t, fmt, 1);
+            continue;
+        }
+        fmt++;
+        switch (*fmt) {
+        case 's': {
+            const emcp_str *s = va_arg(args, const emcp_str *);
+            put(t, s->ptr, s->len);
+            break;
+        }
+        case 'u':
+            put_uint(t, va_arg(args, uint32_t));
+            break;
+        case 't':
+        case 'n':
+            put_tenths(t, va_arg(args, int32_t), *fmt == 't');
+            break;
+        default: /* `%%` */
+            put(t, fmt, 1);
+            break;
+        }
+    }
+    va_end(args);
 }
 
 /* `x` converted to int32_t, saturating. */
@@ -193,12 +204,12 @@ static emcp_status read_sensor(void *userdata, emcp_tool_call *call)
     char name[32];
     size_t len = 0;
     int s = -1;
-    struct text t = { { 0 }, 0 };
+    struct text t;
     const struct sensor *sensor;
     (void)userdata;
 
     if (emcp_args_get_str(call, "sensor", 6, name, sizeof name, &len) == EMCP_OK) {
-        s = sensor_by_name(name, len);
+        s = find(SENSOR_NAMES, SENSOR_COUNT, name, len);
     }
     if (s < 0) {
         CALL_ERROR(call, "sensor must be one of temperature, humidity, pressure");
@@ -207,22 +218,12 @@ static emcp_status read_sensor(void *userdata, emcp_tool_call *call)
     sensor = &SENSORS[s];
 
     /* temperature: 21.5 C */
-    put_str(&t, sensor->name);
-    PUT_LIT(&t, ": ");
-    put_tenths(&t, sensor->tenths);
-    PUT_LIT(&t, " ");
-    put_str(&t, sensor->unit);
+    format_line(&t, "%s: %t %s", &SENSOR_NAMES[s], sensor->tenths, &sensor->unit);
     emcp_call_text(call, t.buf, t.len);
 
     /* {"sensor":"temperature","value":21.5,"unit":"C"} */
-    t.len = 0;
-    PUT_LIT(&t, "{\"sensor\":\"");
-    put_str(&t, sensor->name);
-    PUT_LIT(&t, "\",\"value\":");
-    put_number(&t, sensor->tenths);
-    PUT_LIT(&t, ",\"unit\":\"");
-    put_str(&t, sensor->unit);
-    PUT_LIT(&t, "\"}");
+    format_line(&t, "{\"sensor\":\"%s\",\"value\":%n,\"unit\":\"%s\"}",
+                &SENSOR_NAMES[s], sensor->tenths, &sensor->unit);
     emcp_call_structured(call, t.buf, t.len);
     return EMCP_OK;
 }
@@ -236,7 +237,7 @@ static emcp_status set_led(void *userdata, emcp_tool_call *call)
     int64_t brightness = 100;
     emcp_status st;
     bool sent;
-    struct text t = { { 0 }, 0 };
+    struct text t;
 
     if (emcp_args_get_str(call, "color", 5, color, sizeof color, &len) == EMCP_OK) {
         c = find(COLORS, COLOR_COUNT, color, len);
@@ -263,11 +264,7 @@ static emcp_status set_led(void *userdata, emcp_tool_call *call)
     b->brightness = c == LED_OFF ? 0 : (uint8_t)brightness;
 
     /* led: red 50% */
-    PUT_LIT(&t, "led: ");
-    put_str(&t, COLORS[b->led]);
-    PUT_LIT(&t, " ");
-    put_uint(&t, b->brightness);
-    PUT_LIT(&t, "%");
+    format_line(&t, "led: %s %u%%", &COLORS[b->led], (uint32_t)b->brightness);
     emcp_call_log(call, EMCP_LOG_INFO, "led", 3, t.buf, t.len, &sent);
     emcp_call_text(call, t.buf, t.len);
     /* Subscribers hear of it right after this response (the call only raises a flag,
@@ -285,16 +282,16 @@ static emcp_status servo_step(void *userdata, emcp_tool_call *call)
     uint32_t state = 0;
     uint32_t step;
     bool sent;
-    struct text t = { { 0 }, 0 };
+    struct text t;
 
     emcp_call_state(call, &state);
     step = (state & 0xffu) + 1u;
+    /* servo step 1/3 (no message past the last step) */
+    t.len = 0;
     if (step <= SERVO_STEPS) {
-        const emcp_str *msg = &SERVO_MESSAGES[step - 1u];
-        emcp_call_progress_u64(call, step, SERVO_STEPS, msg->ptr, msg->len, &sent);
-    } else {
-        emcp_call_progress_u64(call, step, SERVO_STEPS, NULL, 0, &sent);
+        format_line(&t, "servo step %u/%u", step, (uint32_t)SERVO_STEPS);
     }
+    emcp_call_progress_u64(call, step, SERVO_STEPS, t.len > 0 ? t.buf : NULL, t.len, &sent);
     if (step < SERVO_STEPS) {
         emcp_call_set_state(call, state + 1u);
         return EMCP_PENDING;
@@ -302,9 +299,7 @@ static emcp_status servo_step(void *userdata, emcp_tool_call *call)
     b->servo = (int32_t)(state >> 8) - SERVO_OFFSET;
 
     /* servo: 45.0 deg */
-    PUT_LIT(&t, "servo: ");
-    put_tenths(&t, b->servo);
-    PUT_LIT(&t, " deg");
+    format_line(&t, "servo: %t deg", b->servo);
     emcp_call_text(call, t.buf, t.len);
     return EMCP_OK;
 }
@@ -413,20 +408,14 @@ static emcp_status read_sensor_resource(void *userdata, emcp_resource_read *read
 {
     uint32_t kind;
     size_t index;
-    const struct sensor *s;
-    struct text t = { { 0 }, 0 };
+    struct text t;
     (void)userdata;
 
     if (emcp_read_target(read, &kind, &index) != EMCP_OK || kind != EMCP_TARGET_RESOURCE
         || index >= SENSOR_COUNT) {
         return EMCP_NOT_FOUND;
     }
-    s = &SENSORS[index];
-    PUT_LIT(&t, "{\"");
-    put_str(&t, s->json_key);
-    PUT_LIT(&t, "\":");
-    put_tenths(&t, s->tenths);
-    PUT_LIT(&t, "}");
+    format_line(&t, "{\"%s\":%t}", &SENSORS[index].json_key, SENSORS[index].tenths);
     return emcp_read_text(read, JSON_MIME, sizeof JSON_MIME - 1, t.buf, t.len);
 }
 
@@ -434,13 +423,10 @@ static emcp_status read_sensor_resource(void *userdata, emcp_resource_read *read
 static emcp_status read_led(void *userdata, emcp_resource_read *read)
 {
     const struct board *b = userdata;
-    struct text t = { { 0 }, 0 };
+    struct text t;
 
-    PUT_LIT(&t, "{\"color\":\"");
-    put_str(&t, COLORS[b->led]);
-    PUT_LIT(&t, "\",\"brightness\":");
-    put_uint(&t, b->brightness);
-    PUT_LIT(&t, "}");
+    format_line(&t, "{\"color\":\"%s\",\"brightness\":%u}", &COLORS[b->led],
+                (uint32_t)b->brightness);
     return emcp_read_text(read, JSON_MIME, sizeof JSON_MIME - 1, t.buf, t.len);
 }
 
@@ -475,7 +461,7 @@ static emcp_status read_history(void *userdata, emcp_resource_read *read)
     if (emcp_read_var(read, "name", 4, &name, &len) != EMCP_OK) {
         return EMCP_NOT_FOUND;
     }
-    s = sensor_by_name(name, len);
+    s = find(SENSOR_NAMES, SENSOR_COUNT, name, len);
     if (s < 0) {
         return EMCP_NOT_FOUND;
     }
@@ -483,11 +469,7 @@ static emcp_status read_history(void *userdata, emcp_resource_read *read)
     emcp_read_text_begin(read, CSV_MIME, sizeof CSV_MIME - 1);
     emcp_read_text_part(read, "sample,value\n", 13);
     for (i = 0; i < 8; i++) {
-        t.len = 0;
-        put_uint(&t, (uint32_t)i);
-        PUT_LIT(&t, ",");
-        put_tenths(&t, now - (7 - i));
-        PUT_LIT(&t, "\n");
+        format_line(&t, "%u,%t\n", (uint32_t)i, now - (7 - i));
         emcp_read_text_part(read, t.buf, t.len);
     }
     return EMCP_OK;
@@ -568,7 +550,7 @@ static emcp_status diagnose_board(void *userdata, emcp_prompt_get *get)
     const struct board *b = userdata;
     char probe[1];
     size_t len;
-    struct text t = { { 0 }, 0 };
+    struct text t;
 
     /* Required, so the server checked it is there; nothing to write otherwise. */
     if (emcp_prompt_arg(get, "symptom", 7, probe, sizeof probe, &len) == EMCP_NOT_FOUND) {
@@ -579,17 +561,11 @@ static emcp_status diagnose_board(void *userdata, emcp_prompt_get *get)
     emcp_prompt_text_part(get, "The sensor board shows this symptom: ", 37);
     emcp_prompt_text_arg(get, "symptom", 7); /* verbatim, escapes and all */
 
-    PUT_LIT(&t, "\nCurrent readings: temperature ");
-    put_tenths(&t, SENSORS[0].tenths);
-    PUT_LIT(&t, " C, humidity ");
-    put_tenths(&t, SENSORS[1].tenths);
-    PUT_LIT(&t, " %, pressure ");
-    put_tenths(&t, SENSORS[2].tenths);
-    PUT_LIT(&t, " hPa, LED ");
-    put_str(&t, COLORS[b->led]);
-    PUT_LIT(&t, " ");
-    put_uint(&t, b->brightness);
-    PUT_LIT(&t, "%.\n");
+    format_line(&t,
+                "\nCurrent readings: temperature %t C, humidity %t %%, pressure %t hPa, "
+                "LED %s %u%%.\n",
+                SENSORS[0].tenths, SENSORS[1].tenths, SENSORS[2].tenths, &COLORS[b->led],
+                (uint32_t)b->brightness);
     emcp_prompt_text_part(get, t.buf, t.len);
     emcp_prompt_text_part(get, "What is the likely cause and what should I check first?", 55);
     return EMCP_OK;
@@ -620,15 +596,12 @@ static const emcp_prompt PROMPTS[] = {
  * that start with what the user typed, in table order. */
 static void complete(void *userdata, emcp_completion *c)
 {
-    static const emcp_str SENSOR_NAMES[SENSOR_COUNT] = {
-        EMCP_STR("temperature"),
-        EMCP_STR("humidity"),
-        EMCP_STR("pressure"),
-    };
+    static const emcp_str name = EMCP_STR("name");
     char prefix[64], arg[16], uri[64];
     size_t prefix_len, arg_len, uri_len;
     uint32_t kind;
     size_t index = 0;
+    const emcp_str *argument = NULL; /* the argument the candidates are values of */
     const emcp_str *candidates = NULL;
     size_t count = 0, i;
     (void)userdata;
@@ -645,19 +618,19 @@ static void complete(void *userdata, emcp_completion *c)
         return;
     }
     if (kind == EMCP_REF_RESOURCE) {
-        static const emcp_str history = EMCP_STR(HISTORY_TEMPLATE);
-        static const emcp_str name = EMCP_STR("name");
         if (emcp_completion_text(c, EMCP_COMPLETION_URI, uri, sizeof uri, &uri_len) == EMCP_OK
-            && str_eq(uri, uri_len, history) && str_eq(arg, arg_len, name)) {
+            && str_eq(uri, uri_len, TEMPLATES[0].uri_template)) {
+            argument = &name;
             candidates = SENSOR_NAMES;
             count = SENSOR_COUNT;
         }
     } else if (kind == EMCP_REF_PROMPT && index == 0) {
-        static const emcp_str symptom = EMCP_STR("symptom");
-        if (str_eq(arg, arg_len, symptom)) {
-            candidates = SYMPTOMS;
-            count = sizeof SYMPTOMS / sizeof SYMPTOMS[0];
-        }
+        argument = &DIAGNOSE_ARGS[0].name; /* symptom */
+        candidates = SYMPTOMS;
+        count = sizeof SYMPTOMS / sizeof SYMPTOMS[0];
+    }
+    if (argument == NULL || !str_eq(arg, arg_len, *argument)) {
+        return;
     }
     for (i = 0; i < count; i++) {
         if (str_starts_with(candidates[i], prefix, prefix_len)) {

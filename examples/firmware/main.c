@@ -97,7 +97,7 @@ int main(void)
     emcp_status status = emcp_server_init(&storage, sizeof storage, &board_config, line_buffer,
                                           sizeof line_buffer, NULL, 0, &board.server);
     if (status != EMCP_OK) {
-        semihost_log_u32("emcp: emcp_server_init failed with status ", status, "\n");
+        semihost_log_u32("emcp: init failed: status ", status, "\n");
         return 1;
     }
 
@@ -109,12 +109,12 @@ int main(void)
         }
         if (n > 0) {
             size_t consumed = 0;
-            check("emcp_server_feed: status ", emcp_server_feed(board.server, rx, n, &consumed));
+            check("feed: status ", emcp_server_feed(board.server, rx, n, &consumed));
             link.received += (uint32_t)n;
         } else {
             /* Idle: move pending tools on, send resource-changed notifications. */
             bool busy = false;
-            check("emcp_server_poll: status ", emcp_server_poll(board.server, &busy));
+            check("poll: status ", emcp_server_poll(board.server, &busy));
             link_poll();
             if (link.finished) {
                 link.quiet = busy ? 0u : (uint8_t)(link.quiet < 2u ? link.quiet + 1u : 2u);
@@ -123,7 +123,7 @@ int main(void)
                     link.idle_sent = true;
                 }
             } else if (link.eof && link.received >= link.eof_at) {
-                check("emcp_server_finish: status ", emcp_server_finish(board.server));
+                check("finish: status ", emcp_server_finish(board.server));
                 link.finished = true;
             }
         }

@@ -6,7 +6,7 @@
  * inside libemcp_ffi.a, whose word-at-a-time versions take 1.3 KB more flash. Strong
  * definitions here win over compiler_builtins' weak ones. The Makefile builds this
  * file with -fno-tree-loop-distribute-patterns, so GCC cannot turn a loop back into a
- * call to the function it is in.
+ * call to the function it is in, and without LTO, so these stay ordinary symbols.
  */
 #include <stddef.h>
 #include <stdint.h>

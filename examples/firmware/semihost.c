@@ -21,15 +21,26 @@ void semihost_write0(const char *text)
 void semihost_log_u32(const char *prefix, uint32_t value, const char *suffix)
 {
     char msg[96];
-    char digits[10];
-    unsigned n = 0, d = 0;
+    char digits[11]; /* up to 10 digits and the NUL, written from the end */
+    char *d = digits + sizeof digits - 1u;
+    const char *parts[3];
+    unsigned n = 0, i;
+
+    *d = '\0';
     do {
-        digits[d++] = (char)('0' + value % 10u);
+        *--d = (char)('0' + value % 10u);
         value /= 10u;
     } while (value != 0u);
-    for (; *prefix != '\0' && n < sizeof msg - 1u; prefix++) msg[n++] = *prefix;
-    while (d > 0u && n < sizeof msg - 1u) msg[n++] = digits[--d];
-    for (; *suffix != '\0' && n < sizeof msg - 1u; suffix++) msg[n++] = *suffix;
+    parts[0] = prefix;
+    parts[1] = d;
+    parts[2] = suffix;
+    /* Prefix, digits and suffix into one message (cut to fit), so that one SYS_WRITE0
+     * writes it and no other writer's output lands inside the line. */
+    for (i = 0; i < 3u; i++) {
+        for (const char *s = parts[i]; *s != '\0' && n < sizeof msg - 1u; s++) {
+            msg[n++] = *s;
+        }
+    }
     msg[n] = '\0';
     semihost_write0(msg);
 }

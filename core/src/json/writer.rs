@@ -50,7 +50,8 @@ pub trait Sink {
     /// id — or, for `None`, to no request (an initialize-era session notification).
     /// A transport with one stream per request (HTTP) routes by it; a single byte
     /// stream ignores it (the default). Lines written while a request is handled
-    /// belong to that request unless routed otherwise.
+    /// belong to that request unless routed otherwise. The server calls it when built
+    /// with the cargo feature `routes` (which `http` and `input` turn on).
     fn route(&mut self, _request: Option<&[u8]>) {}
 }
 
@@ -805,6 +806,7 @@ impl<'s> JsonWriter<'s> {
     }
 
     /// Tell the sink which exchange the next lines belong to ([`Sink::route`]).
+    #[cfg(feature = "routes")]
     pub fn route(&mut self, request: Option<&[u8]>) {
         self.sink.route(request);
     }
