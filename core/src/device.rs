@@ -127,6 +127,14 @@ pub trait Device {
         false
     }
 
+    /// May tool `tool` run now, with these (already validated) arguments? Asked before
+    /// every call ([`crate::policy`]); a refusal becomes a tool result with
+    /// `isError: true` and the reason. The default allows everything.
+    fn authorize(&mut self, tool: usize, args: Option<Value<'_>>) -> crate::policy::Verdict {
+        let _ = (tool, args);
+        crate::policy::Verdict::Allow
+    }
+
     /// Run a tool. Arguments were already validated against its input schema.
     fn call_tool(&mut self, call: &mut ToolCall<'_>) -> Step {
         call.error("tool not implemented");
@@ -610,6 +618,42 @@ impl<'a> ToolCall<'a> {
     /// Whether any content was written already.
     pub fn written(&self) -> bool {
         self.phase != Phase::Idle
+    }
+
+    /// The device refused the call ([`Device::authorize`]): a text block saying why,
+    /// `isError`.
+    pub(crate) fn refusal(&mut self, verdict: crate::policy::Verdict) {
+        if self.block_head("text") {
+            self.w.key("text");
+            match verdict {
+                crate::policy::Verdict::RetryAfter(ms) => {
+                    let mut digits = [b'0'; 10];
+                    let mut i = digits.len();
+                    let mut n = ms;
+                    while i > 0 {
+                        i -= 1;
+                        if let Some(d) = digits.get_mut(i) {
+                            *d = b'0' + (n % 10) as u8;
+                        }
+                        n /= 10;
+                        if n == 0 {
+                            break;
+                        }
+                    }
+                    let digits = digits.get(i..).unwrap_or_default();
+                    self.w.string_begin();
+                    self.w.string_part("Rate limit exceeded: retry in ");
+                    self.w
+                        .string_part(core::str::from_utf8(digits).unwrap_or("0"));
+                    self.w.string_part(" ms");
+                    self.w.string_end();
+                }
+                crate::policy::Verdict::Deny(reason) => self.w.str(reason),
+                crate::policy::Verdict::Allow => self.w.str(""),
+            }
+            self.w.end_object();
+        }
+        self.is_error = true;
     }
 
     /// An argument violated the input schema: a text block naming it, `isError`.

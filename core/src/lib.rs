@@ -14,6 +14,7 @@
 //! - [`template`] — URI-template matching (a hand-written level-1 grammar).
 //! - [`device`] — the [`Device`] trait and the request contexts handlers write through.
 //! - [`subscription`] — resource subscriptions and interrupt-safe change flags.
+//! - [`policy`] — who may run which tool and how often (authorization, rate limits).
 //! - [`server`] — era selection, capability gating, routing: [`Server::handle`].
 //! - [`serve`] — [`serve::feed`] for any transport, and an `embedded-io` serve loop.
 //! - `http` (feature) — Streamable HTTP: request heads, replies, sessions.
@@ -72,6 +73,7 @@ pub mod http;
 #[cfg(feature = "input")]
 pub mod input;
 pub mod json;
+pub mod policy;
 pub mod registry;
 pub mod rpc;
 pub mod schema;

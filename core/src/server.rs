@@ -1058,6 +1058,14 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             self.finish_call(&mut call);
             return Ok(());
         }
+        match self.device.authorize(index, args) {
+            crate::policy::Verdict::Allow => {}
+            verdict => {
+                call.refusal(verdict);
+                self.finish_call(&mut call);
+                return Ok(());
+            }
+        }
         call.can_defer = !self.jobs.is_full();
         #[cfg(feature = "input")]
         {

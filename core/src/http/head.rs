@@ -47,6 +47,8 @@ pub struct Head<'a> {
     pub mcp_name: Option<&'a [u8]>,
     /// `Mcp-Session-Id`.
     pub session_id: Option<&'a [u8]>,
+    /// `Authorization`.
+    pub authorization: Option<&'a [u8]>,
     /// False when the client asked to close (`Connection: close`, or HTTP/1.0
     /// without `Connection: keep-alive`).
     pub keep_alive: bool,
@@ -97,6 +99,7 @@ pub fn parse(buf: &[u8]) -> Result<Option<Head<'_>>, Status> {
         mcp_method: None,
         mcp_name: None,
         session_id: None,
+        authorization: None,
         keep_alive: req.version == Some(1),
         len,
     };
@@ -111,6 +114,7 @@ pub fn parse(buf: &[u8]) -> Result<Option<Head<'_>>, Status> {
             Key::McpMethod => &mut head.mcp_method,
             Key::McpName => &mut head.mcp_name,
             Key::SessionId => &mut head.session_id,
+            Key::Authorization => &mut head.authorization,
             Key::ContentLength => {
                 let n = parse_decimal(value).ok_or(Status::BadRequest)?;
                 if head.content_length.is_some_and(|m| m != n) {
@@ -154,12 +158,13 @@ enum Key {
     McpMethod,
     McpName,
     SessionId,
+    Authorization,
     Other,
 }
 
 /// Which kept header `name` is (names compare without regard to case).
 fn key(name: &str) -> Key {
-    const KEYS: [(&str, Key); 11] = [
+    const KEYS: [(&str, Key); 12] = [
         ("host", Key::Host),
         ("origin", Key::Origin),
         ("content-type", Key::ContentType),
@@ -171,6 +176,7 @@ fn key(name: &str) -> Key {
         ("mcp-method", Key::McpMethod),
         ("mcp-name", Key::McpName),
         ("mcp-session-id", Key::SessionId),
+        ("authorization", Key::Authorization),
     ];
     KEYS.iter()
         .find(|(n, _)| name.eq_ignore_ascii_case(n))

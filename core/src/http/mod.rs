@@ -16,6 +16,7 @@
 //! | body over [`Policy::max_body`] | 413, close |
 //! | path other than [`Policy::endpoint`] | 404 |
 //! | `Host` or `Origin` not loopback nor in [`Policy::hosts`] | 403 |
+//! | [`Policy::bearer`] set, `Authorization: Bearer` missing or another token | 401 |
 //! | GET with the current session / another session | 200 event stream, kept open / 404 |
 //! | GET without a session, or a method other than POST/DELETE | 405 |
 //! | DELETE of the current session / of another / without one | 200 / 404 / 405 |
@@ -55,6 +56,8 @@ pub enum Status {
     Accepted,
     /// 400.
     BadRequest,
+    /// 401: [`Policy::bearer`] is set and the request lacks that token.
+    Unauthorized,
     /// 403: `Host` or `Origin` not allowed (DNS-rebinding protection).
     Forbidden,
     /// 404: another path, an unknown session, or (2026-07-28) method not found.
@@ -84,6 +87,7 @@ impl Status {
             Status::Ok => 200,
             Status::Accepted => 202,
             Status::BadRequest => 400,
+            Status::Unauthorized => 401,
             Status::Forbidden => 403,
             Status::NotFound => 404,
             Status::MethodNotAllowed => 405,
@@ -103,6 +107,7 @@ impl Status {
             Status::Ok => b"200 OK",
             Status::Accepted => b"202 Accepted",
             Status::BadRequest => b"400 Bad Request",
+            Status::Unauthorized => b"401 Unauthorized",
             Status::Forbidden => b"403 Forbidden",
             Status::NotFound => b"404 Not Found",
             Status::MethodNotAllowed => b"405 Method Not Allowed",
@@ -127,6 +132,10 @@ pub struct Policy {
     pub hosts: &'static [&'static str],
     /// Largest request body in bytes (default 8192).
     pub max_body: usize,
+    /// A bearer token every request must carry (`Authorization: Bearer <token>`,
+    /// compared in constant time), for a device on a network; 401 without it. Default
+    /// none.
+    pub bearer: Option<&'static str>,
 }
 
 impl Default for Policy {
@@ -135,6 +144,7 @@ impl Default for Policy {
             endpoint: "/mcp",
             hosts: &[],
             max_body: 8192,
+            bearer: None,
         }
     }
 }
@@ -272,6 +282,24 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize>(
         && head.origin.is_none_or(|o| allowed_origin(o, policy.hosts));
     if !host_ok {
         return answer(conn, Status::Forbidden, total, &[]);
+    }
+    if let Some(token) = policy.bearer {
+        let presented = head
+            .authorization
+            .and_then(|a| {
+                a.get(..7)
+                    .filter(|s| s.eq_ignore_ascii_case(b"bearer "))
+                    .and(a.get(7..))
+            })
+            .map(head::trim);
+        if !presented.is_some_and(|p| same_secret(p, token.as_bytes())) {
+            return answer(
+                conn,
+                Status::Unauthorized,
+                total,
+                b"WWW-Authenticate: Bearer\r\n",
+            );
+        }
     }
     let session_ok = head
         .session_id
@@ -440,6 +468,16 @@ fn is_initialize_era(v: &[u8]) -> bool {
             }
         });
     dated && v <= b"2025-11-25".as_slice()
+}
+
+/// `a == b` in time that depends only on the lengths (no early exit on the first
+/// differing byte), for comparing secrets.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    let mut diff = u8::from(a.len() != b.len());
+    for (x, y) in a.iter().zip(b.iter()) {
+        diff |= x ^ y;
+    }
+    diff == 0
 }
 
 /// Whether a `Host` value names this endpoint: loopback or one of `hosts`, any port.

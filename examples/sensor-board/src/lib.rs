@@ -10,6 +10,7 @@ use core::fmt::Write as _;
 use emcp::device::{
     Completion, LogLevel, PromptGet, ReadError, Reference, ResourceRead, Role, Target, ToolCall,
 };
+use emcp::policy::Verdict;
 use emcp::registry::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use emcp::{Config, Device, Step};
 use serde::Deserialize;
@@ -207,6 +208,8 @@ pub struct Board {
     /// Servo moves cancelled by the client.
     cancelled: u32,
     changes: u32,
+    /// The arm switch: the servo may move only while it is closed.
+    armed: bool,
 }
 
 impl Default for Board {
@@ -228,7 +231,14 @@ impl Board {
             servo: 0,
             cancelled: 0,
             changes: 0,
+            armed: true,
         }
+    }
+
+    /// Open or close the arm switch (a physical input on a real board): while it is
+    /// open, `move_servo` is refused before it runs.
+    pub fn set_armed(&mut self, armed: bool) {
+        self.armed = armed;
     }
 
     /// A sensor register, in tenths.
@@ -345,6 +355,14 @@ impl Device for Board {
     }
     fn completions(&self) -> bool {
         true
+    }
+
+    fn authorize(&mut self, tool: usize, _args: Option<emcp::json::Value<'_>>) -> Verdict {
+        // move_servo drives a motor: only while the arm switch is closed.
+        if tool == 2 && !self.armed {
+            return Verdict::Deny("move_servo refused: the arm switch is off");
+        }
+        Verdict::Allow
     }
 
     fn call_tool(&mut self, call: &mut ToolCall<'_>) -> Step {
