@@ -9,12 +9,22 @@
 //!
 //! Output of [`Server::poll`] is routed by [`Sink::route`] to the open stream of the
 //! request it belongs to.
+//!
+//! **Connections are bounded** ([`MAX_CONNECTIONS`], or the bound given to
+//! [`serve_http_bounded`]): every open connection counts, idle keep-alive ones and
+//! open event streams included. A connection beyond the bound is answered `503
+//! Service Unavailable` with `Retry-After: 1` and closed, without a thread of its own
+//! (one refusing thread answers them in turn; when [`MAX_REFUSALS`] are already
+//! waiting for it, a further one is closed at once). A slot frees when its connection
+//! closes, and the next connection is served again.
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use emcp::device::Device;
 use emcp::http::{self, reply, Policy, Served, Sessions, Status};
@@ -26,6 +36,18 @@ pub const MAX_HEAD: usize = 8 * 1024;
 
 /// How often the poller thread continues pending jobs.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(5);
+
+/// Connections [`serve_http`] serves at once (each has a thread and a buffer of
+/// [`MAX_HEAD`] + `Policy::max_body` bytes); one more is refused with 503. The
+/// official conformance suite keeps up to about 7 open at once.
+pub const MAX_CONNECTIONS: usize = 32;
+
+/// Refused connections waiting for their 503 at once; beyond that a refused
+/// connection is closed without an answer.
+pub const MAX_REFUSALS: usize = 16;
+
+/// How long a refused connection is given to read its 503 before it is closed.
+const REFUSAL_LINGER: Duration = Duration::from_millis(500);
 
 /// A [`Sink`] writing to a TCP stream.
 struct Tcp<'a>(&'a mut TcpStream);
@@ -111,8 +133,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Shared<D, L, J, 
     }
 }
 
-/// Serve `server` over HTTP on `listener` until accepting fails. `seed` seeds session
-/// ids (take it from the clock).
+/// Serve `server` over HTTP on `listener` until accepting fails, at most
+/// [`MAX_CONNECTIONS`] connections at once. `seed` seeds session ids (take it from the
+/// clock).
 ///
 /// # Errors
 ///
@@ -126,6 +149,26 @@ pub fn serve_http<D, const L: usize, const J: usize, const W: usize>(
 where
     D: Device + Send + 'static,
 {
+    serve_http_bounded(listener, server, policy, seed, MAX_CONNECTIONS)
+}
+
+/// [`serve_http`] with at most `max_connections` connections at once (0 is taken as
+/// 1); one more is answered 503 with `Retry-After: 1` and closed.
+///
+/// # Errors
+///
+/// The listener's error.
+pub fn serve_http_bounded<D, const L: usize, const J: usize, const W: usize>(
+    listener: TcpListener,
+    server: Server<D, L, J, W>,
+    policy: Policy,
+    seed: u64,
+    max_connections: usize,
+) -> io::Result<()>
+where
+    D: Device + Send + 'static,
+{
+    let max_connections = max_connections.max(1);
     let shared = Arc::new(Mutex::new(Shared {
         server,
         sessions: Sessions::new(seed),
@@ -139,18 +182,76 @@ where
             s.poll();
         }
     });
+    let (refuse, refused) = mpsc::sync_channel::<TcpStream>(MAX_REFUSALS);
+    thread::spawn(move || refuser(&refused));
+    let open = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
         let stream = stream?;
+        // Only this loop adds to `open`: the bound cannot be overshot.
+        if open.load(Ordering::Acquire) >= max_connections {
+            refuse_later(&refuse, stream);
+            continue;
+        }
+        open.fetch_add(1, Ordering::AcqRel);
+        let slot = Slot(Arc::clone(&open));
         let shared = Arc::clone(&shared);
-        thread::spawn(move || {
+        let Ok(conn) = stream.try_clone() else {
+            continue; // `slot` was not moved: dropped here, the count goes back
+        };
+        let spawned = thread::Builder::new().spawn(move || {
+            let _slot = slot;
             if let Err(e) = connection(stream, &shared, &policy) {
                 if e.kind() != io::ErrorKind::ConnectionReset {
                     eprintln!("emcp-host: connection: {e}");
                 }
             }
         });
+        if spawned.is_err() {
+            // No thread for it (its slot went back with the closure): refuse it too.
+            refuse_later(&refuse, conn);
+        }
     }
     Ok(())
+}
+
+/// One counted connection; the count goes down when its thread ends.
+struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Hand a connection over for a 503, or close it at once when too many wait already.
+fn refuse_later(refuse: &SyncSender<TcpStream>, stream: TcpStream) {
+    if let Err(mpsc::TrySendError::Full(s) | mpsc::TrySendError::Disconnected(s)) =
+        refuse.try_send(stream)
+    {
+        let _ = s.shutdown(Shutdown::Both);
+    }
+}
+
+/// Answer each refused connection 503 and close it, after letting the client read
+/// the answer: the request it may still be sending is read and dropped (closing with
+/// unread input would reset the connection and could lose the 503).
+fn refuser(refused: &Receiver<TcpStream>) {
+    for mut stream in refused {
+        let _ = stream.set_write_timeout(Some(REFUSAL_LINGER));
+        http::reject(&mut Tcp(&mut stream), Status::ServiceUnavailable);
+        let _ = stream.shutdown(Shutdown::Write);
+        let deadline = Instant::now() + REFUSAL_LINGER;
+        let mut sink = [0u8; 1024];
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+                break;
+            }
+            if !matches!(stream.read(&mut sink), Ok(n) if n > 0) {
+                break;
+            }
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

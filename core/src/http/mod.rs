@@ -10,6 +10,7 @@
 //! | request | answer |
 //! |---|---|
 //! | head over the buffer, > [`head::MAX_HEADERS`] lines | 431, close |
+//! | no room for another connection (the caller's bound, via [`reject`]) | 503 with `Retry-After: 1`, close |
 //! | malformed head, bad `Content-Length` | 400, close |
 //! | `Transfer-Encoding` on a request | 501, close |
 //! | POST without `Content-Length` | 411, close |
@@ -78,6 +79,8 @@ pub enum Status {
     InternalError,
     /// 501: a chunked request body.
     NotImplemented,
+    /// 503: no room for another connection ([`reject`] adds `Retry-After: 1`).
+    ServiceUnavailable,
 }
 
 impl Status {
@@ -98,6 +101,7 @@ impl Status {
             Status::HeadersTooLarge => 431,
             Status::InternalError => 500,
             Status::NotImplemented => 501,
+            Status::ServiceUnavailable => 503,
         }
     }
 
@@ -118,6 +122,7 @@ impl Status {
             Status::HeadersTooLarge => b"431 Request Header Fields Too Large",
             Status::InternalError => b"500 Internal Server Error",
             Status::NotImplemented => b"501 Not Implemented",
+            Status::ServiceUnavailable => b"503 Service Unavailable",
         }
     }
 }
@@ -505,9 +510,15 @@ fn allowed_origin(value: &[u8], hosts: &[&str]) -> bool {
 }
 
 /// Answer with `status` and no body, then close the connection (for example 431 when
-/// a request does not fit the caller's buffer).
+/// a request does not fit the caller's buffer, or 503 when the caller has no room for
+/// another connection: that answer carries `Retry-After: 1`).
 pub fn reject(conn: &mut dyn Sink, status: Status) {
-    simple(conn, status, false, &[]);
+    let extra: &[u8] = if status == Status::ServiceUnavailable {
+        b"Retry-After: 1\r\n"
+    } else {
+        b""
+    };
+    simple(conn, status, false, extra);
 }
 
 /// A response without a body (`extra`: more header lines, each ending in CRLF).
