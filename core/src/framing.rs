@@ -7,9 +7,9 @@
 //!
 //! - `\n` ends a line; a `\r` before it is dropped (CRLF tolerated).
 //! - Blank lines (nothing but spaces, tabs and `\r`) are skipped.
-//! - A line may hold `N` bytes before its `\n` (a `\r` counts). A longer line is
-//!   *reported* once ([`Frame::TooLong`]) and discarded up to
-//!   the next `\n`; the line after it is framed normally.
+//! - A line may hold `N` bytes before its `\n` (a `\r` counts). A longer line, blank
+//!   or not, is *reported* once ([`Frame::TooLong`]) and discarded up to the next
+//!   `\n`; the line after it is framed normally.
 //! - When the whole line is already in the input and nothing is buffered, the frame
 //!   borrows the input directly (no copy).
 //!
@@ -111,16 +111,20 @@ impl State {
                 return (consumed, None);
             }
 
-            // Zero-copy: the whole line is in the input.
-            let direct = self.len == 0 && ends_line;
-            if direct && is_blank(chunk) {
-                continue;
-            }
+            // The length check comes first, before the blank-line check, so that a
+            // blank line too long for the buffer is reported however the input is
+            // chunked (when it arrives in pieces, its start is buffered before it is
+            // known to be blank).
             if chunk.len() > buf.len().saturating_sub(self.len) {
                 // Too long: report once, drop the rest of the line.
                 self.len = 0;
                 self.discarding = !ends_line;
                 return (consumed, Some(Frame::TooLong));
+            }
+            // Zero-copy: the whole line is in the input.
+            let direct = self.len == 0 && ends_line;
+            if direct && is_blank(chunk) {
+                continue;
             }
             let line = if direct {
                 chunk
@@ -323,6 +327,23 @@ mod tests {
             run::<4>(&[b"ab", b"cde\nx\n"]),
             vec![Out::TooLong, line("x")]
         );
+    }
+
+    /// Found by the `framer` fuzz target: a blank line longer than the buffer was
+    /// skipped when it arrived whole but reported when it arrived in pieces.
+    #[test]
+    fn overlong_blank_line_is_reported_however_chunked() {
+        let input = b"      \r\nok\n";
+        let whole = run::<4>(&[input]);
+        assert_eq!(whole, vec![Out::TooLong, line("ok")]);
+        let bytes: Vec<&[u8]> = input.chunks(1).collect();
+        assert_eq!(run::<4>(&bytes), whole);
+        for split in 0..input.len() {
+            let (a, b) = input.split_at(split);
+            assert_eq!(run::<4>(&[a, b]), whole, "split at {split}");
+        }
+        // A blank line that fits is still skipped.
+        assert_eq!(run::<4>(&[b"  \r\nok\n"]), vec![line("ok")]);
     }
 
     #[test]

@@ -99,25 +99,34 @@ impl Violation<'_, '_> {
     }
 }
 
-/// The JSON Schema type names, the kind of value each accepts, and whether the value
-/// must also be integral (`integer`).
-const TYPES: [(&str, Kind, bool); 7] = [
-    ("string", Kind::String, false),
-    ("number", Kind::Number, false),
-    ("integer", Kind::Number, true),
-    ("boolean", Kind::Bool, false),
-    ("object", Kind::Object, false),
-    ("array", Kind::Array, false),
-    ("null", Kind::Null, false),
+/// The JSON Schema type names, and (in [`TYPE_KINDS`], same order) the kind of value
+/// each accepts; `integer` ([`INTEGER`]) also needs the value integral. Two arrays
+/// rather than one of tuples: no padding per entry in a small image.
+const TYPE_NAMES: [&str; 7] = [
+    "string", "number", "integer", "boolean", "object", "array", "null",
 ];
+
+/// The kind each of [`TYPE_NAMES`] accepts.
+const TYPE_KINDS: [Kind; 7] = [
+    Kind::String,
+    Kind::Number,
+    Kind::Number,
+    Kind::Bool,
+    Kind::Object,
+    Kind::Array,
+    Kind::Null,
+];
+
+/// Index of `integer` in [`TYPE_NAMES`].
+const INTEGER: usize = 2;
 
 /// Whether `v` is of the type `name` names; false when `name` is not a string.
 fn type_matches(name: Value<'_>, v: Value<'_>) -> bool {
     let Some(name) = name.as_str() else {
         return false;
     };
-    match TYPES.iter().find(|(n, _, _)| n.as_bytes() == name.raw()) {
-        Some(&(_, kind, integral)) => v.kind() == kind && (!integral || v.is_integral()),
+    match TYPE_NAMES.iter().position(|n| n.as_bytes() == name.raw()) {
+        Some(i) => TYPE_KINDS.get(i) == Some(&v.kind()) && (i != INTEGER || v.is_integral()),
         None => true, // unknown type names are not ours to judge
     }
 }
@@ -151,9 +160,9 @@ fn check_property<'s>(prop: Value<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
     // Numbers compare by their exact decimal values: `100.00000000000000001` is above a
     // maximum of 100 although both are the same `f64`.
     let length = v.as_str().map(|s| s.char_count() as u64);
-    for (i, &(key, breaks, of_length)) in BOUNDS.iter().enumerate() {
+    for (i, (key, breaks)) in BOUND_KEYS.iter().zip(BOUND_BREAKS.iter()).enumerate() {
         let Some(b) = prop.get(key) else { continue };
-        let order = if of_length {
+        let order = if i >= FIRST_LENGTH_BOUND {
             length.zip(b.as_u64()).map(|(n, limit)| n.cmp(&limit))
         } else {
             v.cmp_number(&b)
@@ -165,23 +174,32 @@ fn check_property<'s>(prop: Value<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
     Ok(())
 }
 
-/// The bounds a property may set, in the order they are checked: the keyword, how the
-/// argument compares with the bound when it breaks it, and whether the bound is on a
-/// string's length in characters (otherwise on a number's value).
-const BOUNDS: [(&str, [Ordering; 2], bool); 6] = [
-    ("minimum", [Ordering::Less; 2], false),
-    ("maximum", [Ordering::Greater; 2], false),
-    ("exclusiveMinimum", [Ordering::Less, Ordering::Equal], false),
-    (
-        "exclusiveMaximum",
-        [Ordering::Greater, Ordering::Equal],
-        false,
-    ),
-    ("minLength", [Ordering::Less; 2], true),
-    ("maxLength", [Ordering::Greater; 2], true),
+/// The bounds a property may set, in the order they are checked; the ones from
+/// [`FIRST_LENGTH_BOUND`] on bound a string's length in characters, the others a
+/// number's value. (Parallel arrays rather than one of tuples: no padding per entry.)
+const BOUND_KEYS: [&str; 6] = [
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
 ];
 
-/// The rule [`BOUNDS`] entry `i` stands for, broken by the bound `b`.
+/// How the argument compares with each of [`BOUND_KEYS`] when it breaks it.
+const BOUND_BREAKS: [[Ordering; 2]; 6] = [
+    [Ordering::Less; 2],
+    [Ordering::Greater; 2],
+    [Ordering::Less, Ordering::Equal],
+    [Ordering::Greater, Ordering::Equal],
+    [Ordering::Less; 2],
+    [Ordering::Greater; 2],
+];
+
+/// Index of the first length bound in [`BOUND_KEYS`].
+const FIRST_LENGTH_BOUND: usize = 4;
+
+/// The rule [`BOUND_KEYS`] entry `i` stands for, broken by the bound `b`.
 fn bound_rule(i: usize, b: Value<'_>) -> Rule<'_> {
     match i {
         0 => Rule::Minimum(b),

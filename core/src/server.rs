@@ -106,6 +106,9 @@ struct Job {
     modern: bool,
     log_level: Option<LogLevel>,
     state: u32,
+    /// The job finished, but neither its response nor the -32603 error in its place
+    /// fitted the output buffer: the error is owed at the next poll.
+    owes: bool,
 }
 
 /// What a tool call waiting for the client's input keeps (initialize era).
@@ -227,20 +230,20 @@ impl Sink for Guard<'_> {
 }
 
 /// Write one error response line whole: taken back when it did not fit.
-fn error_line(out: &mut dyn Sink, id: Option<Id<'_>>, error: crate::error::RpcError) {
+fn error_line(out: &mut dyn Sink, id: Option<Id<'_>>, error: crate::error::RpcError) -> bool {
     let mut g = Guard::new(out);
     rpc::write_error(&mut g, id, error, None);
     if g.full {
         g.inner.rollback();
     }
+    !g.full
 }
 
-/// Answer `id` with -32603 after its response was taken back for not fitting.
-fn too_large(out: &mut dyn Sink, id: Id<'_>) {
-    if out.rollback() {
-        let busy = DispatchError::Busy("Response too large for the output buffer");
-        error_line(out, Some(id), busy.into());
-    }
+/// Answer `id` with -32603 after its response was taken back for not fitting. False
+/// when the error did not fit either (a full fixed buffer: try again once drained).
+fn too_large(out: &mut dyn Sink, id: Id<'_>) -> bool {
+    let busy = DispatchError::Busy("Response too large for the output buffer");
+    !out.rollback() || error_line(out, Some(id), busy.into())
 }
 
 /// Which protocol era a request is served in.
@@ -277,30 +280,49 @@ enum Method {
 }
 
 impl Method {
-    const NAMES: [(&'static str, Method); 15] = [
-        ("server/discover", Method::Discover),
-        ("subscriptions/listen", Method::Listen),
-        ("initialize", Method::Initialize),
-        ("ping", Method::Ping),
-        ("logging/setLevel", Method::SetLevel),
-        ("resources/subscribe", Method::Subscribe),
-        ("resources/unsubscribe", Method::Unsubscribe),
-        ("tools/list", Method::ToolsList),
-        ("resources/list", Method::ResourcesList),
-        ("resources/templates/list", Method::TemplatesList),
-        ("prompts/list", Method::PromptsList),
-        ("tools/call", Method::ToolsCall),
-        ("resources/read", Method::ResourcesRead),
-        ("prompts/get", Method::PromptsGet),
-        ("completion/complete", Method::Complete),
+    /// Every method, in the order of [`Method::NAMES`].
+    const ALL: [Method; 15] = [
+        Method::Discover,
+        Method::Listen,
+        Method::Initialize,
+        Method::Ping,
+        Method::SetLevel,
+        Method::Subscribe,
+        Method::Unsubscribe,
+        Method::ToolsList,
+        Method::ResourcesList,
+        Method::TemplatesList,
+        Method::PromptsList,
+        Method::ToolsCall,
+        Method::ResourcesRead,
+        Method::PromptsGet,
+        Method::Complete,
+    ];
+
+    /// The wire name of each of [`Method::ALL`] (two arrays rather than one of pairs:
+    /// no padding after each name, which a small image notices).
+    const NAMES: [&'static str; 15] = [
+        "server/discover",
+        "subscriptions/listen",
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "prompts/list",
+        "tools/call",
+        "resources/read",
+        "prompts/get",
+        "completion/complete",
     ];
 
     /// The method a request names, if the server knows it.
     fn parse(name: Str<'_>) -> Option<Method> {
-        Self::NAMES
-            .iter()
-            .find(|(n, _)| name.eq_str(n))
-            .map(|&(_, m)| m)
+        let i = Self::NAMES.iter().position(|n| name.eq_str(n))?;
+        Self::ALL.get(i).copied()
     }
 }
 
@@ -588,6 +610,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 i += 1;
                 continue;
             }
+            #[cfg(feature = "routes")]
+            out.route(Some(&job.id));
             let ex = Exchange {
                 id: Id::from_raw(&job.id),
                 modern: job.modern,
@@ -596,23 +620,27 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 #[cfg(feature = "input")]
                 caps: crate::input::Capabilities::default(),
             };
-            #[cfg(feature = "routes")]
-            out.route(Some(&job.id));
             let mut g = Guard::new(out);
             let mut call = ToolCall::new(JsonWriter::new(&mut g), ex, job.tool, None);
             call.state = job.state;
-            let step = self.device.poll_tool(&mut call);
+            // A job that owes its answer is over: only the -32603 error is left to send.
+            let owes = job.owes;
+            let done = owes || self.device.poll_tool(&mut call) == Step::Done || call.written();
             let state = call.state;
-            let done = step == Step::Done || call.written();
-            if done {
+            if done && !owes {
                 self.finish_call(&mut call);
             }
-            let full = g.full;
+            let full = g.full || owes;
             if done {
-                if full {
-                    too_large(out, Id::from_raw(&job.id));
+                if !full || too_large(out, Id::from_raw(&job.id)) {
+                    let _ = subscription::swap_remove(&mut self.jobs, i);
+                } else {
+                    // Neither fitted: owe the error, answer it once there is room.
+                    if let Some(job) = self.jobs.get_mut(i) {
+                        job.owes = true;
+                    }
+                    i += 1;
                 }
-                let _ = subscription::swap_remove(&mut self.jobs, i);
             } else {
                 if full {
                     // A progress notification did not fit: drop it, keep the job.
@@ -1106,6 +1134,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                     modern: false,
                     log_level: ex.log_level,
                     state: call.state,
+                    owes: false,
                 };
                 // Cannot fail: can_wait checked for room in both tables.
                 let _ = self.jobs.push(job);
@@ -1123,6 +1152,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 modern: ex.modern,
                 log_level: ex.log_level,
                 state: call.state,
+                owes: false,
             };
             // Cannot fail: can_defer checked for room.
             let _ = self.jobs.push(job);
@@ -1689,6 +1719,71 @@ mod tests {
                 r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"waited 7"}]}}"#
             ]
         );
+    }
+
+    #[test]
+    fn a_finished_job_whose_answer_does_not_fit_is_answered_at_a_later_poll() {
+        // Found by the ffi_feed fuzz target: two jobs finish in one poll, the first
+        // answer fills a fixed buffer, and neither the second answer nor its -32603
+        // error fit. The error is owed, not lost.
+        use crate::json::SliceSink;
+        let mut s: Server<Kinds, 1, 2> =
+            Server::new(Kinds::default(), Config::new("k", "1")).unwrap();
+        let mut staging = heapless::Vec::<u8, 512>::new();
+        for id in [1, 2] {
+            let line = std::format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"wait"}}}}"#
+            );
+            s.handle(line.as_bytes(), &mut staging);
+        }
+        assert!(staging.is_empty() && s.busy());
+        let mut buf = [0u8; 120];
+        let mut sink = SliceSink::new(&mut buf);
+        s.poll(&mut sink);
+        let first = String::from(core::str::from_utf8(sink.written()).unwrap());
+        assert_eq!(first.lines().count(), 1, "{first}");
+        assert!(
+            s.busy() || !s.jobs.is_empty(),
+            "the second answer is still owed"
+        );
+        sink.clear();
+        s.poll(&mut sink);
+        let second = String::from(core::str::from_utf8(sink.written()).unwrap());
+        let mut ids: Vec<&str> = [first.as_str(), second.as_str()]
+            .iter()
+            .map(|l| {
+                if l.contains(r#""id":1,"#) {
+                    "1"
+                } else if l.contains(r#""id":2,"#) {
+                    "2"
+                } else {
+                    "?"
+                }
+            })
+            .collect();
+        ids.sort_unstable();
+        assert_eq!(ids, ["1", "2"], "{first} / {second}");
+        assert!(s.jobs.is_empty());
+    }
+
+    #[test]
+    fn method_names_pair_with_methods() {
+        // Each name parses to the method at its position, and every method is there once.
+        for (i, name) in Method::NAMES.iter().enumerate() {
+            let text = std::format!("\"{name}\"");
+            let v = json::parse(text.as_bytes()).unwrap();
+            assert_eq!(
+                Method::parse(v.as_str().unwrap()),
+                Method::ALL.get(i).copied()
+            );
+        }
+        for (i, m) in Method::ALL.iter().enumerate() {
+            assert_eq!(
+                Method::ALL.iter().position(|x| x == m),
+                Some(i),
+                "{m:?} twice"
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,219 @@
+//! The C ABI (`emcp-ffi`) through its exported functions, with the C sensor board
+//! (`examples/c-sensor-board/board.c`, compiled by `build.rs`) behind it: the path a C
+//! firmware takes — `emcp_server_init`, `emcp_server_feed`, `emcp_server_poll`,
+//! `emcp_server_finish`, and in output-buffer mode `emcp_server_take_output`.
+//!
+//! Input: three knob bytes — k0 bit 0: output buffer instead of the write callback;
+//! bits 1–2: polls after each line; bit 3: feed each line in two calls; k1: output
+//! buffer size, 192 + 16·k1 bytes; k2: bytes taken per `take_output`, 1 + 8·k2 — then
+//! the byte stream. Invariants:
+//! - every status is the documented one for the situation (`EMCP_OK` throughout: the
+//!   caller always takes output before feeding on or polling); `consumed` never
+//!   exceeds the input, and feeding an empty output buffer makes progress;
+//! - the output, and the exactly-once accounting, as for the `server` target
+//!   (`emcp_fuzz::Ledger`), except that the C ABI has no `is_pending` to cross-check.
+#![no_main]
+
+use std::cell::RefCell;
+use std::ffi::c_void;
+use std::ptr::{addr_of_mut, null_mut};
+use std::sync::OnceLock;
+
+use emcp_ffi::descriptor::emcp_config;
+use emcp_ffi::server::*;
+use emcp_ffi::status::*;
+use emcp_fuzz::{classify, knobs, messages, segments, strip_cr, Ledger};
+use libfuzzer_sys::fuzz_target;
+
+const LINE: usize = 1024;
+
+/// `struct board` of board.h.
+#[repr(C)]
+struct BoardState {
+    server: *mut c_void,
+    led: u8,
+    brightness: u8,
+    servo: i32,
+    cancelled: u32,
+}
+
+extern "C" {
+    static board_config: emcp_config;
+    static mut board: BoardState;
+}
+
+thread_local! {
+    /// What the write callback received.
+    static WRITTEN: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The board's output callback (board.h): collect the bytes.
+#[no_mangle]
+extern "C" fn board_write(_userdata: *mut c_void, bytes: *const u8, len: usize) -> emcp_status {
+    // SAFETY: the library passes a valid buffer of `len` bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(bytes, len) };
+    WRITTEN.with(|w| w.borrow_mut().extend_from_slice(bytes));
+    EMCP_OK
+}
+
+/// The board's configuration with `write` NULL: output goes to the output buffer.
+struct Buffered(emcp_config);
+// SAFETY: the configuration is immutable static data.
+unsafe impl Sync for Buffered {}
+unsafe impl Send for Buffered {}
+static BUFFERED: OnceLock<Buffered> = OnceLock::new();
+
+struct Conn {
+    server: *mut emcp_server,
+    buffered: bool,
+    take: usize,
+}
+
+impl Conn {
+    /// Everything written since the last call.
+    fn output(&mut self) -> Vec<u8> {
+        if !self.buffered {
+            return WRITTEN.with(|w| std::mem::take(&mut *w.borrow_mut()));
+        }
+        let mut all = Vec::new();
+        loop {
+            let mut buf = vec![0u8; self.take];
+            let mut n = usize::MAX;
+            // SAFETY: an initialised server; `buf` has `take` writable bytes.
+            let st = unsafe {
+                emcp_server_take_output(self.server, buf.as_mut_ptr(), buf.len(), &mut n)
+            };
+            assert_eq!(st, EMCP_OK, "take_output");
+            assert!(n <= buf.len(), "take_output wrote {n} of {}", buf.len());
+            if n == 0 {
+                return all;
+            }
+            all.extend_from_slice(&buf[..n]);
+        }
+    }
+
+    /// Feed all of `bytes`, taking output whenever the server pauses; returns the output.
+    fn feed(&mut self, bytes: &[u8]) -> Vec<u8> {
+        let mut rest = bytes;
+        let mut out = Vec::new();
+        loop {
+            let mut used = usize::MAX;
+            // SAFETY: an initialised server; `rest` is readable.
+            let st = unsafe { emcp_server_feed(self.server, rest.as_ptr(), rest.len(), &mut used) };
+            assert_eq!(st, EMCP_OK, "feed");
+            assert!(used <= rest.len(), "consumed {used} of {}", rest.len());
+            let taken = self.output();
+            assert!(
+                used > 0 || rest.is_empty() || !taken.is_empty(),
+                "feed stalls with room"
+            );
+            out.extend_from_slice(&taken);
+            rest = &rest[used..];
+            if rest.is_empty() {
+                return out;
+            }
+        }
+    }
+
+    /// One poll step; returns (busy, output).
+    fn poll(&mut self) -> (bool, Vec<u8>) {
+        let mut busy = false;
+        // SAFETY: an initialised server.
+        let st = unsafe { emcp_server_poll(self.server, &mut busy) };
+        assert_eq!(st, EMCP_OK, "poll with an empty output buffer");
+        (busy, self.output())
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let (k, data) = knobs::<3>(data);
+    let buffered = k[0] & 1 != 0;
+    let polls = (k[0] >> 1) & 3;
+    let halves = k[0] & 8 != 0;
+    // SAFETY: the board's globals, reset between runs (one thread).
+    unsafe {
+        addr_of_mut!(board).write(BoardState {
+            server: null_mut(),
+            led: 0,
+            brightness: 0,
+            servo: 0,
+            cancelled: 0,
+        });
+    }
+    WRITTEN.with(|w| w.borrow_mut().clear());
+    let config: *const emcp_config = if buffered {
+        // SAFETY: reads the C board's static configuration.
+        &BUFFERED
+            .get_or_init(|| {
+                Buffered(emcp_config {
+                    write: None,
+                    ..unsafe { board_config }
+                })
+            })
+            .0
+    } else {
+        &raw const board_config
+    };
+    let mut storage: Box<emcp_server_storage> = Box::new(emcp_server_storage {
+        bytes: [0; EMCP_SERVER_STORAGE_SIZE],
+    });
+    let mut line = vec![0u8; LINE];
+    let mut outbuf = vec![0u8; EMCP_OUTPUT_MIN_ROOM + 16 * usize::from(k[1])];
+    // SAFETY: every buffer outlives the server (dropped at the end of this run).
+    let st = unsafe {
+        emcp_server_init(
+            &mut *storage,
+            std::mem::size_of::<emcp_server_storage>(),
+            config,
+            line.as_mut_ptr(),
+            line.len(),
+            if buffered {
+                outbuf.as_mut_ptr()
+            } else {
+                null_mut()
+            },
+            outbuf.len(),
+            addr_of_mut!(board.server).cast(),
+        )
+    };
+    assert_eq!(st, EMCP_OK, "init");
+    let mut conn = Conn {
+        server: unsafe { board.server }.cast(),
+        buffered,
+        take: 1 + 8 * usize::from(k[2]),
+    };
+    let mut ledger = Ledger::default();
+
+    for (seg, ended) in segments(data) {
+        let (a, b) = seg.split_at(if halves { seg.len() / 2 } else { seg.len() });
+        let mut out = conn.feed(a);
+        out.extend(conn.feed(b));
+        if ended {
+            out.extend(conn.feed(b"\n"));
+        } else {
+            // SAFETY: an initialised server.
+            assert_eq!(
+                unsafe { emcp_server_finish(conn.server) },
+                EMCP_OK,
+                "finish"
+            );
+            out.extend(conn.output());
+        }
+        let class = classify(strip_cr(seg), seg.len(), LINE);
+        ledger.line(&class, &messages(&out), &|_| true);
+        for _ in 0..polls {
+            ledger.poll(&messages(&conn.poll().1));
+        }
+    }
+    for round in 0.. {
+        assert!(round < 10_000, "jobs never finish");
+        let (busy, out) = conn.poll();
+        ledger.poll(&messages(&out));
+        if !busy {
+            break;
+        }
+    }
+    let unanswered = ledger.unanswered();
+    assert!(unanswered.is_empty(), "never answered: {unanswered:?}");
+    drop((storage, line, outbuf));
+});

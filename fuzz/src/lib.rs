@@ -1,0 +1,380 @@
+//! Oracles shared by the emcp fuzz targets (`fuzz_targets/`).
+//!
+//! - [`message`]: what one output line is — every line a server writes must be a
+//!   JSON-RPC 2.0 response (with an `id`, exactly one of `result`/`error`) or a
+//!   notification (a `method`, no `id`), checked with `serde_json`, not with emcp.
+//! - [`classify`]: what one input line is, decided independently of emcp's own
+//!   `rpc::parse` (with `serde_json` and emcp's documented rules: first duplicate key
+//!   wins, `"jsonrpc"` spelled `"2.0"` without escapes, ids of at most 64 bytes of
+//!   JSON text, nesting at most 32 deep).
+//! - [`Ledger`]: the exactly-once bookkeeping. Each request line is answered exactly
+//!   once: by a response during its own handling, or later by a response from `poll`
+//!   (a pending tool job), or — for `subscriptions/listen` — by its `acknowledged`
+//!   notification (the stream is the answer). A `notifications/cancelled` naming a
+//!   request the ledger still holds unanswered withdraws it: that request must never
+//!   be answered (the specification forbids it). Notifications are never answered.
+//!
+//! Violations panic with a message naming the invariant: libFuzzer records the input.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+/// Nesting limit of emcp's scanner for request lines (`emcp::json::MAX_DEPTH`).
+pub const MAX_DEPTH: usize = emcp::json::MAX_DEPTH;
+
+/// Longest request id, in bytes of JSON text (`emcp::rpc::MAX_ID_LEN`).
+pub const MAX_ID_LEN: usize = emcp::rpc::MAX_ID_LEN;
+
+/// An object's members in input order, duplicates kept, values as raw JSON text.
+pub struct Members(pub Vec<(String, Box<RawValue>)>);
+
+impl<'de> Deserialize<'de> for Members {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Members;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, Box<RawValue>>()? {
+                    out.push((k, v));
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl Members {
+    /// The first member named `key` (emcp's rule for duplicate keys).
+    pub fn first(&self, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.get().trim())
+    }
+}
+
+/// Nesting depth of a JSON value (`{}` and `[]` are 1, scalars 0).
+pub fn depth(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
+        Value::Object(o) => 1 + o.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Whether raw JSON text is an id emcp accepts: a string, or an integer literal (any
+/// magnitude), at most [`MAX_ID_LEN`] bytes.
+pub fn is_valid_id(raw: &str) -> bool {
+    let string = raw.starts_with('"');
+    let integer = !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit() || b == b'-');
+    (string || integer) && raw.len() <= MAX_ID_LEN
+}
+
+/// One line a server wrote, as read by `serde_json`.
+#[derive(Debug)]
+pub enum Out {
+    /// A response: the id's raw JSON text (`null` included).
+    Response(String),
+    /// A notification: its method and params.
+    Notification(String, Value),
+}
+
+/// Check one output line (without its newline) as a JSON-RPC 2.0 message.
+///
+/// # Panics
+/// When the line is not one: that is the invariant being fuzzed.
+pub fn message(line: &[u8]) -> Out {
+    let shown = String::from_utf8_lossy(line);
+    let text = std::str::from_utf8(line).unwrap_or_else(|_| panic!("output not UTF-8: {shown}"));
+    let value: Value =
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("output not JSON ({e}): {shown}"));
+    assert!(
+        emcp::json::parse(line).is_ok(),
+        "emcp cannot read its own output: {shown}"
+    );
+    let members: Members = serde_json::from_str(text)
+        .unwrap_or_else(|e| panic!("output not a JSON object ({e}): {shown}"));
+    let keys: Vec<&str> = members.0.iter().map(|(k, _)| k.as_str()).collect();
+    let mut unique = keys.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(
+        unique.len(),
+        keys.len(),
+        "duplicate keys in output: {shown}"
+    );
+    assert_eq!(
+        members.first("jsonrpc"),
+        Some("\"2.0\""),
+        "no jsonrpc 2.0: {shown}"
+    );
+    if let Some(method) = value.get("method") {
+        let method = method
+            .as_str()
+            .unwrap_or_else(|| panic!("method not a string: {shown}"));
+        assert!(value.get("id").is_none(), "server sent a request: {shown}");
+        let params = value.get("params").cloned().unwrap_or(Value::Null);
+        assert!(
+            params.is_object() || params.is_null() && value.get("params").is_none(),
+            "notification params not an object: {shown}"
+        );
+        assert_eq!(
+            keys.len(),
+            2 + usize::from(value.get("params").is_some()),
+            "{shown}"
+        );
+        return Out::Notification(method.to_string(), params);
+    }
+    let id = members
+        .first("id")
+        .unwrap_or_else(|| panic!("neither response nor notification: {shown}"));
+    assert!(
+        id == "null" || is_valid_id(id),
+        "response id is not a request id: {shown}"
+    );
+    match (value.get("result"), value.get("error")) {
+        (Some(result), None) => assert!(result.is_object(), "result not an object: {shown}"),
+        (None, Some(error)) => {
+            let code = error.get("code").and_then(Value::as_i64);
+            let message = error.get("message").and_then(Value::as_str);
+            assert!(
+                code.is_some() && message.is_some(),
+                "bad error object: {shown}"
+            );
+        }
+        _ => panic!("a response needs exactly one of result and error: {shown}"),
+    }
+    assert_eq!(keys.len(), 3, "extra members in a response: {shown}");
+    Out::Response(id.to_string())
+}
+
+/// Split a server's output into lines and check each ([`message`]).
+///
+/// # Panics
+/// When the output does not end with a newline, or a line is not a message.
+pub fn messages(out: &[u8]) -> Vec<Out> {
+    if out.is_empty() {
+        return Vec::new();
+    }
+    assert_eq!(out.last(), Some(&b'\n'), "output ends mid-line");
+    out[..out.len() - 1]
+        .split(|&b| b == b'\n')
+        .map(message)
+        .collect()
+}
+
+/// What an input line is, by the oracle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Class {
+    /// Nothing but spaces, tabs and `\r`: skipped by the framer, no output.
+    Blank,
+    /// Longer than the line buffer: one `-32600` error with id `null`.
+    TooLong,
+    /// A valid request with this id (raw JSON text) and method.
+    Request { id: String, method: String },
+    /// A valid notification; for `notifications/cancelled`, the `requestId` text.
+    Notification { cancels: Option<String> },
+    /// Anything else: at most one response, its id `null` or the line's own.
+    Other { id: Option<String> },
+}
+
+/// Classify one framed line (without `\n`, trailing `\r` already removed) for a
+/// server whose line buffer holds `line_buffer` bytes. `raw_len` is the line's
+/// length before the `\r` was removed (the framer counts it).
+pub fn classify(line: &[u8], raw_len: usize, line_buffer: usize) -> Class {
+    let blank = |l: &[u8]| l.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
+    if raw_len > line_buffer {
+        return Class::TooLong;
+    }
+    if blank(line) {
+        return Class::Blank;
+    }
+    let other = |members: Option<&Members>| Class::Other {
+        id: members.and_then(|m| m.first("id")).map(str::to_string),
+    };
+    let Ok(text) = std::str::from_utf8(line) else {
+        return other(None);
+    };
+    let Ok(value) = serde_json::from_str::<Value>(text) else {
+        return other(None);
+    };
+    let Ok(members) = serde_json::from_str::<Members>(text) else {
+        return other(None);
+    };
+    if depth(&value) > MAX_DEPTH || members.first("jsonrpc") != Some("\"2.0\"") {
+        return other(Some(&members));
+    }
+    let method = match members.first("method").map(serde_json::from_str::<Value>) {
+        Some(Ok(Value::String(m))) => m,
+        _ => return other(Some(&members)),
+    };
+    let params = members.first("params").map(serde_json::from_str::<Value>);
+    if !matches!(params, None | Some(Ok(Value::Object(_)))) {
+        return other(Some(&members));
+    }
+    match members.first("id") {
+        Some(id) if is_valid_id(id) => Class::Request {
+            id: id.to_string(),
+            method,
+        },
+        Some(_) => other(Some(&members)),
+        None => {
+            // The cancelled request's id, read from the line's own text (the first
+            // `params` and the first `requestId` win, as in emcp).
+            let cancels = if method == "notifications/cancelled" {
+                members
+                    .first("params")
+                    .and_then(|raw| serde_json::from_str::<Members>(raw).ok())
+                    .and_then(|p| p.first("requestId").map(str::to_string))
+            } else {
+                None
+            };
+            Class::Notification { cancels }
+        }
+    }
+}
+
+/// The exactly-once bookkeeping of one connection (see the crate docs).
+#[derive(Default, Debug)]
+pub struct Ledger {
+    /// Requests not answered yet, by raw id text (ids may repeat).
+    pending: HashMap<String, usize>,
+    /// Responses seen, for the report.
+    pub responses: usize,
+}
+
+impl Ledger {
+    /// Account for the output of handling one line of class `class`.
+    /// `still_pending(id)` is the server's own view (`Server::is_pending`), checked
+    /// against the ledger's.
+    ///
+    /// # Panics
+    /// On any violation.
+    pub fn line(&mut self, class: &Class, out: &[Out], still_pending: &dyn Fn(&str) -> bool) {
+        let responses: Vec<&String> = out
+            .iter()
+            .filter_map(|o| match o {
+                Out::Response(id) => Some(id),
+                Out::Notification(..) => None,
+            })
+            .collect();
+        self.responses += responses.len();
+        match class {
+            Class::Blank => assert!(out.is_empty(), "output for a blank line: {out:?}"),
+            Class::TooLong => assert_eq!(
+                responses,
+                [&"null".to_string()],
+                "an overlong line gets one error with id null"
+            ),
+            Class::Notification { cancels } => {
+                assert!(
+                    responses.is_empty(),
+                    "a notification was answered: {responses:?}"
+                );
+                if let Some(id) = cancels {
+                    if let Some(n) = self.pending.get_mut(id).filter(|n| **n > 0) {
+                        // A running request withdrawn: it must never be answered.
+                        *n -= 1;
+                    }
+                }
+            }
+            Class::Other { id } => {
+                assert!(
+                    responses.len() <= 1,
+                    "more than one response: {responses:?}"
+                );
+                if let Some(r) = responses.first() {
+                    assert!(
+                        r.as_str() == "null" || id.as_deref() == Some(r.as_str()),
+                        "response {r} to a line with id {id:?}"
+                    );
+                }
+            }
+            Class::Request { id, method } => match responses.as_slice() {
+                [r] => assert_eq!(*r, id, "response with another id"),
+                [] => {
+                    let acknowledged = method == "subscriptions/listen"
+                        && out.iter().any(|o| match o {
+                            Out::Notification(m, p) => {
+                                m == "notifications/subscriptions/acknowledged"
+                                    && p.pointer("/_meta/io.modelcontextprotocol~1subscriptionId")
+                                        == serde_json::from_str::<Value>(id).ok().as_ref()
+                            }
+                            _ => false,
+                        });
+                    if !acknowledged {
+                        assert!(
+                            still_pending(id),
+                            "request {id} ({method}) neither answered nor pending"
+                        );
+                        *self.pending.entry(id.clone()).or_default() += 1;
+                    }
+                }
+                _ => panic!("request {id} answered {} times", responses.len()),
+            },
+        }
+    }
+
+    /// Account for output of `poll`: every response answers a pending request.
+    ///
+    /// # Panics
+    /// On a response to nothing (a second answer, an answer to a cancelled request).
+    pub fn poll(&mut self, out: &[Out]) {
+        for o in out {
+            if let Out::Response(id) = o {
+                self.responses += 1;
+                match self.pending.get_mut(id).filter(|n| **n > 0) {
+                    Some(n) => *n -= 1,
+                    None => {
+                        panic!("poll answered {id}, which is not pending (cancelled or answered)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether any request is still unanswered.
+    pub fn unanswered(&self) -> Vec<&String> {
+        self.pending
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .map(|(id, _)| id)
+            .collect()
+    }
+}
+
+/// The input lines as a framer sees them: each `\n`-terminated segment, then the rest
+/// (a last line without a newline, possibly empty). Returns `(line without \n, ended)`.
+pub fn segments(data: &[u8]) -> Vec<(&[u8], bool)> {
+    let mut out = Vec::new();
+    let mut rest = data;
+    while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+        out.push((&rest[..i], true));
+        rest = &rest[i + 1..];
+    }
+    out.push((rest, false));
+    out
+}
+
+/// A line with one trailing `\r` removed (the framer's CRLF rule).
+pub fn strip_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Fuzzing knobs taken from the first bytes of the input (so a seed is `knobs` then
+/// data); missing bytes are zero.
+pub fn knobs<const K: usize>(data: &[u8]) -> ([u8; K], &[u8]) {
+    let mut k = [0u8; K];
+    let n = data.len().min(K);
+    k[..n].copy_from_slice(&data[..n]);
+    (k, &data[n..])
+}
