@@ -96,6 +96,13 @@ fn send(s: &mut Server<Greeter, 2, 2, 1>, era: Era, msg: Value) -> Vec<Value> {
     out.json()
 }
 
+/// The initialize request, declaring `caps`.
+fn initialize(caps: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": caps,
+        "clientInfo": {"name": "t", "version": "1"}}})
+}
+
 fn modern_call(id: u32, name: &str, caps: Value, extra: Value) -> Value {
     let mut params = json!({
         "name": name,
@@ -207,13 +214,7 @@ fn missing_capability_is_32021_with_the_capability() {
 #[test]
 fn initialize_era_sends_the_request_and_resumes_on_the_response() {
     let mut s = server();
-    send(
-        &mut s,
-        Era::Auto,
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "t", "version": "1"}}}),
-    );
+    send(&mut s, Era::Auto, initialize(json!({"elicitation": {}})));
     let call = json!({"jsonrpc": "2.0", "id": "c1", "method": "tools/call",
         "params": {"name": "greet", "arguments": {"x": 1}}});
     let out = send(&mut s, Era::Auto, call);
@@ -251,13 +252,7 @@ fn initialize_era_sends_the_request_and_resumes_on_the_response() {
 #[test]
 fn initialize_era_without_the_capability_or_a_wait_slot() {
     let mut s = server();
-    send(
-        &mut s,
-        Era::Auto,
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}}),
-    );
+    send(&mut s, Era::Auto, initialize(json!({})));
     let call =
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet"}});
     let out = send(&mut s, Era::Legacy, call);
@@ -266,9 +261,7 @@ fn initialize_era_without_the_capability_or_a_wait_slot() {
     // Declared, but W = 0: the call cannot wait, so it cannot ask (a tool error).
     let mut s: Server<Greeter> = Server::new(Greeter, Config::new("t", "1")).unwrap();
     let mut out = Lines::default();
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
-        "clientInfo": {"name": "t", "version": "1"}}});
+    let init = initialize(json!({"elicitation": {}}));
     s.handle(init.to_string().as_bytes(), &mut out);
     let call =
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet"}});
@@ -282,13 +275,7 @@ fn initialize_era_without_the_capability_or_a_wait_slot() {
 #[test]
 fn cancelling_a_waiting_call_frees_its_slot() {
     let mut s = server();
-    send(
-        &mut s,
-        Era::Auto,
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "t", "version": "1"}}}),
-    );
+    send(&mut s, Era::Auto, initialize(json!({"elicitation": {}})));
     let call = |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "greet"}});
     assert_eq!(
         send(&mut s, Era::Auto, call(1))[0]["method"],
