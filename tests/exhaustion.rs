@@ -524,13 +524,71 @@ fn listen_table_full_over_http_is_500_and_frees_when_a_stream_closes() {
 
 /// Start `emcp-host` with the sensor board on a free port, at most `max` connections.
 fn start_host(max: usize) -> std::net::SocketAddr {
+    start_host_with(emcp_host::Limits {
+        max_connections: max,
+        ..emcp_host::Limits::default()
+    })
+}
+
+fn start_host_with(limits: emcp_host::Limits) -> std::net::SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let server: Server<Board> = Server::new(Board::new(), CONFIG).unwrap();
     std::thread::spawn(move || {
-        emcp_host::serve_http_bounded(listener, server, Policy::default(), 1, max)
+        emcp_host::serve_http_bounded(listener, server, Policy::default(), 1, limits)
     });
     addr
+}
+
+#[test]
+fn idle_and_slow_connections_give_their_slot_back_but_streams_stay() {
+    let addr = start_host_with(emcp_host::Limits {
+        max_connections: 2,
+        idle_timeout: Duration::from_millis(300),
+    });
+    // A listen stream (exempt from the timeout) and an idle connection fill both slots;
+    // a half-sent request is as idle as no request.
+    let mut stream = connect(addr);
+    stream
+        .write_all(&post_modern(
+            "subscriptions/listen",
+            9,
+            r#""notifications":{}"#,
+        ))
+        .unwrap();
+    assert!(read_until(&mut stream, "acknowledged").contains("text/event-stream"));
+    let mut slow = connect(addr);
+    slow.write_all(b"POST /mcp HTTP/1.1\r\nHost: localhost\r\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    // The slow one was closed; its slot serves a new client.
+    let r = slow.read(&mut [0u8; 16]);
+    assert!(matches!(r, Ok(0)), "closed after idling, not {r:?}");
+    let mut next = connect(addr);
+    next.write_all(&post_modern("server/discover", 1, ""))
+        .unwrap();
+    assert!(read_answer(&mut next).starts_with("HTTP/1.1 200 OK\r\n"));
+    // The stream outlived the timeout: still open — reads time out (after the rest of
+    // the acknowledgement), they never see the end of the stream.
+    stream
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    loop {
+        match stream.read(&mut [0u8; 64]) {
+            Ok(0) => panic!("the listen stream was closed"),
+            Ok(_) => continue,
+            Err(e) => {
+                assert!(
+                    matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ),
+                    "{e}"
+                );
+                break;
+            }
+        }
+    }
 }
 
 fn connect(addr: std::net::SocketAddr) -> TcpStream {

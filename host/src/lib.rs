@@ -46,6 +46,30 @@ pub const MAX_CONNECTIONS: usize = 32;
 /// connection is closed without an answer.
 pub const MAX_REFUSALS: usize = 16;
 
+/// How long a connection may sit without a complete request before it is closed:
+/// idle keep-alive connections, and clients that send a request too slowly, give
+/// their slot back. Open event streams are exempt.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Bounds of [`serve_http_bounded`].
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Connections at once (0 is taken as 1); one more is answered 503 with
+    /// `Retry-After: 1` and closed. Default [`MAX_CONNECTIONS`].
+    pub max_connections: usize,
+    /// See [`IDLE_TIMEOUT`] (the default).
+    pub idle_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_connections: MAX_CONNECTIONS,
+            idle_timeout: IDLE_TIMEOUT,
+        }
+    }
+}
+
 /// How long a refused connection is given to read its 503 before it is closed.
 const REFUSAL_LINGER: Duration = Duration::from_millis(500);
 
@@ -149,11 +173,10 @@ pub fn serve_http<D, const L: usize, const J: usize, const W: usize>(
 where
     D: Device + Send + 'static,
 {
-    serve_http_bounded(listener, server, policy, seed, MAX_CONNECTIONS)
+    serve_http_bounded(listener, server, policy, seed, Limits::default())
 }
 
-/// [`serve_http`] with at most `max_connections` connections at once (0 is taken as
-/// 1); one more is answered 503 with `Retry-After: 1` and closed.
+/// [`serve_http`] with other [`Limits`].
 ///
 /// # Errors
 ///
@@ -163,12 +186,13 @@ pub fn serve_http_bounded<D, const L: usize, const J: usize, const W: usize>(
     server: Server<D, L, J, W>,
     policy: Policy,
     seed: u64,
-    max_connections: usize,
+    limits: Limits,
 ) -> io::Result<()>
 where
     D: Device + Send + 'static,
 {
-    let max_connections = max_connections.max(1);
+    let max_connections = limits.max_connections.max(1);
+    let idle_timeout = limits.idle_timeout;
     let shared = Arc::new(Mutex::new(Shared {
         server,
         sessions: Sessions::new(seed),
@@ -200,7 +224,7 @@ where
         };
         let spawned = thread::Builder::new().spawn(move || {
             let _slot = slot;
-            if let Err(e) = connection(stream, &shared, &policy) {
+            if let Err(e) = connection(stream, &shared, &policy, idle_timeout) {
                 if e.kind() != io::ErrorKind::ConnectionReset {
                     eprintln!("emcp-host: connection: {e}");
                 }
@@ -264,8 +288,11 @@ fn connection<D: Device, const L: usize, const J: usize, const W: usize>(
     mut stream: TcpStream,
     shared: &Mutex<Shared<D, L, J, W>>,
     policy: &Policy,
+    idle_timeout: Duration,
 ) -> io::Result<()> {
     let _ = stream.set_nodelay(true);
+    // A zero duration is refused by `set_read_timeout`: take it as the smallest.
+    stream.set_read_timeout(Some(idle_timeout.max(Duration::from_millis(1))))?;
     let mut buf = vec![0u8; MAX_HEAD + policy.max_body];
     let mut len = 0;
     let mut scratch = vec![0u8; 4096];
@@ -317,7 +344,8 @@ fn connection<D: Device, const L: usize, const J: usize, const W: usize>(
             };
             if let Some((request, until_response)) = open {
                 // The connection now only carries the stream: wait for either side
-                // to end it.
+                // to end it (no idle timeout for a stream).
+                stream.set_read_timeout(None)?;
                 let mut sink = [0u8; 256];
                 while matches!(stream.read(&mut sink), Ok(n) if n > 0) {}
                 let mut s = lock(shared);
@@ -335,7 +363,19 @@ fn connection<D: Device, const L: usize, const J: usize, const W: usize>(
                 return Ok(());
             }
         }
-        let n = stream.read(&mut buf[len..])?;
+        let n = match stream.read(&mut buf[len..]) {
+            Ok(n) => n,
+            // Idle for too long (or a request sent too slowly): give the slot back.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
         if n == 0 {
             return Ok(());
         }
