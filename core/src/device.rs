@@ -627,20 +627,8 @@ impl<'a> ToolCall<'a> {
             self.w.key("text");
             match verdict {
                 crate::policy::Verdict::RetryAfter(ms) => {
-                    let mut digits = [b'0'; 10];
-                    let mut i = digits.len();
-                    let mut n = ms;
-                    while i > 0 {
-                        i -= 1;
-                        if let Some(d) = digits.get_mut(i) {
-                            *d = b'0' + (n % 10) as u8;
-                        }
-                        n /= 10;
-                        if n == 0 {
-                            break;
-                        }
-                    }
-                    let digits = digits.get(i..).unwrap_or_default();
+                    let mut buf = [0u8; 20];
+                    let digits = crate::json::writer::decimal(u64::from(ms), &mut buf);
                     self.w.string_begin();
                     self.w.string_part("Rate limit exceeded: retry in ");
                     self.w

@@ -289,8 +289,8 @@ impl<'a> Input<'a> {
         }
         self.next_id = id.wrapping_add(1);
         w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        let mut digits = [0u8; 10];
-        w.raw(decimal(id, &mut digits));
+        let mut digits = [0u8; 20];
+        w.raw(crate::json::writer::decimal(u64::from(id), &mut digits));
         w.raw(b",\"method\":");
         w.str(c.method());
         w.raw(b",\"params\":");
@@ -298,22 +298,6 @@ impl<'a> Input<'a> {
         w.raw(b"}\n");
         true
     }
-}
-
-/// `n` in decimal.
-fn decimal(mut n: u32, buf: &mut [u8; 10]) -> &[u8] {
-    let mut i = buf.len();
-    while i > 0 {
-        i -= 1;
-        if let Some(d) = buf.get_mut(i) {
-            *d = b'0' + (n % 10) as u8;
-        }
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    buf.get(i..).unwrap_or_default()
 }
 
 /// A `requestState` that does not verify.

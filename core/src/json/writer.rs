@@ -336,6 +336,13 @@ fn format_u64(buf: &mut [u8], end: usize, mut v: u64) -> usize {
     }
 }
 
+/// `v` in decimal, in `buf` (the writer's own digit loop, for other layers that need
+/// a number inside a string or a header).
+pub(crate) fn decimal(v: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let start = format_u64(buf, 20, v);
+    buf.get(start..).unwrap_or_default()
+}
+
 /// `v / 10` and `v % 10` by long division in 16-bit steps: only 32-bit divisions,
 /// where a 64-bit division would be a library call (about 1 KB) on a 32-bit target.
 fn div_rem_10(v: u64) -> (u64, u8) {
