@@ -255,6 +255,25 @@ typedef emcp_status (*emcp_write_fn)(void *userdata,
                                      const uint8_t *bytes,
                                      size_t len);
 
+// Decides whether a tool may run now, before it runs (after its arguments were
+// validated): device-side policy such as "destructive tools only while the arm switch
+// is closed" or a rate limit per tool.
+//
+// `tool` is the tool's index, `args` the raw JSON text of its arguments object
+// (`ptr` NULL when the call has none). Return:
+// - `EMCP_OK`: the tool runs;
+// - `EMCP_RETRY_LATER`: refused for now; `*retry_after_ms` says when to try again;
+// - `EMCP_DENIED` or any other status: refused (fail closed). `*reason` (initially
+//   empty) may be set to a UTF-8 text that stays valid for the server's life (a string
+//   literal); the client is shown it, or `tool refused by the device`.
+//
+// A refusal is the tool's result with `isError: true`; the tool callback is not called.
+typedef emcp_status (*emcp_authorize_fn)(void *userdata,
+                                         size_t tool,
+                                         emcp_str args,
+                                         emcp_str *reason,
+                                         uint32_t *retry_after_ms);
+
 // Everything the server needs to know about the device.
 typedef struct {
   // `serverInfo.name` (required).
@@ -294,6 +313,8 @@ typedef struct {
   uint32_t list_ttl_ms;
   // `ttlMs` of resource reads.
   uint32_t read_ttl_ms;
+  // Authorization callback; NULL: every tool call is allowed.
+  emcp_authorize_fn authorize;
 } emcp_config;
 
 // debug
@@ -379,6 +400,12 @@ typedef struct {
 
 // A tool callback's own failure (any status other than OK or PENDING means the same).
 #define EMCP_TOOL_FAILED 500
+
+// From the authorization callback: the tool may not run; the client is told the reason.
+#define EMCP_DENIED 501
+
+// From the authorization callback: over a rate limit; the client is told to retry later.
+#define EMCP_RETRY_LATER 502
 
 // A panic was caught at the boundary (host builds only; never expected).
 #define EMCP_PANIC 900

@@ -623,25 +623,27 @@ impl<'a> ToolCall<'a> {
     /// The device refused the call ([`Device::authorize`]): a text block saying why,
     /// `isError`.
     pub(crate) fn refusal(&mut self, verdict: crate::policy::Verdict) {
-        if self.block_head("text") {
-            self.w.key("text");
-            match verdict {
-                crate::policy::Verdict::RetryAfter(ms) => {
-                    let mut buf = [0u8; 20];
-                    let digits = crate::json::writer::decimal(u64::from(ms), &mut buf);
-                    self.w.string_begin();
-                    self.w.string_part("Rate limit exceeded: retry in ");
-                    self.w
-                        .string_part(core::str::from_utf8(digits).unwrap_or("0"));
-                    self.w.string_part(" ms");
-                    self.w.string_end();
-                }
-                crate::policy::Verdict::Deny(reason) => self.w.str(reason),
-                crate::policy::Verdict::Allow => self.w.str(""),
+        let ms = match verdict {
+            crate::policy::Verdict::RetryAfter(ms) => ms,
+            crate::policy::Verdict::Deny(reason) => {
+                self.error(reason);
+                return;
             }
+            crate::policy::Verdict::Allow => return,
+        };
+        self.is_error = true;
+        if self.block_head("text") {
+            let mut buf = [0u8; 20];
+            self.w.key("text");
+            self.w.string_begin();
+            self.w.string_part("Rate limit exceeded: retry in ");
+            // Digits need no escaping.
+            self.w
+                .raw(crate::json::writer::decimal(u64::from(ms), &mut buf));
+            self.w.string_part(" ms");
+            self.w.string_end();
             self.w.end_object();
         }
-        self.is_error = true;
     }
 
     /// An argument violated the input schema: a text block naming it, `isError`.

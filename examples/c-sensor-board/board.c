@@ -17,7 +17,7 @@
 /* State                                                                             */
 /* --------------------------------------------------------------------------------- */
 
-struct board board; /* zero: LED off at 0 %, servo at 0.0 degrees, no server yet */
+struct board board; /* zero: LED off at 0 %, servo at 0.0 degrees, armed, no server yet */
 
 enum { LED_OFF = 0 };
 
@@ -395,6 +395,24 @@ static const emcp_tool TOOLS[] = {
     },
 };
 
+enum { TOOL_MOVE_SERVO = 2 }; /* index of move_servo in TOOLS */
+
+/* Device-side policy, asked before any tool runs: the servo moves only while the arm
+ * switch is closed. */
+static emcp_status authorize(void *userdata, size_t tool, emcp_str args, emcp_str *reason,
+                             uint32_t *retry_after_ms)
+{
+    static const emcp_str disarmed = EMCP_STR("move_servo refused: the arm switch is off");
+    const struct board *b = userdata;
+    (void)args;
+    (void)retry_after_ms;
+    if (tool == TOOL_MOVE_SERVO && b->disarmed) {
+        *reason = disarmed;
+        return EMCP_DENIED;
+    }
+    return EMCP_OK;
+}
+
 /* --------------------------------------------------------------------------------- */
 /* Resources                                                                         */
 /* --------------------------------------------------------------------------------- */
@@ -667,4 +685,5 @@ const emcp_config board_config = {
 #endif
     .list_ttl_ms = 3600000,
     .read_ttl_ms = 0,
+    .authorize = authorize,
 };

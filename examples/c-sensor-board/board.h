@@ -31,6 +31,9 @@ struct board {
     int32_t servo;
     /* Servo moves the client cancelled. */
     uint32_t cancelled;
+    /* The arm switch (a physical input) is open: move_servo is refused before it runs
+     * (the `authorize` callback of `board_config`). 0 at power-on: closed, armed. */
+    uint8_t disarmed;
 };
 
 /* The board at power-on; `board_config.userdata` points here. */

@@ -8,13 +8,15 @@
 use core::ffi::c_void;
 
 use emcp::device::{Completion, PromptGet, ReadError, ResourceRead, Step, Target, ToolCall};
+use emcp::json::Value;
+use emcp::policy::Verdict;
 use emcp::registry::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use emcp::Device;
 
 use crate::call::emcp_tool_call;
 use crate::prompt::{emcp_completion, emcp_prompt_get};
 use crate::read::emcp_resource_read;
-use crate::status::{emcp_status, is_ok, EMCP_NOT_FOUND, EMCP_PENDING};
+use crate::status::{emcp_status, is_ok, EMCP_NOT_FOUND, EMCP_PENDING, EMCP_RETRY_LATER};
 use crate::text::emcp_str;
 
 /// A tool hint (annotation): unset, false or true. Zero-initialised means unset.
@@ -58,6 +60,28 @@ pub type emcp_read_fn = Option<
 /// failure (-32603), as for reads.
 pub type emcp_prompt_fn =
     Option<unsafe extern "C" fn(userdata: *mut c_void, get: *mut emcp_prompt_get) -> emcp_status>;
+/// Decides whether a tool may run now, before it runs (after its arguments were
+/// validated): device-side policy such as "destructive tools only while the arm switch
+/// is closed" or a rate limit per tool.
+///
+/// `tool` is the tool's index, `args` the raw JSON text of its arguments object
+/// (`ptr` NULL when the call has none). Return:
+/// - `EMCP_OK`: the tool runs;
+/// - `EMCP_RETRY_LATER`: refused for now; `*retry_after_ms` says when to try again;
+/// - `EMCP_DENIED` or any other status: refused (fail closed). `*reason` (initially
+///   empty) may be set to a UTF-8 text that stays valid for the server's life (a string
+///   literal); the client is shown it, or `tool refused by the device`.
+///
+/// A refusal is the tool's result with `isError: true`; the tool callback is not called.
+pub type emcp_authorize_fn = Option<
+    unsafe extern "C" fn(
+        userdata: *mut c_void,
+        tool: usize,
+        args: emcp_str,
+        reason: *mut emcp_str,
+        retry_after_ms: *mut u32,
+    ) -> emcp_status,
+>;
 /// Offers completion values.
 pub type emcp_complete_fn =
     Option<unsafe extern "C" fn(userdata: *mut c_void, completion: *mut emcp_completion)>;
@@ -216,6 +240,8 @@ pub struct emcp_config {
     pub list_ttl_ms: u32,
     /// `ttlMs` of resource reads.
     pub read_ttl_ms: u32,
+    /// Authorization callback; NULL: every tool call is allowed.
+    pub authorize: emcp_authorize_fn,
 }
 
 /// `items[index]` of a C array, or `None` past its end or when it is NULL.
@@ -442,6 +468,43 @@ impl Device for CDevice {
 
     fn completions(&self) -> bool {
         self.config.complete.is_some()
+    }
+
+    fn authorize(&mut self, tool: usize, args: Option<Value<'_>>) -> Verdict {
+        let Some(f) = self.config.authorize else {
+            return Verdict::Allow;
+        };
+        let raw = args.map_or(&[][..], |a| a.raw());
+        let args = emcp_str {
+            ptr: if args.is_some() {
+                raw.as_ptr().cast()
+            } else {
+                core::ptr::null()
+            },
+            len: raw.len(),
+        };
+        let mut reason = emcp_str {
+            ptr: core::ptr::null(),
+            len: 0,
+        };
+        let mut retry_after_ms = 0u32;
+        // SAFETY: a callback of the configuration, called as documented; the out
+        // pointers are valid locals.
+        let status = unsafe {
+            f(
+                self.config.userdata,
+                tool,
+                args,
+                &mut reason,
+                &mut retry_after_ms,
+            )
+        };
+        match status {
+            s if is_ok(s) => Verdict::Allow,
+            EMCP_RETRY_LATER => Verdict::RetryAfter(retry_after_ms),
+            // SAFETY: the callback's contract: the reason lives as long as the server.
+            _ => Verdict::Deny(unsafe { reason.get() }.unwrap_or("tool refused by the device")),
+        }
     }
 
     fn call_tool(&mut self, call: &mut ToolCall<'_>) -> Step {

@@ -46,6 +46,10 @@ pub const EMCP_WRITE_FAILED: emcp_status = 401;
 
 /// A tool callback's own failure (any status other than OK or PENDING means the same).
 pub const EMCP_TOOL_FAILED: emcp_status = 500;
+/// From the authorization callback: the tool may not run; the client is told the reason.
+pub const EMCP_DENIED: emcp_status = 501;
+/// From the authorization callback: over a rate limit; the client is told to retry later.
+pub const EMCP_RETRY_LATER: emcp_status = 502;
 
 /// A panic was caught at the boundary (host builds only; never expected).
 pub const EMCP_PANIC: emcp_status = 900;

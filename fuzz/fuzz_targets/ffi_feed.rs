@@ -35,6 +35,7 @@ struct BoardState {
     brightness: u8,
     servo: i32,
     cancelled: u32,
+    disarmed: u8,
 }
 
 extern "C" {
@@ -130,6 +131,8 @@ fuzz_target!(|data: &[u8]| {
     let buffered = k[0] & 1 != 0;
     let polls = (k[0] >> 1) & 3;
     let halves = k[0] & 8 != 0;
+    // The arm switch: open, move_servo is refused by the board's authorize callback.
+    let disarmed = u8::from(k[0] & 16 != 0);
     // SAFETY: the board's globals, reset between runs (one thread).
     unsafe {
         addr_of_mut!(board).write(BoardState {
@@ -138,6 +141,7 @@ fuzz_target!(|data: &[u8]| {
             brightness: 0,
             servo: 0,
             cancelled: 0,
+            disarmed,
         });
     }
     WRITTEN.with(|w| w.borrow_mut().clear());

@@ -151,7 +151,7 @@ static const emcp_prompt prompts[1] = {
 static const emcp_config cfg_buf = {
     EMCP_STR("edge"), EMCP_STR("1.0"), EMCP_NO_STR, EMCP_NO_STR,
     tools, T_COUNT, resources, 1, templates, 1, prompts, 1,
-    complete_cb, NULL, NULL, 0, 0, 0,
+    complete_cb, NULL, NULL, 0, 0, 0, NULL,
 };
 
 /* Write-callback mode: everything written is appended to `g_cap`, unless `g_write_fail`. */
@@ -177,7 +177,7 @@ static emcp_status write_cb(void *userdata, const uint8_t *bytes, size_t len) {
 static const emcp_config cfg_cb = {
     EMCP_STR("edge"), EMCP_STR("1.0"), EMCP_NO_STR, EMCP_NO_STR,
     tools, T_COUNT, resources, 1, templates, 1, prompts, 1,
-    complete_cb, write_cb, NULL, 0, 0, 0,
+    complete_cb, write_cb, NULL, 0, 0, 0, NULL,
 };
 
 /* ------------------------------------------------------------------------------------ */
@@ -518,12 +518,16 @@ static void tool_streams(emcp_tool_call *call) {
     CHECK_ST(emcp_call_data(call, png + 2, 1), EMCP_OK);
 }
 
+/* Tool callbacks run so far (the authorization test checks a refused tool never runs). */
+static unsigned g_tool_runs;
+
 static emcp_status tool_cb(void *userdata, emcp_tool_call *call) {
     size_t idx = S_SIZE;
     const char *p = S_PTR;
     size_t len = S_SIZE;
     int k;
     (void)userdata;
+    g_tool_runs++;
     CHECK(call != NULL);
     CHECK_ST(emcp_call_tool_index(call, &idx), EMCP_OK);
     switch (idx) {
@@ -1435,6 +1439,100 @@ static void test_tools(void) {
                    "\"data\":\"AAEC\"}]}}\n");
 }
 
+/* Authorization: "fail" is denied with a reason, "error" is rate-limited, "nulls" is
+ * denied with an invalid reason (the default text is shown), "structured" gets an
+ * unknown status (fail closed); the rest run. Records what the callback saw. */
+static size_t g_auth_tool;
+static char g_auth_args[64];
+static size_t g_auth_args_len;
+static int g_auth_args_null;
+static emcp_status authorize_cb(void *userdata, size_t tool, emcp_str args, emcp_str *reason,
+                                uint32_t *retry_after_ms) {
+    (void)userdata;
+    g_auth_tool = tool;
+    g_auth_args_null = args.ptr == NULL;
+    g_auth_args_len = args.len < sizeof g_auth_args ? args.len : sizeof g_auth_args;
+    if (args.ptr != NULL) {
+        memcpy(g_auth_args, args.ptr, g_auth_args_len);
+    }
+    CHECK(reason != NULL && reason->ptr == NULL && reason->len == 0);
+    CHECK(retry_after_ms != NULL && *retry_after_ms == 0);
+    static const emcp_str refused = EMCP_STR("fail refused: the arm switch is off");
+    switch (tool) {
+    case T_FAIL:
+        *reason = refused;
+        return EMCP_DENIED;
+    case T_ERROR:
+        *retry_after_ms = 1500;
+        return EMCP_RETRY_LATER;
+    case T_NULLS:
+        reason->ptr = "\xff";
+        reason->len = 1;
+        return EMCP_DENIED;
+    case T_STRUCTURED:
+        return 7777;
+    default:
+        return EMCP_OK;
+    }
+}
+
+static const emcp_config cfg_auth = {
+    EMCP_STR("edge"), EMCP_STR("1.0"), EMCP_NO_STR, EMCP_NO_STR,
+    tools, T_COUNT, resources, 1, templates, 1, prompts, 1,
+    complete_cb, NULL, NULL, 0, 0, 0, authorize_cb,
+};
+
+static void test_authorize(void) {
+    box *b = &g_box;
+    g_test = "authorize";
+    CHECK_ST(box_init(b, &cfg_auth, LINE_CAP, OUT_CAP), EMCP_OK);
+
+    roundtrip(b, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"fail\",\"arguments\":{\"k\": [1]}}}\n",
+              0);
+    CHECK_TEXT(g_got, g_got_len,
+               "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\","
+               "\"text\":\"fail refused: the arm switch is off\"}],\"isError\":true}}\n");
+    CHECK(g_auth_tool == T_FAIL);
+    CHECK(!g_auth_args_null);
+    CHECK_TEXT(g_auth_args, g_auth_args_len, "{\"k\": [1]}");
+
+    roundtrip(b, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"error\"}}\n",
+              0);
+    CHECK_TEXT(g_got, g_got_len,
+               "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\","
+               "\"text\":\"Rate limit exceeded: retry in 1500 ms\"}],\"isError\":true}}\n");
+    CHECK(g_auth_args_null);
+
+    roundtrip(b, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"nulls\",\"arguments\":{}}}\n",
+              0);
+    CHECK_TEXT(g_got, g_got_len,
+               "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\","
+               "\"text\":\"tool refused by the device\"}],\"isError\":true}}\n");
+    roundtrip(b, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"structured\",\"arguments\":{}}}\n",
+              0);
+    CHECK_TEXT(g_got, g_got_len,
+               "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"type\":\"text\","
+               "\"text\":\"tool refused by the device\"}],\"isError\":true}}\n");
+    CHECK(g_auth_tool == T_STRUCTURED);
+
+    /* Allowed: the tool runs as usual; a refused tool's callback never ran. */
+    g_tool_runs = 0;
+    roundtrip(b, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"big\",\"arguments\":{}}}\n",
+              0);
+    CHECK(g_auth_tool == T_BIG);
+    CHECK(g_got_len > 2000);
+    CHECK(g_tool_runs == 1);
+    roundtrip(b, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"fail\",\"arguments\":{}}}\n",
+              0);
+    CHECK(g_tool_runs == 1);
+}
+
 static void test_reads(void) {
     box *b = &g_box;
     g_test = "resource reads";
@@ -1499,6 +1597,7 @@ int main(void) {
     test_callback_mode();
     test_resource_changed();
     test_tools();
+    test_authorize();
     test_reads();
     test_completion_long_value();
     printf("%u passed, %u failed\n", g_passed, g_failed);

@@ -7,6 +7,8 @@
 # 2. include/emcp.h compiled as C++11 (syntax only, -Werror)
 # 3. api_edges.c built with -std=c99 -Wall -Wextra -pedantic -Werror, and run
 # 4. the same built with -fsanitize=address,undefined, and run
+# 5. board_arm.c (the C board's authorization callback, with examples/c-sensor-board/board.c),
+#    plain and under ASan+UBSan
 #
 # Binaries and logs go to target/c-tests/. Build output goes to stderr; each test run's
 # report (ending with "N passed, M failed") goes to stdout. Exits non-zero when a build
@@ -59,5 +61,17 @@ echo "-- api_edges (ASan+UBSan)"
 ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}" \
     UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
     "$out/api_edges_asan" | tee "$out/api_edges_asan.log" || status=1
+
+board=(-I"$root/examples/c-sensor-board" tests/c/board_arm.c examples/c-sensor-board/board.c)
+echo "== board_arm" >&2
+"$cc" "${warn[@]}" -O1 -g -I"$root/include" "${board[@]}" "$lib" "${libs[@]}" \
+    -o "$out/board_arm" 1>&2
+echo "-- board_arm"
+"$out/board_arm" | tee "$out/board_arm.log" || status=1
+"$cc" "${warn[@]}" -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+    -fno-sanitize-recover=undefined -I"$root/include" "${board[@]}" "$lib" "${libs[@]}" \
+    -o "$out/board_arm_asan" 1>&2
+echo "-- board_arm (ASan+UBSan)"
+"$out/board_arm_asan" | tee "$out/board_arm_asan.log" || status=1
 
 exit "$status"
