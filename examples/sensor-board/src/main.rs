@@ -96,7 +96,18 @@ impl embedded_io::ReadReady for Stdin {
 }
 
 /// Buffered standard output; flushed by the serve loop when no input is waiting.
-struct Stdout(io::BufWriter<io::Stdout>);
+struct Stdout(io::BufWriter<Box<dyn io::Write>>);
+
+/// Standard output without std's own line buffering: on Unix a duplicate of fd 1, so a
+/// flush of the 64 KiB buffer is one `write` (through `io::Stdout`'s `LineWriter` a
+/// flush that ends mid-line costs a second `write` for the tail).
+fn raw_stdout() -> Box<dyn io::Write> {
+    #[cfg(unix)]
+    if let Ok(fd) = std::os::fd::AsFd::as_fd(&io::stdout()).try_clone_to_owned() {
+        return Box::new(std::fs::File::from(fd));
+    }
+    Box::new(io::stdout())
+}
 
 impl embedded_io::ErrorType for Stdout {
     type Error = io::Error;
@@ -155,7 +166,7 @@ fn main() -> ExitCode {
     }
     let mut framer: Box<Framer<DEFAULT_LINE_LEN>> = Box::default();
     let mut input = Stdin::spawn();
-    let mut output = Stdout(io::BufWriter::with_capacity(64 * 1024, io::stdout()));
+    let mut output = Stdout(io::BufWriter::with_capacity(64 * 1024, raw_stdout()));
     eprintln!("sensor-board: serving MCP on stdin/stdout");
     match serve(&mut server, &mut *framer, &mut input, &mut output) {
         Ok(()) => ExitCode::SUCCESS,
