@@ -1,0 +1,77 @@
+//! `instr CASE ERA COUNT`: set up a server for CASE (the sensor board, or the scaling
+//! device) in ERA (`2025-11-25`/`legacy` or `2026-07-28`/`modern`), check its answer
+//! once, then handle the same request COUNT more times into a sink that discards the
+//! output. Run under callgrind by `callgrind.sh`: the instructions of two runs with
+//! different COUNTs differ by exactly the instructions of the extra messages, so
+//! set-up (process start, server, `initialize`, building the request) cancels out.
+//!
+//! `instr --list` prints every case and era with its request and response sizes and
+//! a COUNT that keeps a callgrind run short (tab-separated).
+//!
+//! Exits non-zero when the measured loop allocated (serving must not touch the heap).
+
+use std::hint::black_box;
+use std::process::ExitCode;
+
+use emcp_bench::{case_named, case_names, CountSink, CountingAlloc, Era};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+/// Request and response bytes one callgrind run may handle (keeps each run to
+/// seconds: about 10 to 30 instructions a byte).
+const BUDGET_BYTES: usize = 4 << 20;
+
+fn list() -> ExitCode {
+    for era in Era::ALL {
+        for name in case_names(era) {
+            let Some(case) = case_named(&name, era) else {
+                return ExitCode::FAILURE;
+            };
+            let bytes = case.request_len() + case.response_len();
+            let count = (BUDGET_BYTES / bytes).clamp(10, 1000);
+            println!(
+                "{name}\t{}\t{}\t{}\t{count}",
+                era.name(),
+                case.request_len(),
+                case.response_len()
+            );
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "--list") {
+        return list();
+    }
+    let [name, era, count] = args.as_slice() else {
+        eprintln!("usage: instr CASE ERA COUNT | instr --list (cases: instr --list)");
+        return ExitCode::FAILURE;
+    };
+    let (Some(era), Ok(count)) = (Era::parse(era), count.parse::<usize>()) else {
+        eprintln!("instr: bad era or count");
+        return ExitCode::FAILURE;
+    };
+    let Some(mut case) = case_named(name, era) else {
+        eprintln!("instr: no case {name}; cases: {:?}", case_names(era));
+        return ExitCode::FAILURE;
+    };
+    let mut out = CountSink::default();
+    let before = CountingAlloc::count();
+    for _ in 0..count {
+        case.run(black_box(&mut out));
+    }
+    let allocations = CountingAlloc::count() - before;
+    black_box(out.bytes);
+    if out.bytes != count * case.response_len() {
+        eprintln!("instr: {name}: responses changed size");
+        return ExitCode::FAILURE;
+    }
+    if allocations != 0 {
+        eprintln!("instr: {name}: {allocations} heap allocations while serving");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
