@@ -208,7 +208,7 @@ impl<'a> Exchange<'a> {
         if self.log_level.is_none_or(|min| level < min) {
             return false;
         }
-        rpc::begin_notification(w, "notifications/message");
+        rpc::begin_notification(w, "message");
         w.key("level");
         w.str(level.as_str());
         w.key("logger");
@@ -229,7 +229,7 @@ impl<'a> Exchange<'a> {
         let Some(token) = self.progress_token else {
             return false;
         };
-        rpc::begin_notification(w, "notifications/progress");
+        rpc::begin_notification(w, "progress");
         w.key("progressToken");
         w.raw_value(token);
         w.key("progress");

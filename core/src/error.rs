@@ -63,6 +63,9 @@ pub enum DispatchError {
     MethodNotFound,
     /// Parameters are missing or wrong; the text says which.
     InvalidParams(&'static str),
+    /// A required parameter is missing; the text names it (the message is `Missing `
+    /// and the text, e.g. `Missing uri`).
+    MissingParam(&'static str),
     /// The named tool does not exist.
     UnknownTool,
     /// The named prompt does not exist.
@@ -82,9 +85,12 @@ pub enum DispatchError {
         /// true for 2026-07-28 (-32602), false for the initialize era (-32002).
         modern: bool,
     },
-    /// The request needs a client capability the client did not declare.
+    /// The request needs a client capability the client did not declare (feature
+    /// `input`: only input requests need one).
+    #[cfg(feature = "input")]
     MissingCapability,
-    /// An HTTP header disagrees with the body (2026-07-28 over HTTP).
+    /// An HTTP header disagrees with the body (2026-07-28 over HTTP; feature `http`).
+    #[cfg(feature = "http")]
     HeaderMismatch,
     /// A bounded table (subscriptions, pending jobs) is full.
     Busy(&'static str),
@@ -125,6 +131,7 @@ impl RpcError {
             RpcError::Dispatch(d) => match d {
                 DispatchError::MethodNotFound => code::METHOD_NOT_FOUND,
                 DispatchError::InvalidParams(_)
+                | DispatchError::MissingParam(_)
                 | DispatchError::UnknownTool
                 | DispatchError::UnknownPrompt
                 | DispatchError::MissingPromptArgument
@@ -134,47 +141,72 @@ impl RpcError {
                 DispatchError::UnsupportedVersion => code::UNSUPPORTED_VERSION,
                 DispatchError::ResourceNotFound { modern: true } => code::INVALID_PARAMS,
                 DispatchError::ResourceNotFound { modern: false } => code::RESOURCE_NOT_FOUND,
+                #[cfg(feature = "input")]
                 DispatchError::MissingCapability => code::MISSING_CAPABILITY,
+                #[cfg(feature = "http")]
                 DispatchError::HeaderMismatch => code::HEADER_MISMATCH,
                 DispatchError::Busy(_) | DispatchError::Internal(_) => code::INTERNAL_ERROR,
             },
         }
     }
 
-    /// The error message: one concise sentence. Not inlined: merged into
-    /// [`crate::rpc::write_error`] with [`RpcError::code`]'s match it costs more code.
+    /// The error message, one concise sentence, as two parts written one after the
+    /// other: a prefix several messages share (`"Invalid Request: "`, `"Parse error"`,
+    /// `"Missing _meta "`, `"Missing "`; empty for the others), then the rest. Each
+    /// shared prefix is thus stored once in the image, and messages such as the `_meta`
+    /// ones end with text the server holds anyway (member names).
+    pub fn message(&self) -> (&'static str, &'static str) {
+        (self.message_prefix(), self.message_rest())
+    }
+
+    /// The first part of [`RpcError::message`]. Not inlined, as `message_rest`.
     #[inline(never)]
-    pub fn message(&self) -> &'static str {
+    fn message_prefix(&self) -> &'static str {
+        match self {
+            RpcError::Request(RequestError::Parse(_)) => "Parse error",
+            RpcError::Request(RequestError::Params) => "",
+            RpcError::Request(_) => "Invalid Request: ",
+            RpcError::Dispatch(
+                DispatchError::MissingProtocolVersion | DispatchError::MissingClientCapabilities,
+            ) => "Missing _meta ",
+            RpcError::Dispatch(DispatchError::MissingParam(_)) => "Missing ",
+            RpcError::Dispatch(_) => "",
+        }
+    }
+
+    /// The rest of [`RpcError::message`], after [`RpcError::message_prefix`]. Not
+    /// inlined: merged into [`crate::rpc::write_error`] with [`RpcError::code`]'s match
+    /// it costs more code.
+    #[inline(never)]
+    fn message_rest(&self) -> &'static str {
         match self {
             RpcError::Request(r) => match r {
-                RequestError::Parse(ScanError::InvalidUtf8) => "Parse error: invalid UTF-8",
-                RequestError::Parse(ScanError::TooDeep) => "Parse error: nested too deeply",
-                RequestError::Parse(_) => "Parse error",
-                RequestError::TooLong => "Invalid Request: line too long",
-                RequestError::Batch => "Invalid Request: batches are not supported",
-                RequestError::NotObject => "Invalid Request: not an object",
-                RequestError::Version => "Invalid Request: jsonrpc must be \"2.0\"",
-                RequestError::Id => "Invalid Request: id must be a string or an integer",
-                RequestError::IdTooLong => "Invalid Request: id too long",
-                RequestError::Method => "Invalid Request: method must be a string",
+                RequestError::Parse(ScanError::InvalidUtf8) => ": invalid UTF-8",
+                RequestError::Parse(ScanError::TooDeep) => ": nested too deeply",
+                RequestError::Parse(_) => "",
+                RequestError::TooLong => "line too long",
+                RequestError::Batch => "batches are not supported",
+                RequestError::NotObject => "not an object",
+                RequestError::Version => "jsonrpc must be \"2.0\"",
+                RequestError::Id => "id must be a string or an integer",
+                RequestError::IdTooLong => "id too long",
+                RequestError::Method => "method must be a string",
                 RequestError::Params => "Invalid params: params must be an object",
             },
             RpcError::Dispatch(d) => match d {
                 DispatchError::MethodNotFound => "Method not found",
-                DispatchError::InvalidParams(why) => why,
+                DispatchError::InvalidParams(why) | DispatchError::MissingParam(why) => why,
                 DispatchError::UnknownTool => "Unknown tool",
                 DispatchError::UnknownPrompt => "Unknown prompt",
                 DispatchError::MissingPromptArgument => "Missing required prompt argument",
                 DispatchError::InvalidCursor => "Invalid cursor",
-                DispatchError::MissingProtocolVersion => {
-                    "Missing _meta io.modelcontextprotocol/protocolVersion"
-                }
-                DispatchError::MissingClientCapabilities => {
-                    "Missing _meta io.modelcontextprotocol/clientCapabilities"
-                }
+                DispatchError::MissingProtocolVersion => crate::server::META_VERSION,
+                DispatchError::MissingClientCapabilities => crate::server::META_CAPABILITIES,
                 DispatchError::UnsupportedVersion => "Unsupported protocol version",
                 DispatchError::ResourceNotFound { .. } => "Resource not found",
+                #[cfg(feature = "input")]
                 DispatchError::MissingCapability => "Missing required client capability",
+                #[cfg(feature = "http")]
                 DispatchError::HeaderMismatch => "Header does not match the request body",
                 DispatchError::Busy(why) => why,
                 DispatchError::Internal(why) => why,
@@ -213,6 +245,7 @@ mod tests {
             RpcError::from(DispatchError::UnsupportedVersion).code(),
             -32022
         );
+        #[cfg(feature = "input")]
         assert_eq!(
             RpcError::from(DispatchError::MissingCapability).code(),
             -32021

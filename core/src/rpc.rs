@@ -197,10 +197,17 @@ pub fn end_response(w: &mut JsonWriter<'_>) {
     w.raw(b"}\n");
 }
 
-/// Start a notification: `{"jsonrpc":"2.0","method":"<method>","params":` then an open
-/// object. Close with [`end_response`].
-pub fn begin_notification(w: &mut JsonWriter<'_>, method: &str) {
-    begin_message(w, b"\"method\":\"", method.as_bytes(), b"\",\"params\":");
+/// Start a notification: `{"jsonrpc":"2.0","method":"notifications/<name>","params":`
+/// then an open object. Close with [`end_response`]. Every MCP notification the server
+/// sends is in the `notifications/` namespace; the prefix is written here, so that
+/// the image holds it once rather than in every method name.
+pub fn begin_notification(w: &mut JsonWriter<'_>, name: &str) {
+    begin_message(
+        w,
+        b"\"method\":\"notifications/",
+        name.as_bytes(),
+        b"\",\"params\":",
+    );
 }
 
 /// Write a complete error response line. `data` writes the `data` member's value when
@@ -217,7 +224,11 @@ pub fn write_error(
     w.key("code");
     w.i64(i64::from(error.code()));
     w.key("message");
-    w.str(error.message());
+    let (prefix, rest) = error.message();
+    w.string_begin();
+    w.string_part(prefix);
+    w.string_part(rest);
+    w.string_end();
     if let Some(data) = data {
         w.key("data");
         data(&mut w);

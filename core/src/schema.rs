@@ -67,12 +67,14 @@ impl Violation<'_, '_> {
     pub fn write_message(&self, w: &mut JsonWriter<'_>) {
         w.string_begin();
         let head = match self.rule {
-            Rule::Required => "Missing required argument \"",
-            Rule::Unknown => "Unknown argument \"",
-            Rule::Duplicate => "Duplicate argument \"",
-            _ => "Invalid argument \"",
+            Rule::Required => "Missing required ",
+            Rule::Unknown => "Unknown ",
+            Rule::Duplicate => "Duplicate ",
+            _ => "Invalid ",
         };
         w.string_part(head);
+        // Shared by every head (stored once).
+        w.string_part("argument \"");
         w.string_str(self.argument);
         let (text, value) = match self.rule {
             Rule::Required => ("\"", None),
@@ -91,8 +93,9 @@ impl Violation<'_, '_> {
         if let Some(v) = value {
             match v.as_str() {
                 Some(s) => w.string_str(s),
-                // Valid JSON text from a static schema: written as characters.
-                None => w.string_part(core::str::from_utf8(v.raw()).unwrap_or("?")),
+                // JSON text, so UTF-8 (`json::parse` checks its whole input, and a
+                // value is cut at token boundaries): written as characters, unchecked.
+                None => w.string_part_utf8(v.raw()),
             }
         }
         w.string_end();
@@ -133,8 +136,8 @@ fn type_matches(name: Value<'_>, v: Value<'_>) -> bool {
 
 fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
     // A string against an allowed string without escapes: by decoded content.
-    if let (Some(x), Some(plain)) = (a.as_str(), b.as_str().and_then(|y| y.as_plain())) {
-        return x.eq_str(plain);
+    if let (Some(x), Some(plain)) = (a.as_str(), b.as_str().filter(|y| !y.has_escapes())) {
+        return x.eq_bytes(plain.raw());
     }
     // Two numbers compare by value (`cmp_number` is `None` unless both are numbers);
     // anything else, escaped strings included, by its text.

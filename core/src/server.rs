@@ -24,8 +24,8 @@ use crate::rpc::{self, Id, Message, Notification, OwnedId, Request};
 use crate::subscription::{self, Listen, Subscriptions, MAX_RESOURCES};
 use crate::version::{Version, MODERN};
 
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub(crate) const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub(crate) const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
@@ -381,17 +381,13 @@ fn page(
     let start = match cursor {
         None => 0,
         Some(c) => {
-            let s = c
-                .as_str()
-                .and_then(|s| s.as_plain())
-                .ok_or(DispatchError::InvalidCursor)?;
-            if s.is_empty() || s.len() > 9 || !s.bytes().all(|b| b.is_ascii_digit()) {
+            // The raw text: a cursor with an escape is no run of digits either.
+            let s = c.as_str().ok_or(DispatchError::InvalidCursor)?.raw();
+            if s.is_empty() || s.len() > 9 || !s.iter().all(|b| b.is_ascii_digit()) {
                 return Err(DispatchError::InvalidCursor);
             }
             // At most nine digits: the value cannot overflow.
-            let n = s
-                .bytes()
-                .fold(0usize, |n, b| n * 10 + usize::from(b - b'0'));
+            let n = s.iter().fold(0usize, |n, b| n * 10 + usize::from(b - b'0'));
             if n > count {
                 return Err(DispatchError::InvalidCursor);
             }
@@ -670,7 +666,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             if self.subs.session & bit != 0 {
                 #[cfg(feature = "routes")]
                 w.route(None);
-                rpc::begin_notification(&mut w, "notifications/resources/updated");
+                rpc::begin_notification(&mut w, "resources/updated");
                 w.key("uri");
                 w.str(resource.uri);
                 rpc::end_response(&mut w);
@@ -678,7 +674,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             for listen in self.subs.listens.iter().filter(|l| l.resources & bit != 0) {
                 #[cfg(feature = "routes")]
                 w.route(Some(&listen.id));
-                rpc::begin_notification(&mut w, "notifications/resources/updated");
+                rpc::begin_notification(&mut w, "resources/updated");
                 w.key("_meta");
                 w.begin_object();
                 w.key(META_SUBSCRIPTION);
@@ -813,7 +809,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 let requested = r
                     .params
                     .and_then(|p| str_member(p, "protocolVersion"))
-                    .ok_or(DispatchError::InvalidParams("Missing protocolVersion"))?;
+                    .ok_or(DispatchError::MissingParam("protocolVersion"))?;
                 // Echo a supported initialize-era version, otherwise offer the newest
                 // one; never a stateless version.
                 let version = Version::parse(requested.raw())
@@ -928,7 +924,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             .params
             .and_then(|p| p.get("notifications"))
             .filter(|f| f.kind() == Kind::Object)
-            .ok_or(DispatchError::InvalidParams("Missing notifications filter"))?;
+            .ok_or(DispatchError::MissingParam("notifications filter"))?;
         let uris = filter.get("resourceSubscriptions");
         let not_strings =
             DispatchError::InvalidParams("resourceSubscriptions must be an array of strings");
@@ -950,7 +946,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             })
             .map_err(|_| DispatchError::Busy("Too many open subscriptions"))?;
         let mut w = JsonWriter::new(out);
-        rpc::begin_notification(&mut w, "notifications/subscriptions/acknowledged");
+        rpc::begin_notification(&mut w, "subscriptions/acknowledged");
         w.key("_meta");
         w.begin_object();
         w.key(META_SUBSCRIPTION);
@@ -1047,10 +1043,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         tools: bool,
     ) -> Result<(Value<'a>, usize), DispatchError> {
         let (missing, unknown) = match tools {
-            true => ("Missing tool name", DispatchError::UnknownTool),
-            false => ("Missing prompt name", DispatchError::UnknownPrompt),
+            true => ("tool name", DispatchError::UnknownTool),
+            false => ("prompt name", DispatchError::UnknownPrompt),
         };
-        let missing = DispatchError::InvalidParams(missing);
+        let missing = DispatchError::MissingParam(missing);
         let params = params.ok_or(missing)?;
         let name = str_member(params, "name").ok_or(missing)?;
         let index = self.named(tools, name).ok_or(unknown)?;
@@ -1127,9 +1123,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 };
                 let job = Job {
                     id: rpc::own(r.id),
-                    progress_token: ex
-                        .progress_token
-                        .map(|t| OwnedId::from_slice(t).unwrap_or_default()),
+                    progress_token: ex.progress_token.map(|t| rpc::own(Id::from_raw(t))),
                     tool: index,
                     modern: false,
                     log_level: ex.log_level,
@@ -1145,9 +1139,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         if step == Step::Pending && call.can_defer() {
             let job = Job {
                 id: rpc::own(r.id),
-                progress_token: ex
-                    .progress_token
-                    .map(|t| OwnedId::from_slice(t).unwrap_or_default()),
+                // `own` copies a token whole too: `request` bounds it like an id.
+                progress_token: ex.progress_token.map(|t| rpc::own(Id::from_raw(t))),
                 tool: index,
                 modern: ex.modern,
                 log_level: ex.log_level,
@@ -1448,7 +1441,7 @@ fn str_member<'a>(object: Value<'a>, key: &str) -> Option<Str<'a>> {
 fn uri_param(params: Option<Value<'_>>) -> Result<Str<'_>, DispatchError> {
     params
         .and_then(|p| str_member(p, "uri"))
-        .ok_or(DispatchError::InvalidParams("Missing uri"))
+        .ok_or(DispatchError::MissingParam("uri"))
 }
 
 fn write_failure(out: &mut dyn Sink, id: Id<'_>, f: Failure<'_>) {

@@ -739,7 +739,13 @@ impl<'a> Str<'a> {
     /// assert!(v.as_str().unwrap().eq_str("tools/list"));
     /// ```
     pub fn eq_str(&self, s: &str) -> bool {
-        let mut want = s.as_bytes();
+        self.eq_bytes(s.as_bytes())
+    }
+
+    /// [`Str::eq_str`] against bytes (e.g. the content of another string without
+    /// escapes, which needs no UTF-8 check to be compared).
+    pub(crate) fn eq_bytes(&self, s: &[u8]) -> bool {
+        let mut want = s;
         let mut rest = self.raw;
         while let Some(piece) = next_raw_piece(&mut rest) {
             let mut utf8 = [0u8; 4];

@@ -617,6 +617,12 @@ impl<'s> JsonWriter<'s> {
         self.put_escaped(s.as_bytes());
     }
 
+    /// Part of an open string, escaped: bytes the caller knows to be UTF-8 (e.g. cut
+    /// from a `&str` at ASCII boundaries), written without checking them again.
+    pub(crate) fn string_part_utf8(&mut self, s: &[u8]) {
+        self.put_escaped(s);
+    }
+
     /// One character of an open string, escaped.
     pub fn string_char(&mut self, c: char) {
         let mut utf8 = [0u8; 4];
