@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# The whole benchmark comparison in one run, printed as Markdown on stdout.
+#
+#   benches/run.sh            # full: ~15 min on 2 cores
+#   benches/run.sh --quick    # CI: every part once, small N (checks it builds and runs)
+#
+# 1. In-process: instructions per message under callgrind (benches/inproc/callgrind.sh),
+#    and criterion's wall time per message (benches/inproc; --quick: each bench once).
+# 2. End to end over stdio (benches/harness): the same pipelined request mix into the
+#    Rust board, the C board, the rmcp board and the Python SDK board
+#    (benches/peers/), every response checked; child CPU per message net of start-up,
+#    messages per second, peak RSS, and each board's CPU per message as a multiple of
+#    emcp's (Rust board, same era).
+# 3. Footprint of the firmware image (examples/firmware/size.sh).
+# 4. Scaling: RAM against response size (benches/inproc scaling).
+#
+# Installs what it needs through the project's scripts (valgrind, the ARM toolchain
+# and QEMU, the Python venv, the peers). Build output and progress go to stderr; never
+# asserts a time. Exits non-zero when a part fails (a wrong response, a build error).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+if [ "$quick" = 1 ]; then
+    n_fast=2000 n_slow=500 runs=1
+else
+    n_fast=20000 n_slow=2000 runs=3
+fi
+
+log() { echo "benches/run.sh: $*" >&2; }
+
+log "setting up (valgrind, ARM toolchain, Python venv, peers)"
+scripts/setup-c-tools.sh >&2
+scripts/setup-rust-targets.sh >&2
+scripts/setup-python.sh >&2
+bash benches/peers/setup.sh >&2
+cargo build --release -p sensor-board -p emcp-harness -p emcp-bench >&2
+examples/c-sensor-board/run.sh </dev/null >/dev/null 2>&2
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "# emcp benchmarks"
+echo
+echo "$(date -u +%Y-%m-%d), \`benches/run.sh$([ "$quick" = 1 ] && echo " --quick")\`," \
+    "$(nproc) cores ($(uname -m)), $(rustc --version | cut -d' ' -f1-2)."
+echo
+
+# ---- 1. in-process ---------------------------------------------------------------------
+log "in-process: callgrind"
+if [ "$quick" = 1 ]; then
+    bash benches/inproc/callgrind.sh read_sensor
+else
+    bash benches/inproc/callgrind.sh
+fi
+echo
+if [ "$quick" = 1 ]; then
+    log "in-process: criterion, each bench once (--test)"
+    cargo bench -p emcp-bench --bench handle -- --test >&2
+else
+    log "in-process: criterion"
+    cargo bench -p emcp-bench --bench handle -- --warm-up-time 1 --measurement-time 3 \
+        'read_sensor|read_text|read_blob_4k|tools_list' >&2
+    echo "### Wall time per message in-process (criterion, mean)"
+    echo
+    python3 - "$root/target/criterion" <<'PY'
+import json, pathlib, sys
+rows = []
+for est in sorted(pathlib.Path(sys.argv[1]).glob("*/*/new/estimates.json")):
+    group, case = est.parts[-4], est.parts[-3]
+    if group in ("read_sensor", "read_text", "read_blob_4k", "tools_list"):
+        ns = json.loads(est.read_text())["mean"]["point_estimate"]
+        rows.append(f"| {group} | {case} | {ns / 1000:.2f} |")
+print("| case | era | µs / msg |\n|---|---|---:|")
+print("\n".join(rows))
+PY
+    echo
+fi
+
+# ---- 2. end to end over stdio -----------------------------------------------------------
+harness=target/release/stdio-harness
+rmcp_board=benches/peers/rmcp-board/target/release/rmcp-board
+python_board=(.tools/venv/bin/python benches/peers/python-board/board.py)
+run() { # name era n -- command...
+    local name=$1 era=$2 n=$3
+    shift 4
+    log "stdio: $name ($era, N=$n)"
+    "$harness" --json --quiet --name "$name" --era "$era" --n "$n" --runs "$runs" -- "$@" \
+        >>"$tmp/stdio.jsonl"
+}
+run emcp-rust legacy "$n_fast" -- target/release/sensor-board
+run emcp-rust modern "$n_fast" -- target/release/sensor-board
+run emcp-c legacy "$n_fast" -- target/c-sensor-board/c-sensor-board
+run emcp-c modern "$n_fast" -- target/c-sensor-board/c-sensor-board
+run rmcp legacy "$n_fast" -- "$rmcp_board"
+run rmcp modern "$n_fast" -- "$rmcp_board"
+run python-sdk legacy "$n_slow" -- "${python_board[@]}"
+run python-sdk modern "$n_slow" -- "${python_board[@]}"
+
+echo "### End to end over stdio (pipelined, every response checked)"
+echo
+python3 - "$tmp/stdio.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+base = {r["era"]: r["cpu_us_per_msg"] for r in rows if r["name"] == "emcp-rust"}
+print("| board | era | N | CPU µs/msg | × emcp-rust | msg/s | peak RSS KiB |")
+print("|---|---|---:|---:|---:|---:|---:|")
+for r in rows:
+    cpu, b = r["cpu_us_per_msg"], base.get(r["era"])
+    # A small N of a slow-starting server can end below the start-up run's noise.
+    cpu_s = f"{cpu:.2f}" if cpu > 0 else "n/a (N too small)"
+    ratio = f"{cpu / b:.1f}" if cpu > 0 and b else "n/a"
+    print(f'| {r["name"]} | {r["era"]} {r["protocol_version"]} | {r["n"]} | {cpu_s} | '
+          f'{ratio} | {r["msgs_per_s"]:.0f} | {r["peak_rss_kib"]} |')
+PY
+echo
+
+# ---- 3. footprint ---------------------------------------------------------------------
+log "footprint: examples/firmware/size.sh"
+echo "### Firmware footprint (examples/firmware/size.sh)"
+echo
+echo '```'
+bash examples/firmware/size.sh
+echo '```'
+echo
+
+# ---- 4. scaling -----------------------------------------------------------------------
+log "scaling: RAM against response size"
+cargo run -q --release -p emcp-bench --bin scaling
