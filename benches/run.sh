@@ -11,7 +11,8 @@
 #    (benches/peers/), every response checked; child CPU per message net of start-up,
 #    messages per second, peak RSS, and each board's CPU per message as a multiple of
 #    emcp's (Rust board, same era).
-# 3. Footprint of the firmware image (examples/firmware/size.sh).
+# 3. Footprint of the firmware image (examples/firmware/size.sh), and in full mode the
+#    matrix of image variants x Cortex-M3/M4F (size.sh --matrix).
 # 4. Scaling: RAM against response size (benches/inproc scaling).
 #
 # Installs what it needs through the project's scripts (valgrind, the ARM toolchain
@@ -125,6 +126,13 @@ echo '```'
 bash examples/firmware/size.sh
 echo '```'
 echo
+if [ "$quick" = 0 ]; then
+    log "footprint matrix: examples/firmware/size.sh --matrix"
+    echo "### Footprint matrix (examples/firmware/size.sh --matrix; stack peak over every transcript)"
+    echo
+    bash examples/firmware/size.sh --matrix
+    echo
+fi
 
 # ---- 4. scaling -----------------------------------------------------------------------
 log "scaling: RAM against response size"

@@ -51,6 +51,10 @@
 //! - `input` — `emcp::input`: input-required results and server-to-client requests
 //!   (elicitation, sampling, roots) with an HMAC-sealed `requestState` (`hmac`, `sha2`).
 //! - `defmt` — log through `defmt`.
+//! - `legacy`, `stateless` (both default) — the protocol eras served: the initialize
+//!   era and 2026-07-28. A one-era build answers every request in its era (without
+//!   `stateless`, `_meta` claims are ignored and `server/discover` is -32601; without
+//!   `legacy`, `initialize` is -32022 naming the versions spoken).
 //!
 //! MSRV: Rust 1.88.
 #![no_std]
@@ -64,6 +68,9 @@
         clippy::indexing_slicing
     )
 )]
+
+#[cfg(not(any(feature = "legacy", feature = "stateless")))]
+compile_error!("emcp needs at least one protocol era: feature `legacy` or `stateless`");
 
 pub mod device;
 pub mod error;

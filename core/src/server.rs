@@ -728,10 +728,23 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             .filter(|t| t.raw().len() <= rpc::MAX_ID_LEN)
             .map(|t| t.raw());
         let modern = match era {
+            // A one-era build serves every request in its era.
+            _ if !cfg!(feature = "legacy") => true,
+            _ if !cfg!(feature = "stateless") => false,
             Era::Auto => claims || stateless_only,
             Era::Modern => true,
             Era::Legacy => false,
         };
+        #[cfg(not(feature = "legacy"))]
+        if !claims && method == Some(Method::Initialize) {
+            // An initialize-era client: tell it the versions spoken (its only diagnostic).
+            if let Some(requested) = r.params.and_then(|p| str_member(p, "protocolVersion")) {
+                return Err(Failure {
+                    error: DispatchError::UnsupportedVersion,
+                    data: ErrorData::Versions(requested),
+                });
+            }
+        }
         #[cfg(feature = "input")]
         let caps = if modern {
             crate::input::Capabilities::from_value(meta.and_then(|m| m.get(META_CAPABILITIES)))

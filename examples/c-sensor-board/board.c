@@ -669,6 +669,14 @@ const emcp_config board_config = {
                              "sensor:// resources; set_led and move_servo drive the actuators."),
     .tools = TOOLS,
     .tools_len = sizeof TOOLS / sizeof TOOLS[0],
+#ifdef BOARD_TOOLS_ONLY
+    /* The footprint matrix's tools-only image (examples/firmware, VARIANT=tools): no
+     * resources, templates, prompts or completions; the linker drops their code. */
+    .resources = NULL,
+    .templates = NULL,
+    .prompts = NULL,
+    .complete = NULL,
+#else
     .resources = RESOURCES,
     .resources_len = sizeof RESOURCES / sizeof RESOURCES[0],
     .templates = TEMPLATES,
@@ -676,6 +684,7 @@ const emcp_config board_config = {
     .prompts = PROMPTS,
     .prompts_len = sizeof PROMPTS / sizeof PROMPTS[0],
     .complete = complete,
+#endif
     .write = board_write,
     .userdata = &board,
 #ifdef EMCP_BOARD_PAGE_SIZE

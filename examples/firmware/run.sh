@@ -9,6 +9,8 @@
 # this script's stdin/stdout through relay.py, which ends QEMU when stdin has closed and
 # every request was answered. stdout carries only MCP bytes; everything else
 # (installs, builds, the firmware's semihosting logs) goes to stderr.
+# EMCP_FW_VARIANT=tools|legacy|stateless runs a variant of the image (see the Makefile;
+# default `full`).
 set -euo pipefail
 
 board=${1:-m3}
@@ -22,7 +24,10 @@ case $board in
 esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-elf=$repo/target/firmware/$board/emcp-firmware.elf
+variant=${EMCP_FW_VARIANT:-full}
+suffix=
+[ "$variant" = full ] || suffix=-$variant
+elf=$repo/target/firmware/$board$suffix/emcp-firmware.elf
 
 {
     packages=()
@@ -36,9 +41,9 @@ elf=$repo/target/firmware/$board/emcp-firmware.elf
         apt-get install -y --no-install-recommends "${packages[@]}"
     fi
     # `make -q` answers "up to date?" in milliseconds: re-runs go straight to QEMU.
-    if ! make -q --no-print-directory -C "$here" BOARD="$board" 2>/dev/null; then
+    if ! make -q --no-print-directory -C "$here" BOARD="$board" VARIANT="$variant" 2>/dev/null; then
         "$repo/scripts/setup-rust-targets.sh"
-        make --no-print-directory -C "$here" BOARD="$board"
+        make --no-print-directory -C "$here" BOARD="$board" VARIANT="$variant"
     fi
 } >&2
 

@@ -11,12 +11,18 @@
 # Goals (M3): text <= 32 KiB and RAM <= 8 KiB; aim: 24 KiB and 4 KiB. With --check the
 # script exits 1 when the M3 image misses a "must" goal or links a panic path.
 # Figures go to stdout; builds and firmware logs to stderr.
+#
+# size.sh --matrix — the footprint matrix instead, as a Markdown table: the image
+# variants of the Makefile (full board, tools only, initialize era only, 2026-07-28 only)
+# x M3 and M4F: text, data, bss, stack peak over every transcript, RAM.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 check=0
+matrix=0
 [ "${1:-}" = "--check" ] && check=1
+[ "${1:-}" = "--matrix" ] && matrix=1
 missed=0
 
 # The bytes a transcript sends, parsed by the transcript tests' own parser.
@@ -31,6 +37,35 @@ stack_peak() {
 }
 
 cargo build -q --manifest-path "$repo/Cargo.toml" -p emcp-tests --bin transcript-input >&2
+
+if [ "$matrix" = 1 ]; then
+    echo "| image | board | text | data | bss | stack peak | RAM (data + bss + stack) |"
+    echo "|---|---|---:|---:|---:|---:|---:|"
+    for variant in full tools legacy stateless; do
+        export EMCP_FW_VARIANT=$variant
+        suffix=
+        [ "$variant" = full ] || suffix=-$variant
+        for board in m3 m4f; do
+            "$here/run.sh" "$board" </dev/null >/dev/null # builds and boots once
+            read -r text data bss _ < <(arm-none-eabi-size \
+                "$repo/target/firmware/$board$suffix/emcp-firmware.elf" | tail -1)
+            # The other era's transcripts get errors from a one-era image: still served.
+            peak=0
+            for t in "$repo"/tests/transcripts/*.txt; do
+                s=$(stack_peak "$board" "$t")
+                [ "${s:-0}" -gt "$peak" ] && peak=$s
+            done
+            case $variant in
+                full) name="full board" ;;
+                tools) name="tools only" ;;
+                legacy) name="initialize era only" ;;
+                stateless) name="2026-07-28 only" ;;
+            esac
+            echo "| $name | $board | $text | $data | $bss | $peak | $((data + bss + peak)) |"
+        done
+    done
+    exit 0
+fi
 
 for board in m3 m4f; do
     "$here/run.sh" "$board" </dev/null >/dev/null # builds (output on stderr) and boots once
