@@ -3,7 +3,9 @@
 #
 #   scripts/setup-rust-targets.sh
 #
-# Route 1 (preferred): `rustup target add` for each target not yet installed.
+# Route 1 (preferred): `rustup target add` for each target not yet installed, and the
+# `rust-src` component (the firmware compiles `core` for its own target spec with
+# `-Zbuild-std=core`: examples/firmware/Makefile).
 # Route 2 (fallback, only when rustup is missing or fails): Debian's rustc-web,
 # cargo-web and rust-web-src (bookworm-security), which give /usr/bin/rustc plus the
 # library sources that `-Zbuild-std=core` compiles. Cortex-M builds then go
@@ -32,6 +34,10 @@ route_rustup() {
     else
         echo "setup-rust-targets: rustup target add ${missing[*]}"
         rustup target add "${missing[@]}" || return 1
+    fi
+    if ! rustup component list --installed | grep -q '^rust-src'; then
+        echo "setup-rust-targets: rustup component add rust-src"
+        rustup component add rust-src || return 1
     fi
     rustc -V
 }
