@@ -147,15 +147,31 @@ fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
     }
 }
 
+/// The keywords [`check_property`] reads: `type`, `enum`, then the bounds (found in
+/// one pass over the property's schema).
+const PROPERTY_KEYS: [&str; 8] = [
+    "type",
+    "enum",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+];
+
 fn check_property<'s>(prop: Value<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
-    if let Some(t) = prop.get("type") {
+    let mut found = [None; PROPERTY_KEYS.len()];
+    prop.get_each(&PROPERTY_KEYS, &mut found);
+    let [ty, allowed, bounds @ ..] = found;
+    if let Some(t) = ty {
         // A name, or an array of names (an array is no name, a name has no items).
         let ok = type_matches(t, v) || t.items().any(|n| type_matches(n, v));
         if !ok {
             return Err(Rule::Type(t));
         }
     }
-    if let Some(e) = prop.get("enum") {
+    if let Some(e) = allowed {
         if !e.items().any(|allowed| json_eq(v, allowed)) {
             return Err(Rule::Enum(e));
         }
@@ -163,8 +179,8 @@ fn check_property<'s>(prop: Value<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
     // Numbers compare by their exact decimal values: `100.00000000000000001` is above a
     // maximum of 100 although both are the same `f64`.
     let length = v.as_str().map(|s| s.char_count() as u64);
-    for (i, (key, breaks)) in BOUND_KEYS.iter().zip(BOUND_BREAKS.iter()).enumerate() {
-        let Some(b) = prop.get(key) else { continue };
+    for (i, (bound, breaks)) in bounds.iter().zip(BOUND_BREAKS.iter()).enumerate() {
+        let Some(b) = *bound else { continue };
         let order = if i >= FIRST_LENGTH_BOUND {
             length.zip(b.as_u64()).map(|(n, limit)| n.cmp(&limit))
         } else {
@@ -177,19 +193,10 @@ fn check_property<'s>(prop: Value<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
     Ok(())
 }
 
-/// The bounds a property may set, in the order they are checked; the ones from
+/// How the argument compares with each bound of [`PROPERTY_KEYS`] (from `minimum` on,
+/// in the order they are checked) when it breaks it; the ones from
 /// [`FIRST_LENGTH_BOUND`] on bound a string's length in characters, the others a
-/// number's value. (Parallel arrays rather than one of tuples: no padding per entry.)
-const BOUND_KEYS: [&str; 6] = [
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "minLength",
-    "maxLength",
-];
-
-/// How the argument compares with each of [`BOUND_KEYS`] when it breaks it.
+/// number's value.
 const BOUND_BREAKS: [[Ordering; 2]; 6] = [
     [Ordering::Less; 2],
     [Ordering::Greater; 2],
@@ -199,10 +206,10 @@ const BOUND_BREAKS: [[Ordering; 2]; 6] = [
     [Ordering::Greater; 2],
 ];
 
-/// Index of the first length bound in [`BOUND_KEYS`].
+/// Index of the first length bound among the bounds.
 const FIRST_LENGTH_BOUND: usize = 4;
 
-/// The rule [`BOUND_KEYS`] entry `i` stands for, broken by the bound `b`.
+/// The rule bound `i` (of [`BOUND_BREAKS`]) stands for, broken by the bound `b`.
 fn bound_rule(i: usize, b: Value<'_>) -> Rule<'_> {
     match i {
         0 => Rule::Minimum(b),
@@ -228,8 +235,13 @@ fn member<'v>(object: Value<'v>, key: &[u8]) -> Option<(usize, Value<'v>)> {
 /// `schema`. The first violation found is returned: missing required arguments first,
 /// then the arguments in the order given.
 pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Violation<'s, 's>> {
-    let props = schema.get("properties");
-    if let Some(required) = schema.get("required") {
+    let mut found = [None; 3];
+    schema.get_each(
+        &["properties", "required", "additionalProperties"],
+        &mut found,
+    );
+    let [props, required, additional] = found;
+    if let Some(required) = required {
         for name in required.items().filter_map(|n| n.as_str()) {
             if args.and_then(|a| member(a, name.raw())).is_none() {
                 return Err(Violation {
@@ -239,9 +251,7 @@ pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Vi
             }
         }
     }
-    let closed = schema
-        .get("additionalProperties")
-        .is_some_and(|v| v.raw() == b"false");
+    let closed = additional.is_some_and(|v| v.raw() == b"false");
     let Some(args) = args else { return Ok(()) };
     for (i, (key, _)) in args.members().enumerate() {
         // Given before when its first occurrence is not this one.

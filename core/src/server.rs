@@ -31,6 +31,41 @@ const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
 const META_PREFIX: &[u8] = b"io.modelcontextprotocol/";
 
+/// The members of `params` the server reads, found in one pass ([`Params`]).
+const PARAM_KEYS: [&str; 5] = [
+    "_meta",
+    "name",
+    "arguments",
+    "inputResponses",
+    "requestState",
+];
+/// Index of `_meta` in [`PARAM_KEYS`].
+const P_META: usize = 0;
+/// Index of `name` in [`PARAM_KEYS`].
+const P_NAME: usize = 1;
+/// Index of `arguments` in [`PARAM_KEYS`].
+const P_ARGUMENTS: usize = 2;
+/// Index of `inputResponses` in [`PARAM_KEYS`].
+#[cfg(feature = "input")]
+const P_INPUTS: usize = 3;
+/// Index of `requestState` in [`PARAM_KEYS`].
+#[cfg(feature = "input")]
+const P_STATE: usize = 4;
+
+/// The members of `params._meta` the server reads: the progress token, then the
+/// 2026-07-28 version, capabilities and log level.
+const META_KEYS: [&str; 4] = [
+    "progressToken",
+    META_VERSION,
+    META_CAPABILITIES,
+    META_LOG_LEVEL,
+];
+
+/// The members of a request's `params` named by [`PARAM_KEYS`] (first wins, as with
+/// [`Value::get`]), found in one pass.
+#[derive(Clone, Copy, Default)]
+struct Params<'a>([Option<Value<'a>>; 5]);
+
 /// Longest resource URI a request may name, in bytes after unescaping.
 pub const MAX_URI_LEN: usize = 256;
 
@@ -717,13 +752,22 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     }
 
     fn request<'a>(&mut self, r: Request<'a>, era: Era, out: &mut dyn Sink) -> Outcome<'a> {
-        let meta = r.params.and_then(|p| p.get("_meta"));
-        let claims =
-            meta.is_some_and(|m| m.members().any(|(k, _)| k.raw().starts_with(META_PREFIX)));
+        // The members of `params` and of `_meta` read below, each object walked once.
+        let mut p = Params::default();
+        if let Some(params) = r.params {
+            params.get_each(&PARAM_KEYS, &mut p.0);
+        }
+        let meta = p.0[P_META];
+        let mut m: [Option<Value<'a>>; 4] = [None; 4];
+        let mut claims = false;
+        for (k, v) in meta.iter().flat_map(|m| m.members()) {
+            claims |= k.raw().starts_with(META_PREFIX);
+            json::scanner::pick(&META_KEYS, &mut m, k, v);
+        }
+        let [token, meta_version, meta_caps, meta_log] = m;
         let method = Method::parse(r.method);
         let stateless_only = matches!(method, Some(Method::Discover | Method::Listen));
-        let progress_token = meta
-            .and_then(|m| m.get("progressToken"))
+        let progress_token = token
             .filter(|t| matches!(t.kind(), Kind::String | Kind::Number))
             .filter(|t| t.raw().len() <= rpc::MAX_ID_LEN)
             .map(|t| t.raw());
@@ -747,18 +791,15 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         }
         #[cfg(feature = "input")]
         let caps = if modern {
-            crate::input::Capabilities::from_value(meta.and_then(|m| m.get(META_CAPABILITIES)))
+            crate::input::Capabilities::from_value(meta_caps)
         } else {
             self.session_caps
         };
         let log_level = if modern {
-            let meta = meta.ok_or(DispatchError::MissingProtocolVersion)?;
-            let version =
-                str_member(meta, META_VERSION).ok_or(DispatchError::MissingProtocolVersion)?;
-            if meta
-                .get(META_CAPABILITIES)
-                .is_none_or(|c| c.kind() != Kind::Object)
-            {
+            let version = meta_version
+                .and_then(|v| v.as_str())
+                .ok_or(DispatchError::MissingProtocolVersion)?;
+            if meta_caps.is_none_or(|c| c.kind() != Kind::Object) {
                 return Err(DispatchError::MissingClientCapabilities.into());
             }
             if !Version::parse(version.raw()).is_some_and(Version::is_modern) {
@@ -767,7 +808,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                     data: ErrorData::Versions(version),
                 });
             }
-            match meta.get(META_LOG_LEVEL) {
+            match meta_log {
                 None => None,
                 Some(l) => Some(parse_level(Some(l))?),
             }
@@ -782,7 +823,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             #[cfg(feature = "input")]
             caps,
         };
-        self.dispatch(method, r, ex, out)
+        self.dispatch(method, r, &p, ex, out)
     }
 
     fn has_tools(&self) -> bool {
@@ -801,6 +842,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         &mut self,
         method: Option<Method>,
         r: Request<'a>,
+        p: &Params<'a>,
         ex: Exchange<'a>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
@@ -869,11 +911,11 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 return self.list(r, ex, out, m)
             }
             Some(m @ M::PromptsList) if self.has_prompts() => return self.list(r, ex, out, m),
-            Some(M::ToolsCall) if self.has_tools() => return self.call_tool(r, ex, out),
+            Some(M::ToolsCall) if self.has_tools() => return self.call_tool(r, p, ex, out),
             Some(M::ResourcesRead) if self.has_resources() => {
                 return self.read_resource(r, ex, out)
             }
-            Some(M::PromptsGet) if self.has_prompts() => return self.get_prompt(r, ex, out),
+            Some(M::PromptsGet) if self.has_prompts() => return self.get_prompt(p, ex, out),
             Some(M::Complete) if self.device.completions() => return self.complete(r, ex, out),
             _ => return Err(DispatchError::MethodNotFound.into()),
         }
@@ -1048,46 +1090,46 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             .position(|n| name.eq_str(n))
     }
 
-    /// The params of a tools/call (`tools`) or prompts/get, and the index of the tool
-    /// or prompt their `name` names.
+    /// The index of the tool (`tools`) or prompt a tools/call or prompts/get names, and
+    /// its `arguments` (`null` taken as none).
     fn find<'a>(
         &self,
-        params: Option<Value<'a>>,
+        p: &Params<'a>,
         tools: bool,
-    ) -> Result<(Value<'a>, usize), DispatchError> {
+    ) -> Result<(usize, Option<Value<'a>>), DispatchError> {
         let (missing, unknown) = match tools {
             true => ("tool name", DispatchError::UnknownTool),
             false => ("prompt name", DispatchError::UnknownPrompt),
         };
         let missing = DispatchError::MissingParam(missing);
-        let params = params.ok_or(missing)?;
-        let name = str_member(params, "name").ok_or(missing)?;
+        let name = p.0[P_NAME].and_then(|v| v.as_str()).ok_or(missing)?;
         let index = self.named(tools, name).ok_or(unknown)?;
-        Ok((params, index))
+        Ok((index, p.0[P_ARGUMENTS].filter(|a| !a.is_null())))
     }
 
     fn call_tool<'a>(
         &mut self,
         r: Request<'a>,
+        p: &Params<'a>,
         ex: Exchange<'a>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
-        let (params, index) = self.find(r.params, true)?;
-        let args = params.get("arguments").filter(|a| !a.is_null());
+        let (index, args) = self.find(p, true)?;
         if args.is_some_and(|a| a.kind() != Kind::Object) {
             return Err(DispatchError::InvalidParams("arguments must be an object").into());
         }
+        // Checked when the server was built (descriptors are static): not parsed again.
         let schema = self
             .device
             .tool(index)
-            .and_then(|t| json::parse(t.input_schema.as_bytes()).ok())
+            .map(|t| Value::trusted(t.input_schema.as_bytes()))
             .ok_or(DispatchError::Internal("Invalid tool schema"))?;
         #[cfg(feature = "input")]
         let mut state_buf = [0u8; crate::input::MAX_STATE + crate::input::TAG_LEN];
         #[cfg(feature = "input")]
         let owner = self.device.tool(index).map_or("", |t| t.name);
         #[cfg(feature = "input")]
-        let input = self.modern_input(params, ex, owner, &mut state_buf)?;
+        let input = self.modern_input(p, ex, owner, &mut state_buf)?;
         let mut call = ToolCall::new(JsonWriter::new(out), ex, index, args);
         if let Err(violation) = crate::schema::validate(schema, args) {
             // A tool execution error, not a protocol error (SEP-1303).
@@ -1227,12 +1269,11 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
 
     fn get_prompt<'a>(
         &mut self,
-        r: Request<'a>,
+        p: &Params<'a>,
         ex: Exchange<'a>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
-        let (params, index) = self.find(r.params, false)?;
-        let args = params.get("arguments").filter(|a| !a.is_null());
+        let (index, args) = self.find(p, false)?;
         if let Some(a) = args {
             if a.kind() != Kind::Object || a.members().any(|(_, v)| v.kind() != Kind::String) {
                 return Err(
@@ -1251,7 +1292,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         #[cfg(feature = "input")]
         let owner = self.device.prompt(index).map_or("", |p| p.name);
         #[cfg(feature = "input")]
-        let input = self.modern_input(params, ex, owner, &mut state_buf)?;
+        let input = self.modern_input(p, ex, owner, &mut state_buf)?;
         let mut get = PromptGet::new(JsonWriter::new(out), ex, index, args);
         #[cfg(feature = "input")]
         {
@@ -1336,7 +1377,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     /// not verify). Nothing for the initialize era.
     fn modern_input<'a>(
         &self,
-        params: Value<'a>,
+        p: &Params<'a>,
         ex: Exchange<'_>,
         owner: &str,
         buf: &'a mut [u8; crate::input::MAX_STATE + crate::input::TAG_LEN],
@@ -1345,8 +1386,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         if !ex.modern {
             return Ok(input);
         }
-        input.inputs = params.get("inputResponses");
-        if let Some(state) = params.get("requestState") {
+        input.inputs = p.0[P_INPUTS];
+        if let Some(state) = p.0[P_STATE] {
             let bad = DispatchError::InvalidParams("Invalid requestState");
             let text = state.as_str().ok_or(bad)?;
             let key = self.state_key.as_ref().ok_or(bad)?;

@@ -21,7 +21,7 @@
 
 use core::fmt;
 
-use super::{find_special, SHORT_ESCAPES};
+use super::{find_quote_or_backslash, find_special, SHORT_ESCAPES};
 
 /// Default maximum nesting depth (objects + arrays) the scanner accepts.
 ///
@@ -143,9 +143,19 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\r' | b'\t')
 }
 
-/// Index of the first non-whitespace byte at or after `i`.
+/// Index of the first non-whitespace byte at or after `i` (compact JSON has none: one
+/// comparison, inline).
+#[inline]
+fn skip_ws(input: &[u8], i: usize) -> usize {
+    match input.get(i) {
+        Some(&b) if is_ws(b) => skip_ws_run(input, i + 1),
+        _ => i,
+    }
+}
+
+/// [`skip_ws`] past the first whitespace byte.
 #[inline(never)]
-fn skip_ws(input: &[u8], mut i: usize) -> usize {
+fn skip_ws_run(input: &[u8], mut i: usize) -> usize {
     while let Some(&b) = input.get(i) {
         if !is_ws(b) {
             break;
@@ -192,8 +202,7 @@ fn validate(input: &[u8], max_depth: usize) -> Result<(usize, usize), ScanError>
 }
 
 /// Validate the value starting at `i` (whitespace already skipped), nesting at most
-/// `max_depth` deep; returns the index just after it. Navigation measures validated
-/// values with it too.
+/// `max_depth` deep; returns the index just after it.
 ///
 /// Indices only ever advance past bytes that exist, so `i + 1` cannot overflow.
 fn value_end(input: &[u8], mut i: usize, max_depth: usize) -> Result<usize, ScanError> {
@@ -328,6 +337,7 @@ fn hex4(s: &[u8]) -> Option<u32> {
 
 /// Index of the next value or key in validated container content at `i`, past the
 /// whitespace and the comma that separate it from the previous one.
+#[inline]
 fn skip_comma(s: &[u8], i: usize) -> usize {
     let i = skip_ws(s, i);
     if s.get(i) == Some(&b',') {
@@ -337,17 +347,75 @@ fn skip_comma(s: &[u8], i: usize) -> usize {
     }
 }
 
+/// Validated string content starting at `i` (just after the opening quote); returns
+/// the index just after the closing quote. Trusts the bytes: an escape is a backslash
+/// and one more byte that is not its end (the hex digits of `\uXXXX` are neither
+/// quotes nor backslashes), and nothing else is special.
+#[inline]
+fn skip_string(s: &[u8], mut i: usize) -> Option<usize> {
+    loop {
+        i += find_quote_or_backslash(s.get(i..)?)?;
+        match s.get(i) {
+            Some(b'\\') => i += 2,
+            _ => return Some(i + 1),
+        }
+    }
+}
+
+/// The end of the validated value at `i` (whitespace already skipped), without
+/// checking it again: strings are skipped to their closing quote, containers by
+/// counting brackets outside strings, numbers and literals to the next delimiter.
+/// `None` when no value starts at `i` (the end of a container).
+fn skip_value(s: &[u8], i: usize) -> Option<usize> {
+    match s.get(i)? {
+        b'"' => skip_string(s, i + 1),
+        b'{' | b'[' => skip_container(s, i),
+        b'}' | b']' | b',' => None,
+        _ => {
+            // A number or a literal: up to the next delimiter or the end.
+            let rest = s.get(i..)?;
+            let n = rest
+                .iter()
+                .position(|&b| matches!(b, b',' | b'}' | b']') || is_ws(b))
+                .unwrap_or(rest.len());
+            Some(i + n)
+        }
+    }
+}
+
+/// The end of the validated object or array at `start`: its brackets counted outside
+/// strings.
+fn skip_container(s: &[u8], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = start;
+    while let Some(&b) = s.get(i) {
+        i += 1;
+        match b {
+            b'"' => i = skip_string(s, i)?,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                // Never below zero: the first byte opened the container.
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Split the validated value at `i` off `s`: the value and the bytes after it. `None`
 /// when no value starts there (the end of the container).
 fn split_value(s: &[u8], i: usize) -> Option<(Value<'_>, &[u8])> {
-    // The value was validated with at most `DEPTH_LIMIT` levels: measuring it again
-    // succeeds.
-    let end = value_end(s, i, DEPTH_LIMIT).ok()?;
+    let end = skip_value(s, i)?;
+    let (head, rest) = s.split_at_checked(end)?;
     Some((
         Value {
-            raw: s.get(i..end)?,
+            raw: head.get(i..)?,
         },
-        s.get(end..)?,
+        rest,
     ))
 }
 
@@ -355,7 +423,10 @@ fn split_value(s: &[u8], i: usize) -> Option<(Value<'_>, &[u8])> {
 /// previous member's value: (key content, value, rest).
 fn next_member(s: &[u8]) -> Option<(&[u8], Value<'_>, &[u8])> {
     let i = skip_comma(s, 0);
-    let key_end = key_end(s, i)?;
+    if s.get(i) != Some(&b'"') {
+        return None;
+    }
+    let key_end = skip_string(s, i + 1)?;
     let [key @ .., b'"'] = s.get(i + 1..key_end)? else {
         return None;
     };
@@ -382,6 +453,18 @@ impl fmt::Debug for Value<'_> {
 }
 
 impl<'a> Value<'a> {
+    /// A value from JSON text that [`parse`] has already accepted (a device's static
+    /// schema, checked once when the server was built), without checking it again:
+    /// only the whitespace around it is trimmed. Navigation never panics on any
+    /// bytes, but its answers mean nothing for text that is not valid JSON.
+    pub(crate) fn trusted(text: &'a [u8]) -> Value<'a> {
+        let start = skip_ws(text, 0);
+        let end = text.iter().rposition(|&b| !is_ws(b)).map_or(0, |e| e + 1);
+        Value {
+            raw: text.get(start..end).unwrap_or_default(),
+        }
+    }
+
     /// The value's bytes exactly as they appear in the input (valid JSON text).
     ///
     /// ```
@@ -537,6 +620,15 @@ impl<'a> Value<'a> {
         Some(value)
     }
 
+    /// Several members in one pass: for each of `keys`, the first member of that
+    /// decoded name goes into the same index of `found` (as [`Value::get`] would find
+    /// it); slots of keys not present are left as they were.
+    pub(crate) fn get_each(&self, keys: &[&str], found: &mut [Option<Value<'a>>]) {
+        for (k, v) in self.members() {
+            pick(keys, found, k, v);
+        }
+    }
+
     /// Members of an object in order (empty iterator if not an object).
     ///
     /// ```
@@ -571,6 +663,25 @@ impl<'a> Value<'a> {
                 [b'[', rest @ ..] => rest,
                 _ => &[],
             },
+        }
+    }
+}
+
+/// File the member `key`: `value` into the slot of `found` matching its index in
+/// `keys`, unless an earlier member of the same name is there (the first wins).
+pub(crate) fn pick<'a>(
+    keys: &[&str],
+    found: &mut [Option<Value<'a>>],
+    key: Str<'_>,
+    value: Value<'a>,
+) {
+    if let Some(slot) = keys
+        .iter()
+        .position(|name| key.eq_str(name))
+        .and_then(|i| found.get_mut(i))
+    {
+        if slot.is_none() {
+            *slot = Some(value);
         }
     }
 }
@@ -745,6 +856,12 @@ impl<'a> Str<'a> {
     /// [`Str::eq_str`] against bytes (e.g. the content of another string without
     /// escapes, which needs no UTF-8 check to be compared).
     pub(crate) fn eq_bytes(&self, s: &[u8]) -> bool {
+        // An escape is longer than the character it stands for, so content no longer
+        // than `s` matches only when it has no escapes and the same bytes.
+        if self.raw.len() <= s.len() {
+            return self.raw.len() == s.len()
+                && self.raw.iter().zip(s).all(|(&a, &b)| a == b && a != b'\\');
+        }
         let mut want = s;
         let mut rest = self.raw;
         while let Some(piece) = next_raw_piece(&mut rest) {
@@ -1293,6 +1410,40 @@ mod tests {
         ] {
             assert!(!ok(no).is_integral(), "{:?}", String::from_utf8_lossy(no));
         }
+    }
+
+    #[test]
+    fn eq_str_lengths_and_escapes() {
+        let v = ok(br#"["a\"", "a\\", "ab", "\u0061b"]"#);
+        let s: Vec<Str<'_>> = v.items().map(|i| i.as_str().unwrap()).collect();
+        // Same length as the escaped text, but the escape decodes to less.
+        assert!(!s[0].eq_str(r#"a\""#));
+        assert!(s[0].eq_str("a\""));
+        assert!(!s[1].eq_str(r"a\\"));
+        assert!(s[1].eq_str(r"a\"));
+        assert!(s[2].eq_str("ab") && !s[2].eq_str("a") && !s[2].eq_str("abc"));
+        assert!(s[3].eq_str("ab") && !s[3].eq_str("\\u0061b"));
+    }
+
+    #[test]
+    fn navigation_skips_nested_values_with_escapes_and_whitespace() {
+        let v = ok(br#" { "a" : [ 1 , { "}" : "]\"" } , "x\\" ] , "b\"" : -1.5e3 , "c" : true } "#);
+        assert_eq!(
+            v.get("a").unwrap().raw(),
+            br#"[ 1 , { "}" : "]\"" } , "x\\" ]"#
+        );
+        assert_eq!(v.get("b\"").unwrap().raw(), b"-1.5e3");
+        assert_eq!(v.get("c").unwrap().raw(), b"true");
+        let items: Vec<&[u8]> = v.get("a").unwrap().items().map(|i| i.raw()).collect();
+        assert_eq!(items, [&b"1"[..], br#"{ "}" : "]\"" }"#, br#""x\\""#]);
+        let mut found = [None; 3];
+        v.get_each(&["c", "a", "zz"], &mut found);
+        assert_eq!(found[0].unwrap().raw(), b"true");
+        assert!(found[1].is_some() && found[2].is_none());
+        assert_eq!(
+            Value::trusted(b" \n{\"k\":1}\t").get("k").unwrap().raw(),
+            b"1"
+        );
     }
 
     #[test]

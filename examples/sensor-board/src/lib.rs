@@ -175,11 +175,6 @@ impl Color {
 }
 
 #[derive(Deserialize)]
-struct ReadSensorArgs {
-    sensor: Sensor,
-}
-
-#[derive(Deserialize)]
 struct SetLedArgs {
     color: Color,
     /// An integer by the schema, which allows any integral number (`1e2`, `50.0`).
@@ -261,12 +256,14 @@ impl Board {
     }
 
     fn read_sensor(&mut self, call: &mut ToolCall<'_>) {
-        let mut scratch = [0u8; 32];
-        let Some(args) = call.deserialize::<ReadSensorArgs>(&mut scratch) else {
+        // The schema has already checked the argument: one of the names, given once.
+        // Read it in place (escapes decoded as it compares), no deserialiser needed.
+        let sensor = call.arg("sensor").and_then(|v| v.as_str());
+        let Some(s) = sensor.and_then(|n| Sensor::ALL.into_iter().find(|s| n.eq_str(s.name())))
+        else {
             call.error("sensor must be one of temperature, humidity, pressure");
             return;
         };
-        let s = args.sensor;
         let value = self.reading(s);
         call.text_fmt(format_args!("{}: {} {}", s.name(), Tenths(value), s.unit()));
         call.structured(|w| {
