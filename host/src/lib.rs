@@ -157,9 +157,30 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Shared<D, L, J, 
     }
 }
 
+/// A seed for session ids ([`emcp::http::Sessions::new`]): 8 bytes of the operating
+/// system's random source, or the clock and the process id where it has none.
+///
+/// ```
+/// let (a, b) = (emcp_host::session_seed(), emcp_host::session_seed());
+/// assert_ne!(a, b);
+/// ```
+pub fn session_seed() -> u64 {
+    use std::io::Read as _;
+    let mut bytes = [0u8; 8];
+    match std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes)) {
+        Ok(()) => u64::from_le_bytes(bytes),
+        Err(_) => {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            nanos ^ u64::from(std::process::id())
+        }
+    }
+}
+
 /// Serve `server` over HTTP on `listener` until accepting fails, at most
-/// [`MAX_CONNECTIONS`] connections at once. `seed` seeds session ids (take it from the
-/// clock).
+/// [`MAX_CONNECTIONS`] connections at once. `seed` seeds session ids
+/// ([`session_seed`]).
 ///
 /// # Errors
 ///

@@ -205,7 +205,7 @@ fn parse_decimal(v: &[u8]) -> Option<usize> {
 }
 
 /// Whether a comma-separated header value contains `token` (case-insensitive).
-pub(crate) fn has_token(value: &[u8], token: &[u8]) -> bool {
+pub fn has_token(value: &[u8], token: &[u8]) -> bool {
     value.split(|&b| b == b',').any(|t| {
         let t = trim(t);
         let t = t.split(|&b| b == b';').next().map_or(t, trim);

@@ -179,9 +179,24 @@ impl Sessions {
         self.current.as_ref().map(|id| &id[..])
     }
 
+    /// End the current session (the client's DELETE).
+    pub fn end(&mut self) {
+        self.current = None;
+    }
+
     /// Start a new session (replacing any other) and return its id: 16 lowercase hex
     /// digits of a SplitMix64 sequence.
-    fn start(&mut self) -> [u8; SESSION_ID_LEN] {
+    ///
+    /// ```
+    /// let mut s = emcp::http::Sessions::new(7);
+    /// let a = s.start();
+    /// let b = s.start();
+    /// assert_ne!(a, b);
+    /// assert_eq!(s.current(), Some(&b[..]));
+    /// s.end();
+    /// assert_eq!(s.current(), None);
+    /// ```
+    pub fn start(&mut self) -> [u8; SESSION_ID_LEN] {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -312,7 +327,7 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize>(
     match head.method {
         head::Method::Post => {}
         head::Method::Delete if head.session_id.is_some() && session_ok => {
-            sessions.current = None;
+            sessions.end();
             server.reset();
             return answer(conn, Status::Ok, total, &[]);
         }
@@ -429,7 +444,7 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize>(
 /// unlike the `_meta` version, `Mcp-Method` missing or unlike `method`, `Mcp-Name`
 /// missing or unlike `params.name` (tools/call, prompts/get) or `params.uri`
 /// (resources/read).
-fn headers_disagree(
+pub fn headers_disagree(
     head: &head::Head<'_>,
     version: Str<'_>,
     method: Str<'_>,
@@ -460,7 +475,14 @@ fn headers_disagree(
 
 /// An `MCP-Protocol-Version` header of the initialize era: a known revision before
 /// 2026-07-28, or any dated version up to 2025-11-25.
-fn is_initialize_era(v: &[u8]) -> bool {
+///
+/// ```
+/// use emcp::http::is_initialize_era;
+/// assert!(is_initialize_era(b"2025-06-18"));
+/// assert!(is_initialize_era(b"2025-01-01"));
+/// assert!(!is_initialize_era(b"2026-07-28"));
+/// ```
+pub fn is_initialize_era(v: &[u8]) -> bool {
     if let Some(version) = Version::parse(v) {
         return !version.is_modern();
     }
@@ -486,7 +508,15 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// Whether a `Host` value names this endpoint: loopback or one of `hosts`, any port.
-fn allowed_host(value: &[u8], hosts: &[&str]) -> bool {
+///
+/// ```
+/// use emcp::http::allowed_host;
+/// assert!(allowed_host(b"localhost:8080", &[]));
+/// assert!(allowed_host(b"[::1]:1", &[]));
+/// assert!(!allowed_host(b"evil.example", &[]));
+/// assert!(allowed_host(b"bench-pi:8080", &["bench-pi"]));
+/// ```
+pub fn allowed_host(value: &[u8], hosts: &[&str]) -> bool {
     let name = match value {
         [b'[', ..] => value
             .iter()
@@ -502,7 +532,14 @@ fn allowed_host(value: &[u8], hosts: &[&str]) -> bool {
 }
 
 /// Whether an `Origin` value (`scheme://host[:port]`) names an allowed host.
-fn allowed_origin(value: &[u8], hosts: &[&str]) -> bool {
+///
+/// ```
+/// use emcp::http::allowed_origin;
+/// assert!(allowed_origin(b"http://127.0.0.1:3000", &[]));
+/// assert!(!allowed_origin(b"http://evil.example", &[]));
+/// assert!(!allowed_origin(b"http://localhost/path", &[]));
+/// ```
+pub fn allowed_origin(value: &[u8], hosts: &[&str]) -> bool {
     let rest = value
         .strip_prefix(b"http://")
         .or_else(|| value.strip_prefix(b"https://"));

@@ -684,9 +684,7 @@ fn main() -> ExitCode {
         }
     };
     eprintln!("conformance-server: serving http://{listen}/mcp");
-    let seed = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
+    let seed = emcp_host::session_seed();
     match emcp_host::serve_http(listener, server, Policy::default(), seed) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -132,9 +132,7 @@ fn serve_http(server: Server<Board>, addr: &str) -> ExitCode {
         }
     };
     eprintln!("sensor-board: serving MCP at http://{addr}/mcp");
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
+    let seed = emcp_host::session_seed();
     match emcp_host::serve_http(listener, server, emcp::http::Policy::default(), seed) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -1,0 +1,302 @@
+//! Many HTTP requests onto one device session: each request gets a bridge id
+//! (`"emcp-bridge/h/N"`) on its way to the relay, so that ids of different clients
+//! cannot collide, and every line for it comes back to its connection with the
+//! client's id restored. Only the envelope is rebuilt: `params` and `result` bytes
+//! pass unchanged.
+//!
+//! Lines are routed to open requests by id (responses, and a listen stream's
+//! `_meta` subscription id), by `progressToken` (progress), and otherwise (log
+//! messages, requests from the device) to the oldest open request, or else to the
+//! initialize-era session's GET stream. Legacy resource updates go to the GET stream.
+
+use std::io;
+use std::sync::mpsc::Sender;
+
+use crate::message::{self, Kind, Message};
+use crate::pump::HostSide;
+
+/// What reaches a connection.
+#[derive(Debug)]
+pub enum Delivery {
+    /// A line for the client; more follow.
+    Line(Vec<u8>),
+    /// The response: the last line of a request's stream.
+    Last(Vec<u8>),
+}
+
+/// Events from connection threads.
+#[derive(Debug)]
+pub enum HttpEvent {
+    /// A request: its line, the client's raw id, where its lines go, and the session
+    /// it belongs to (initialize era).
+    Request {
+        /// The request as the client sent it.
+        message: Message,
+        /// Its bridge id ([`Mux::bridge_id`]).
+        bridge: String,
+        /// Where this request's lines go.
+        reply: Sender<Delivery>,
+    },
+    /// A notification or a response from a client: passed to the device (a
+    /// `notifications/cancelled` names the client's id: it is mapped).
+    Forward(Message, Vec<u8>),
+    /// The initialize-era session's GET stream opened.
+    SessionStream(Sender<Delivery>),
+    /// A request's connection closed before its response (a listen stream ended):
+    /// its bridge id.
+    Closed(String),
+}
+
+struct Route {
+    bridge: String,
+    client: String,
+    progress: Option<String>,
+    listen: bool,
+    reply: Sender<Delivery>,
+}
+
+/// The HTTP host side of the pump.
+#[derive(Default)]
+pub struct Mux {
+    routes: Vec<Route>,
+    session: Option<Sender<Delivery>>,
+}
+
+impl Mux {
+    /// No requests yet.
+    pub fn new() -> Self {
+        Mux::default()
+    }
+
+    /// The `n`-th bridge id (connections number their requests from one shared
+    /// counter).
+    pub fn bridge_id(n: u64) -> String {
+        format!("\"emcp-bridge/h/{n}\"")
+    }
+
+    fn send_session(&mut self, line: Vec<u8>) {
+        if let Some(s) = &self.session {
+            if s.send(Delivery::Line(line)).is_err() {
+                self.session = None;
+            }
+        }
+    }
+}
+
+/// `line` with every occurrence of the token `from` replaced by `to`.
+fn replace(line: &[u8], from: &str, to: &str) -> Vec<u8> {
+    let from = from.as_bytes();
+    let mut out = Vec::with_capacity(line.len());
+    let mut i = 0;
+    while i < line.len() {
+        if line[i..].starts_with(from) {
+            out.extend_from_slice(to.as_bytes());
+            i += from.len();
+        } else {
+            out.push(line[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+impl HostSide for Mux {
+    type Event = HttpEvent;
+
+    fn deliver(&mut self, line: Vec<u8>) -> io::Result<()> {
+        let Some(msg) = Message::parse(&line) else {
+            return Ok(());
+        };
+        let by_id = |routes: &[Route], id: &str| routes.iter().position(|r| r.bridge == id);
+        let target = match msg.kind {
+            Kind::Response => msg.id.as_deref().and_then(|id| by_id(&self.routes, id)),
+            Kind::Notification => {
+                let sub = msg.meta("io.modelcontextprotocol/subscriptionId");
+                let token = msg.param("progressToken");
+                if let Some(sub) = sub {
+                    by_id(&self.routes, &sub)
+                } else if let Some(token) = token {
+                    self.routes
+                        .iter()
+                        .rposition(|r| r.progress.as_deref() == Some(token.as_str()))
+                } else if msg.method().starts_with("notifications/resources/")
+                    || msg.method().ends_with("/list_changed")
+                {
+                    None // session-wide: the GET stream
+                } else {
+                    self.routes.iter().position(|r| !r.listen)
+                }
+            }
+            Kind::Request => self.routes.iter().position(|r| !r.listen),
+            Kind::Other => None,
+        };
+        let Some(i) = target else {
+            self.send_session(line);
+            return Ok(());
+        };
+        let route = &self.routes[i];
+        let line = replace(&line, &route.bridge, &route.client);
+        let last = msg.kind == Kind::Response;
+        let sent = route.reply.send(if last {
+            Delivery::Last(line)
+        } else {
+            Delivery::Line(line)
+        });
+        if last || sent.is_err() {
+            self.routes.remove(i);
+        }
+        Ok(())
+    }
+
+    fn event(&mut self, event: HttpEvent) -> Vec<Vec<u8>> {
+        match event {
+            HttpEvent::Request {
+                message,
+                bridge,
+                reply,
+            } => {
+                let line =
+                    message::request_line(&bridge, message.method(), message.params.as_deref());
+                self.routes.push(Route {
+                    bridge,
+                    client: message.id.clone().unwrap_or_default(),
+                    progress: message.meta("progressToken"),
+                    listen: message.method() == "subscriptions/listen",
+                    reply,
+                });
+                vec![line]
+            }
+            HttpEvent::Forward(message, line) => {
+                if message.method() == "notifications/cancelled" {
+                    let Some(client) = message.param("requestId") else {
+                        return vec![line];
+                    };
+                    let Some(r) = self.routes.iter().rposition(|r| r.client == client) else {
+                        return Vec::new();
+                    };
+                    let route = self.routes.remove(r);
+                    return vec![message::cancel_line(
+                        &route.bridge,
+                        "cancelled by the client",
+                    )];
+                }
+                vec![line]
+            }
+            HttpEvent::SessionStream(reply) => {
+                self.session = Some(reply);
+                Vec::new()
+            }
+            HttpEvent::Closed(bridge) => {
+                match self.routes.iter().position(|r| r.bridge == bridge) {
+                    Some(i) => {
+                        self.routes.remove(i);
+                        vec![message::cancel_line(&bridge, "stream closed")]
+                    }
+                    None => Vec::new(),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    fn request(mux: &mut Mux, line: &str) -> (Vec<u8>, mpsc::Receiver<Delivery>) {
+        let (tx, rx) = mpsc::channel();
+        let message = Message::parse(line.as_bytes()).unwrap();
+        let n = mux.routes.len() as u64 + 1;
+        let mut out = mux.event(HttpEvent::Request {
+            message,
+            bridge: Mux::bridge_id(n),
+            reply: tx,
+        });
+        (out.remove(0), rx)
+    }
+
+    #[test]
+    fn clients_with_the_same_id_get_their_own_answers() {
+        let mut mux = Mux::new();
+        let (a, ra) = request(
+            &mut mux,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":[1, 2]}}"#,
+        );
+        let (b, rb) = request(&mut mux, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        let a = Message::parse(&a).unwrap();
+        assert_eq!(
+            a.params.as_deref(),
+            Some("{\"x\":[1, 2]}"),
+            "params bytes kept"
+        );
+        let b = Message::parse(&b).unwrap();
+        assert_ne!(a.id, b.id);
+        let answer = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"n":1}}}}"#);
+        mux.deliver(answer(b.id.as_deref().unwrap()).into_bytes())
+            .unwrap();
+        mux.deliver(answer(a.id.as_deref().unwrap()).into_bytes())
+            .unwrap();
+        for rx in [ra, rb] {
+            match rx.try_recv().unwrap() {
+                Delivery::Last(l) => assert_eq!(l, answer("1").into_bytes()),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(mux.routes.is_empty());
+    }
+
+    #[test]
+    fn notifications_follow_their_request_or_the_session() {
+        let mut mux = Mux::new();
+        let (session, rs) = mpsc::channel();
+        mux.event(HttpEvent::SessionStream(session));
+        let (l, rl) = request(
+            &mut mux,
+            r#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{}}"#,
+        );
+        let listen = Message::parse(&l).unwrap().id.unwrap();
+        let (_, rc) = request(
+            &mut mux,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#,
+        );
+        let ack = format!(
+            r#"{{"method":"notifications/subscriptions/acknowledged","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{listen}}}}}}}"#
+        );
+        mux.deliver(ack.into_bytes()).unwrap();
+        match rl.try_recv().unwrap() {
+            Delivery::Line(l) => assert!(String::from_utf8(l)
+                .unwrap()
+                .contains(r#"subscriptionId":"L""#)),
+            other => panic!("{other:?}"),
+        }
+        mux.deliver(
+            br#"{"method":"notifications/progress","params":{"progressToken":"p"}}"#.to_vec(),
+        )
+        .unwrap();
+        mux.deliver(br#"{"method":"notifications/message","params":{"level":"info"}}"#.to_vec())
+            .unwrap();
+        assert_eq!(rc.try_iter().count(), 2);
+        mux.deliver(
+            br#"{"method":"notifications/resources/updated","params":{"uri":"led://state"}}"#
+                .to_vec(),
+        )
+        .unwrap();
+        assert_eq!(rs.try_iter().count(), 1);
+    }
+
+    #[test]
+    fn a_cancel_names_the_bridge_id() {
+        let mut mux = Mux::new();
+        let (l, _r) = request(
+            &mut mux,
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call"}"#,
+        );
+        let bridge = Message::parse(&l).unwrap().id.unwrap();
+        let cancel = message::cancel_line("5", "x");
+        let out = mux.event(HttpEvent::Forward(Message::parse(&cancel).unwrap(), cancel));
+        let m = Message::parse(&out[0]).unwrap();
+        assert_eq!(m.param("requestId"), Some(bridge));
+        assert!(mux.routes.is_empty());
+    }
+}

@@ -1,0 +1,34 @@
+//! `emcp-bridge`: connect a real MCP device — a serial port or a child process speaking
+//! newline-delimited JSON-RPC — to MCP hosts over stdio or Streamable HTTP, and keep
+//! the host's session alive through device resets.
+//!
+//! Layers, from the wire inwards:
+//!
+//! - [`link`] — the device side: a [`link::Link`] opens a byte stream to the device
+//!   ([`link::exec`]: a child process, restarted when it exits; [`link::serial`]: a
+//!   serial port, reopened when it comes back).
+//! - [`pump`] — the I/O loop: host lines and device lines in, through the relay, out;
+//!   reconnection and deadlines.
+//! - [`relay`] — the pure state machine between host and device: the in-flight table,
+//!   timeouts, resets, the handshake and subscription replay. No I/O, no clock.
+//! - [`message`] — one JSON-RPC line looked at lightly (kind, raw id, method).
+//! - [`http`] — the host side over Streamable HTTP: the core's request checks and
+//!   response framing, each request relayed with a bridge id of its own.
+//!
+//! **Guarantees.** Every host request gets exactly one response: the device's, or
+//! the bridge's own JSON-RPC error ([`relay::Fault`]: -32000 device reset or
+//! unavailable, -32001 timeout, -32600 id already in flight). On stdio, forwarded
+//! lines are the bytes received, never re-serialised (over HTTP only the envelope's
+//! id is rewritten). stdout carries only protocol; diagnostics go to stderr.
+//!
+//! **Non-features.** JSON-RPC batches are forwarded but not tracked (their answers
+//! pass through; a reset does not answer them). A request the device answers with
+//! `id: null` (an id it could not echo) is answered twice: that `null` error, and
+//! the bridge's timeout. Over HTTP, one initialize-era session at a time, and no
+//! bearer token.
+
+pub mod http;
+pub mod link;
+pub mod message;
+pub mod pump;
+pub mod relay;

@@ -1,0 +1,115 @@
+//! `emcp-bridge`: a serial-port or child-process MCP device on stdio or Streamable
+//! HTTP, surviving device resets. stdout carries only protocol; progress and state go
+//! to stderr.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use emcp_bridge::link::exec::Exec;
+use emcp_bridge::link::serial::Serial;
+use emcp_bridge::link::Link;
+use emcp_bridge::{http, pump, relay};
+
+/// Connect an MCP device (serial port or child process speaking newline-delimited
+/// JSON-RPC) to MCP hosts over stdio, or over Streamable HTTP with --http.
+#[derive(Parser, Debug)]
+#[command(name = "emcp-bridge", version)]
+struct Cli {
+    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080).
+    #[arg(long, global = true, value_name = "ADDR")]
+    http: Option<String>,
+    /// With --http: a host name clients may use besides loopback (Host/Origin check;
+    /// repeatable).
+    #[arg(long = "allow-host", global = true, value_name = "NAME")]
+    allow_hosts: Vec<String>,
+    /// Answer a request the device leaves unanswered this long with error -32001
+    /// (e.g. 30, 500ms, 2s; 0: never).
+    #[arg(long, global = true, value_name = "DURATION", default_value = "60s", value_parser = duration)]
+    timeout: Duration,
+    #[command(subcommand)]
+    device: Device,
+}
+
+#[derive(Subcommand, Debug)]
+enum Device {
+    /// A serial port (reopened when it comes back after a reset).
+    Serial {
+        /// The port, e.g. /dev/ttyACM0 or /dev/serial/by-id/...
+        path: PathBuf,
+        /// Baud rate.
+        #[arg(long, default_value_t = 115_200)]
+        baud: u32,
+    },
+    /// A child process on stdin/stdout (restarted when it exits).
+    Exec {
+        /// Delay before the first restart; doubled per quick restart up to --restart-max.
+        #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = duration)]
+        restart_delay: Duration,
+        /// Longest restart delay.
+        #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = duration)]
+        restart_max: Duration,
+        /// The command and its arguments (after --).
+        #[arg(
+            required = true,
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "CMD"
+        )]
+        command: Vec<String>,
+    },
+}
+
+/// `500ms`, `2s`, or plain seconds (`30`, `0.5`).
+fn duration(text: &str) -> Result<Duration, String> {
+    let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
+        (ms, 0.001)
+    } else if let Some(s) = text.strip_suffix('s') {
+        (s, 1.0)
+    } else {
+        (text, 1.0)
+    };
+    number
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|n| n.is_finite() && *n >= 0.0)
+        .map(|n| Duration::from_secs_f64(n * scale))
+        .ok_or_else(|| format!("not a duration: {text} (try 500ms, 2s or 30)"))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let link: Box<dyn Link> = match cli.device {
+        Device::Serial { path, baud } => Box::new(Serial::new(path, baud)),
+        Device::Exec {
+            restart_delay,
+            restart_max,
+            mut command,
+        } => {
+            let program = command.remove(0);
+            Box::new(Exec::new(program, command, restart_delay, restart_max))
+        }
+    };
+    let options = pump::Options {
+        relay: relay::Config {
+            timeout: (!cli.timeout.is_zero()).then_some(cli.timeout),
+            ..relay::Config::default()
+        },
+    };
+    let result = match &cli.http {
+        Some(addr) => http::serve(link, addr, cli.allow_hosts.clone(), options),
+        None => {
+            eprintln!("emcp-bridge: {} on stdio", link.describe());
+            pump::run(link, std::io::stdin(), std::io::stdout().lock(), options)
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("emcp-bridge: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

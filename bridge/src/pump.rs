@@ -1,0 +1,398 @@
+//! The I/O loop around the [`Relay`]: one thread reads the host, one keeps the device
+//! link open (opening it again after it went away, with the link's backoff) and reads
+//! it, and the calling thread owns the relay, writes both sides and runs deadlines.
+//!
+//! At the end of the host's input the pump waits until every request has its
+//! response (or its timeout), then closes the device's input, stops the link and
+//! returns.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::link::Link;
+use crate::relay::{self, Out, Relay};
+
+/// Longest line accepted from either side; a longer one is dropped (and reported).
+pub const MAX_LINE: usize = 4 << 20;
+
+/// A connection that lasted this long resets the link's backoff.
+const STABLE: Duration = Duration::from_secs(10);
+
+/// What the loop reacts to. `H`: events of the host side ([`HostSide::Event`]).
+pub enum Event<H = std::convert::Infallible> {
+    /// A line from the host (without its newline).
+    Host(Vec<u8>),
+    /// An event of the host side (an HTTP request arriving, a stream closing).
+    Side(H),
+    /// The host's input ended.
+    HostEnd,
+    /// The device link opened: connection number and its input.
+    Up(u64, Box<dyn Write + Send>),
+    /// A line from the device on this connection.
+    Line(u64, Vec<u8>),
+    /// This connection ended.
+    Down(u64),
+}
+
+/// Options of [`run`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// The relay's timeouts and bounds.
+    pub relay: relay::Config,
+}
+
+/// The device link shared between the connecting thread and the loop (which stops it).
+pub type SharedLink = Arc<Mutex<Box<dyn Link>>>;
+
+fn lock(link: &SharedLink) -> MutexGuard<'_, Box<dyn Link>> {
+    link.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The host's end of the pump: where the relay's host lines go, and what its own
+/// events mean.
+pub trait HostSide {
+    /// Events of this side, sent to the pump as [`Event::Side`].
+    type Event: Send + 'static;
+
+    /// A line the relay produced for the host.
+    ///
+    /// # Errors
+    ///
+    /// The host cannot be written to any more: the pump stops.
+    fn deliver(&mut self, line: Vec<u8>) -> io::Result<()>;
+
+    /// One of this side's events; returns lines to pass to the relay as host lines.
+    fn event(&mut self, event: Self::Event) -> Vec<Vec<u8>>;
+}
+
+/// The stdio host: lines to a writer (stdout).
+struct Stdio<W>(W);
+
+impl<W: Write> HostSide for Stdio<W> {
+    type Event = std::convert::Infallible;
+
+    fn deliver(&mut self, line: Vec<u8>) -> io::Result<()> {
+        self.0.write_all(&line)?;
+        self.0.write_all(b"\n")?;
+        self.0.flush()
+    }
+
+    fn event(&mut self, event: Self::Event) -> Vec<Vec<u8>> {
+        match event {}
+    }
+}
+
+/// Relay between the host (`host_in`, `host_out`) and the device behind `link` until
+/// the host's input ends and every request is answered.
+///
+/// # Errors
+///
+/// Writing to the host failed.
+pub fn run(
+    link: Box<dyn Link>,
+    host_in: impl Read + Send + 'static,
+    host_out: impl Write,
+    options: Options,
+) -> io::Result<()> {
+    let (tx, rx) = mpsc::channel();
+    spawn_host_reader(host_in, tx.clone());
+    run_side(link, tx, &rx, &mut Stdio(host_out), options)
+}
+
+/// Relay between any host side and the device behind `link`: `tx` is the sending end
+/// of `rx` (the device thread sends on it; the host side's threads too).
+///
+/// # Errors
+///
+/// [`HostSide::deliver`] failed.
+pub fn run_side<S: HostSide>(
+    link: Box<dyn Link>,
+    tx: Sender<Event<S::Event>>,
+    rx: &Receiver<Event<S::Event>>,
+    side: &mut S,
+    options: Options,
+) -> io::Result<()> {
+    let link: SharedLink = Arc::new(Mutex::new(link));
+    let stopping = Arc::new(AtomicBool::new(false));
+    spawn_device(Arc::clone(&link), Arc::clone(&stopping), tx);
+    let mut pump = Pump {
+        relay: Relay::new(options.relay),
+        device: None,
+        host_open: true,
+    };
+    let result = pump.run(rx, side);
+    stopping.store(true, Ordering::Release);
+    pump.device = None; // closes a child's stdin
+    lock(&link).stop();
+    result
+}
+
+struct Pump {
+    relay: Relay,
+    /// The current connection and its input.
+    device: Option<(u64, Box<dyn Write + Send>)>,
+    host_open: bool,
+}
+
+impl Pump {
+    fn run<S: HostSide>(&mut self, rx: &Receiver<Event<S::Event>>, host: &mut S) -> io::Result<()> {
+        loop {
+            if !self.host_open && self.relay.is_idle() {
+                let out = self.relay.close();
+                return self.apply(out, host);
+            }
+            let now = Instant::now();
+            let event = match self.relay.next_deadline() {
+                Some(d) => rx.recv_timeout(d.saturating_duration_since(now)),
+                None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            };
+            let now = Instant::now();
+            let out = match event {
+                Ok(Event::Host(line)) => self.relay.host_line(&line, now),
+                Ok(Event::Side(event)) => {
+                    let mut out = Vec::new();
+                    for line in host.event(event) {
+                        out.extend(self.relay.host_line(&line, now));
+                    }
+                    out
+                }
+                Ok(Event::HostEnd) => {
+                    self.host_open = false;
+                    Vec::new()
+                }
+                Ok(Event::Up(n, writer)) => {
+                    self.device = Some((n, writer));
+                    self.relay.connected(now)
+                }
+                Ok(Event::Line(n, line)) if self.is_current(n) => {
+                    self.relay.device_line(&line, now)
+                }
+                Ok(Event::Down(n)) if self.is_current(n) => {
+                    self.device = None;
+                    self.relay.disconnected(now)
+                }
+                Ok(Event::Line(..) | Event::Down(_)) => Vec::new(), // an old connection
+                Err(RecvTimeoutError::Timeout) => Vec::new(),
+                Err(RecvTimeoutError::Disconnected) => {
+                    // Both readers are gone: nothing more can happen.
+                    let out = self.relay.close();
+                    return self.apply(out, host);
+                }
+            };
+            self.apply(out, host)?;
+            let out = self.relay.tick(Instant::now());
+            self.apply(out, host)?;
+        }
+    }
+
+    fn is_current(&self, n: u64) -> bool {
+        self.device.as_ref().is_some_and(|(m, _)| *m == n)
+    }
+
+    /// Carry out what the relay asked for.
+    fn apply<S: HostSide>(&mut self, out: Vec<Out>, host: &mut S) -> io::Result<()> {
+        let mut pending = out;
+        while !pending.is_empty() {
+            let mut more = Vec::new();
+            for o in pending {
+                match o {
+                    Out::Host(line) => host.deliver(line)?,
+                    Out::Device(line) => {
+                        let Some((_, writer)) = self.device.as_mut() else {
+                            eprintln!("emcp-bridge: no device: line dropped");
+                            continue;
+                        };
+                        let sent = writer
+                            .write_all(&line)
+                            .and_then(|()| writer.write_all(b"\n"))
+                            .and_then(|()| writer.flush());
+                        if let Err(e) = sent {
+                            // The device is gone: its connection's end is ignored.
+                            eprintln!("emcp-bridge: writing to the device: {e}");
+                            self.device = None;
+                            more.extend(self.relay.disconnected(Instant::now()));
+                        }
+                    }
+                    Out::Note(text) => eprintln!("emcp-bridge: {text}"),
+                }
+            }
+            pending = more;
+        }
+        Ok(())
+    }
+}
+
+/// Read lines from the host until its input ends.
+fn spawn_host_reader<H: Send + 'static>(input: impl Read + Send + 'static, tx: Sender<Event<H>>) {
+    thread::spawn(move || {
+        let mut lines = Lines::new(input);
+        loop {
+            match lines.next_line() {
+                Ok(Some(line)) => {
+                    if tx.send(Event::Host(line)).is_err() {
+                        return;
+                    }
+                }
+                Ok(None) | Err(_) => {
+                    let _ = tx.send(Event::HostEnd);
+                    return;
+                }
+            }
+        }
+    });
+}
+
+/// Keep the device link open: open it (again), read its lines, note its end.
+pub fn spawn_device<H: Send + 'static>(
+    link: SharedLink,
+    stopping: Arc<AtomicBool>,
+    tx: Sender<Event<H>>,
+) {
+    thread::spawn(move || {
+        let describe = lock(&link).describe();
+        let mut attempt = 0u32;
+        let mut connection = 0u64;
+        let mut waiting_noted = false;
+        loop {
+            let delay = lock(&link).retry_delay(attempt);
+            thread::sleep(delay);
+            if stopping.load(Ordering::Acquire) {
+                return;
+            }
+            let opened = lock(&link).open();
+            let conn = match opened {
+                Ok(conn) => conn,
+                Err(e) => {
+                    if !waiting_noted {
+                        eprintln!("emcp-bridge: waiting for the device ({describe}): {e}");
+                        waiting_noted = true;
+                    }
+                    attempt = attempt.saturating_add(1);
+                    continue;
+                }
+            };
+            waiting_noted = false;
+            connection += 1;
+            eprintln!("emcp-bridge: device connected ({describe})");
+            let since = Instant::now();
+            if tx.send(Event::Up(connection, conn.writer)).is_err() {
+                return;
+            }
+            let mut lines = Lines::new(conn.reader);
+            let end = loop {
+                match lines.next_line() {
+                    Ok(Some(line)) => {
+                        if tx.send(Event::Line(connection, line)).is_err() {
+                            return;
+                        }
+                    }
+                    Ok(None) => break "end of stream".to_string(),
+                    Err(e) => break e.to_string(),
+                }
+            };
+            if stopping.load(Ordering::Acquire) {
+                return;
+            }
+            eprintln!("emcp-bridge: device went away ({end})");
+            let _ = tx.send(Event::Down(connection));
+            lock(&link).close();
+            attempt = if since.elapsed() >= STABLE {
+                1
+            } else {
+                attempt.saturating_add(1).max(1)
+            };
+        }
+    });
+}
+
+/// Newline-delimited lines from a byte stream: `\r\n` tolerated, empty lines skipped,
+/// lines over [`MAX_LINE`] dropped (and reported).
+pub struct Lines<R> {
+    reader: BufReader<R>,
+}
+
+impl<R: Read> Lines<R> {
+    /// Lines of `reader`.
+    pub fn new(reader: R) -> Self {
+        Lines {
+            reader: BufReader::with_capacity(64 * 1024, reader),
+        }
+    }
+
+    /// The next line; `None` at end of stream (an unterminated last line is still
+    /// returned first).
+    ///
+    /// # Errors
+    ///
+    /// The reader's error.
+    pub fn next_line(&mut self) -> io::Result<Option<Vec<u8>>> {
+        loop {
+            let mut line = Vec::new();
+            let mut oversize = false;
+            loop {
+                let buf = match self.reader.fill_buf() {
+                    Ok(b) => b,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                };
+                if buf.is_empty() {
+                    if line.is_empty() || oversize {
+                        return Ok(None);
+                    }
+                    break;
+                }
+                let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
+                    Some(i) => (&buf[..i], i + 1, true),
+                    None => (buf, buf.len(), false),
+                };
+                if line.len() + chunk.len() > MAX_LINE {
+                    oversize = true;
+                    line.clear();
+                } else if !oversize {
+                    line.extend_from_slice(chunk);
+                }
+                self.reader.consume(used);
+                if done {
+                    break;
+                }
+            }
+            if oversize {
+                eprintln!("emcp-bridge: a line over {MAX_LINE} bytes was dropped");
+                continue;
+            }
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            if !line.is_empty() {
+                return Ok(Some(line));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_split_trim_and_skip_empty() {
+        let mut l = Lines::new(&b"a\r\n\n{\"x\":1}\nlast"[..]);
+        assert_eq!(l.next_line().unwrap().unwrap(), b"a");
+        assert_eq!(l.next_line().unwrap().unwrap(), b"{\"x\":1}");
+        assert_eq!(l.next_line().unwrap().unwrap(), b"last");
+        assert!(l.next_line().unwrap().is_none());
+    }
+
+    #[test]
+    fn oversize_lines_are_dropped_to_the_next_newline() {
+        let mut input = vec![b'x'; MAX_LINE + 10];
+        input.extend_from_slice(b"\nok\n");
+        let mut l = Lines::new(&input[..]);
+        assert_eq!(l.next_line().unwrap().unwrap(), b"ok");
+        assert!(l.next_line().unwrap().is_none());
+    }
+}

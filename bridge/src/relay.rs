@@ -1,0 +1,998 @@
+//! The relay: a pure state machine between one host and one device link.
+//!
+//! Lines in, lines out, no I/O and no clock of its own (every call takes `now`):
+//!
+//! - host line → device ([`Relay::host_line`]); device line → host
+//!   ([`Relay::device_line`]); forwarded lines are the exact bytes received;
+//! - the device link went away ([`Relay::disconnected`]) or came (back)
+//!   ([`Relay::connected`]); deadlines pass ([`Relay::tick`]).
+//!
+//! **Exactly one response per host request.** Every request from the host is kept
+//! in an in-flight table, keyed by the raw text of its id, until one response has
+//! gone back: the device's, or the bridge's own error ([`Fault`]) when the device
+//! reset with the request on it, the request timed out, or the host reused an id
+//! still in flight. A late device answer to a timed-out request is dropped.
+//! A request the host cancels (`notifications/cancelled`) leaves the table without
+//! a response, as MCP specifies.
+//!
+//! **Resets.** Requests written to the device before it went away are answered
+//! with [`Fault::Reset`]; requests that arrive while it is away wait (their
+//! timeouts running) and go out once it is back. On reconnection the bridge first
+//! re-establishes what the host had set up on the old device, answering nothing of
+//! it to the host: the `initialize` request it saw (with a bridge id, response
+//! swallowed), `notifications/initialized`, the last `logging/setLevel`, every
+//! `resources/subscribe` not since unsubscribed, and every open 2026-07-28
+//! `subscriptions/listen` stream (re-sent verbatim; its new acknowledgement is
+//! swallowed, so the host's stream just continues).
+//!
+//! Requests from the device to the host (sampling, elicitation, roots, ping) and
+//! notifications pass to the host unchanged; the host's responses to them go back
+//! to the device that asked, and are dropped when that device has since reset.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::time::{Duration, Instant};
+
+use crate::message::{self, Kind, Message};
+
+/// Why the bridge answers a host request itself. One place maps these to JSON-RPC
+/// codes ([`Fault::code`]); the codes are the MCP SDKs' own for a closed connection
+/// and a request timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Fault {
+    /// The device reset (port gone, child exited) while the request was on it: -32000.
+    Reset,
+    /// No answer within the timeout: -32001.
+    Timeout,
+    /// The device is away and too many requests already wait for it, or the bridge is
+    /// shutting down: -32000.
+    Unavailable,
+    /// The host sent a request whose id is still in flight: -32600.
+    DuplicateId,
+}
+
+impl Fault {
+    /// The JSON-RPC error code.
+    pub fn code(self) -> i64 {
+        match self {
+            Fault::Reset | Fault::Unavailable => -32000,
+            Fault::Timeout => -32001,
+            Fault::DuplicateId => -32600,
+        }
+    }
+
+    /// The error message.
+    pub fn message(self) -> &'static str {
+        match self {
+            Fault::Reset => "Device reset: the request was lost (emcp-bridge)",
+            Fault::Timeout => "Request timed out: the device did not answer (emcp-bridge)",
+            Fault::Unavailable => "Device unavailable (emcp-bridge)",
+            Fault::DuplicateId => "Request id already in flight (emcp-bridge)",
+        }
+    }
+}
+
+/// One thing to do after a relay call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Out {
+    /// Write this line (without newline) to the host.
+    Host(Vec<u8>),
+    /// Write this line (without newline) to the device.
+    Device(Vec<u8>),
+    /// A diagnostic for stderr.
+    Note(String),
+}
+
+/// What the relay accepts.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// How long a request may go unanswered (`None`: forever). A progress notification
+    /// for the request starts it again. `subscriptions/listen` has none. Default 60 s.
+    pub timeout: Option<Duration>,
+    /// Host lines that may wait for an absent device (default 256); a request beyond
+    /// is answered [`Fault::Unavailable`] at once.
+    pub max_held: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            timeout: Some(Duration::from_secs(60)),
+            max_held: 256,
+        }
+    }
+}
+
+/// Late answers remembered per connection (ids of timed-out or cancelled requests).
+const MAX_EXPIRED: usize = 1024;
+
+/// The prefix of ids the bridge gives its own (replayed) requests.
+const REPLAY_ID: &str = "emcp-bridge/replay/";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// No device.
+    Down,
+    /// Connected; the replayed `initialize` (this bridge id) is not answered yet.
+    Replaying,
+    /// Connected and re-established: host lines go straight through.
+    Up,
+}
+
+#[derive(Debug)]
+struct Pending {
+    /// Written to the current device (else it waits in `held`).
+    sent: bool,
+    deadline: Option<Instant>,
+    /// `params._meta.progressToken`, JSON text.
+    progress: Option<String>,
+    /// The request line of an open `subscriptions/listen` (re-sent after a reset).
+    listen: Option<Vec<u8>>,
+}
+
+/// What the host set up on the device, replayed after a reset.
+#[derive(Debug, Default)]
+struct Session {
+    /// `params` of the host's `initialize`, once the device accepted it.
+    initialize: Option<String>,
+    /// The host's `initialize` in flight: its id and params.
+    initializing: Option<(String, Option<String>)>,
+    /// The host's `notifications/initialized` line.
+    initialized: Option<Vec<u8>>,
+    /// `params` of the last `logging/setLevel`.
+    log_level: Option<String>,
+    /// `resources/subscribe` params by URI (JSON text), in order.
+    subscriptions: Vec<(String, String)>,
+}
+
+/// The relay state machine (see the module docs).
+#[derive(Debug)]
+pub struct Relay {
+    config: Config,
+    state: State,
+    pending: HashMap<String, Pending>,
+    /// Host lines waiting for the device: (request id, line).
+    held: VecDeque<(Option<String>, Vec<u8>)>,
+    /// Ids whose late answer is dropped.
+    expired: VecDeque<String>,
+    session: Session,
+    /// Bridge ids of replayed requests on the current connection, with their method.
+    replays: HashMap<String, String>,
+    /// Subscription ids of re-sent listen streams whose acknowledgement is swallowed.
+    acks: HashSet<String>,
+    /// Ids of the current device's requests to the host, not yet answered.
+    device_requests: HashSet<String>,
+    next_replay: u64,
+    replay_deadline: Option<Instant>,
+    /// Connections so far.
+    connections: u64,
+}
+
+impl Relay {
+    /// A relay with no device yet: host lines wait until [`Relay::connected`].
+    pub fn new(config: Config) -> Self {
+        Relay {
+            config,
+            state: State::Down,
+            pending: HashMap::new(),
+            held: VecDeque::new(),
+            expired: VecDeque::new(),
+            session: Session::default(),
+            replays: HashMap::new(),
+            acks: HashSet::new(),
+            device_requests: HashSet::new(),
+            next_replay: 0,
+            replay_deadline: None,
+            connections: 0,
+        }
+    }
+
+    /// Host requests without their response yet (open listen streams included).
+    pub fn in_flight(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Whether every host request except open listen streams has been answered.
+    pub fn is_idle(&self) -> bool {
+        self.pending.values().all(|p| p.listen.is_some())
+    }
+
+    /// Whether a device is connected.
+    pub fn is_connected(&self) -> bool {
+        self.state != State::Down
+    }
+
+    /// The earliest deadline: call [`Relay::tick`] then.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.pending
+            .values()
+            .filter_map(|p| p.deadline)
+            .chain(self.replay_deadline)
+            .min()
+    }
+
+    /// A device is connected (the first time, or again after a reset): re-establish the
+    /// host's session on it, then send what waited.
+    pub fn connected(&mut self, now: Instant) -> Vec<Out> {
+        let mut out = Vec::new();
+        self.connections += 1;
+        if self.connections > 1 {
+            out.push(Out::Note(format!(
+                "device connected again (connection {})",
+                self.connections
+            )));
+        }
+        self.replays.clear();
+        self.acks.clear();
+        self.device_requests.clear();
+        self.expired.clear();
+        if let Some(params) = self.session.initialize.clone() {
+            let id = self.replay_id("initialize");
+            out.push(Out::Device(message::request_line(
+                &id,
+                "initialize",
+                Some(&params),
+            )));
+            self.state = State::Replaying;
+            self.replay_deadline = self.config.timeout.map(|t| now + t);
+        } else {
+            self.establish(&mut out);
+        }
+        out
+    }
+
+    /// The device went away (port closed, child exited): answer every request it had
+    /// with [`Fault::Reset`]; later host lines wait for [`Relay::connected`].
+    pub fn disconnected(&mut self, _now: Instant) -> Vec<Out> {
+        let mut out = Vec::new();
+        if self.state == State::Down {
+            return out;
+        }
+        self.state = State::Down;
+        self.replay_deadline = None;
+        let mut lost: Vec<String> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.sent && p.listen.is_none())
+            .map(|(id, _)| id.clone())
+            .collect();
+        lost.sort(); // a stable order for the host and for tests
+        for id in &lost {
+            self.pending.remove(id);
+            out.push(fail(id, Fault::Reset));
+        }
+        for p in self.pending.values_mut() {
+            p.sent = false; // listen streams: re-sent on the next connection
+        }
+        if let Some((id, _)) = &self.session.initializing {
+            if lost.contains(id) {
+                self.session.initializing = None;
+            }
+        }
+        out.push(Out::Note(format!(
+            "device reset: {} request(s) in flight answered with error {}",
+            lost.len(),
+            Fault::Reset.code()
+        )));
+        out
+    }
+
+    /// One line from the host (without its newline).
+    pub fn host_line(&mut self, line: &[u8], now: Instant) -> Vec<Out> {
+        let mut out = Vec::new();
+        let Some(msg) = Message::parse(line) else {
+            // Not JSON: the device answers it (a parse error with id null).
+            self.send_or_hold(None, line, &mut out);
+            return out;
+        };
+        match msg.kind {
+            Kind::Request => self.host_request(&msg, line, now, &mut out),
+            Kind::Notification => self.host_notification(&msg, line, &mut out),
+            Kind::Response => {
+                let id = msg.id.unwrap_or_default();
+                if self.state != State::Down && self.device_requests.remove(&id) {
+                    out.push(Out::Device(line.to_vec()));
+                } else {
+                    out.push(Out::Note(format!(
+                        "host response to {id} dropped: the device that asked has reset"
+                    )));
+                }
+            }
+            Kind::Other => self.send_or_hold(None, line, &mut out),
+        }
+        out
+    }
+
+    fn host_request(&mut self, msg: &Message, line: &[u8], now: Instant, out: &mut Vec<Out>) {
+        let id = msg.id.clone().unwrap_or_default();
+        if self.pending.contains_key(&id) {
+            out.push(fail(&id, Fault::DuplicateId));
+            return;
+        }
+        self.expired.retain(|e| *e != id);
+        let listen = msg.method() == "subscriptions/listen";
+        match msg.method() {
+            "initialize" => {
+                // A new session: what was set up on the old one is gone.
+                self.session = Session {
+                    initializing: Some((id.clone(), msg.params.clone())),
+                    ..Session::default()
+                };
+            }
+            "logging/setLevel" => self.session.log_level = msg.params.clone(),
+            "resources/subscribe" | "resources/unsubscribe" => {
+                if let (Some(uri), Some(params)) = (msg.param("uri"), msg.params.clone()) {
+                    self.session.subscriptions.retain(|(u, _)| *u != uri);
+                    if msg.method() == "resources/subscribe" {
+                        self.session.subscriptions.push((uri, params));
+                    }
+                }
+            }
+            _ => {}
+        }
+        let deadline = match listen {
+            true => None,
+            false => self.config.timeout.map(|t| now + t),
+        };
+        self.pending.insert(
+            id.clone(),
+            Pending {
+                sent: false,
+                deadline,
+                progress: msg.meta("progressToken"),
+                listen: listen.then(|| line.to_vec()),
+            },
+        );
+        if listen {
+            // The acknowledgement of a fresh stream goes to the host.
+            self.acks.remove(&id);
+        }
+        self.send_or_hold(Some(id), line, out);
+    }
+
+    fn host_notification(&mut self, msg: &Message, line: &[u8], out: &mut Vec<Out>) {
+        match msg.method() {
+            "notifications/initialized" => self.session.initialized = Some(line.to_vec()),
+            "notifications/cancelled" => {
+                let Some(id) = msg.param("requestId") else {
+                    return self.send_or_hold(None, line, out);
+                };
+                let Some(p) = self.pending.remove(&id) else {
+                    return; // answered already, or never asked: nothing to cancel
+                };
+                if !p.sent {
+                    // Still waiting here: the device never sees it, nor the cancel.
+                    self.held.retain(|(k, _)| k.as_deref() != Some(id.as_str()));
+                    return;
+                }
+                self.expire(id);
+            }
+            _ => {}
+        }
+        self.send_or_hold(None, line, out);
+    }
+
+    /// One line from the device (without its newline).
+    pub fn device_line(&mut self, line: &[u8], now: Instant) -> Vec<Out> {
+        let mut out = Vec::new();
+        let Some(msg) = Message::parse(line) else {
+            let text = String::from_utf8_lossy(line);
+            out.push(Out::Note(format!("device: not JSON, dropped: {text}")));
+            return out;
+        };
+        match msg.kind {
+            Kind::Response => {
+                let Some(id) = msg.id.clone() else {
+                    // id null: the answer to a line the device could not parse.
+                    out.push(Out::Host(line.to_vec()));
+                    return out;
+                };
+                if let Some(method) = self.replays.remove(&id) {
+                    self.replayed(&method, &msg, line, &mut out);
+                } else if self.pending.remove(&id).is_some() {
+                    if let Some((init, params)) = self.session.initializing.take() {
+                        if init == id && !msg.is_error {
+                            self.session.initialize = Some(params.unwrap_or_else(|| "{}".into()));
+                        } else if init != id {
+                            self.session.initializing = Some((init, params));
+                        }
+                    }
+                    out.push(Out::Host(line.to_vec()));
+                } else if let Some(i) = self.expired.iter().position(|e| *e == id) {
+                    self.expired.remove(i);
+                    out.push(Out::Note(format!("late answer to {id} dropped")));
+                } else {
+                    out.push(Out::Note(format!("answer to unknown request {id} dropped")));
+                }
+            }
+            Kind::Request => {
+                if let Some(id) = &msg.id {
+                    self.device_requests.insert(id.clone());
+                }
+                out.push(Out::Host(line.to_vec()));
+            }
+            Kind::Notification => {
+                if msg.method() == "notifications/subscriptions/acknowledged" {
+                    let sub = msg.meta("io.modelcontextprotocol/subscriptionId");
+                    if sub.is_some_and(|s| self.acks.remove(&s)) {
+                        return out; // a re-made stream: the host has its acknowledgement
+                    }
+                }
+                if msg.method() == "notifications/progress" {
+                    if let (Some(token), Some(t)) =
+                        (msg.param("progressToken"), self.config.timeout)
+                    {
+                        for p in self.pending.values_mut() {
+                            if p.progress.as_deref() == Some(token.as_str()) {
+                                p.deadline = Some(now + t);
+                            }
+                        }
+                    }
+                }
+                out.push(Out::Host(line.to_vec()));
+            }
+            Kind::Other => out.push(Out::Host(line.to_vec())),
+        }
+        out
+    }
+
+    /// Answer every request whose deadline has passed with [`Fault::Timeout`] (and tell
+    /// the device to stop working on it).
+    pub fn tick(&mut self, now: Instant) -> Vec<Out> {
+        let mut out = Vec::new();
+        let mut due: Vec<String> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.deadline.is_some_and(|d| d <= now))
+            .map(|(id, _)| id.clone())
+            .collect();
+        due.sort();
+        for id in due {
+            let Some(p) = self.pending.remove(&id) else {
+                continue;
+            };
+            out.push(fail(&id, Fault::Timeout));
+            if p.sent {
+                if self.state != State::Down {
+                    out.push(Out::Device(message::cancel_line(&id, "timed out")));
+                }
+                self.expire(id);
+            } else {
+                self.held.retain(|(k, _)| k.as_deref() != Some(id.as_str()));
+            }
+        }
+        if self.replay_deadline.is_some_and(|d| d <= now) {
+            out.push(Out::Note(
+                "the device did not answer the replayed initialize; going on".into(),
+            ));
+            self.establish(&mut out);
+        }
+        out
+    }
+
+    /// The bridge is stopping: answer every request still in flight with
+    /// [`Fault::Unavailable`].
+    pub fn close(&mut self) -> Vec<Out> {
+        let mut ids: Vec<String> = self.pending.keys().cloned().collect();
+        ids.sort();
+        self.pending.clear();
+        self.held.clear();
+        ids.iter().map(|id| fail(id, Fault::Unavailable)).collect()
+    }
+
+    /// The response to a request the bridge replayed: swallowed.
+    fn replayed(&mut self, method: &str, msg: &Message, line: &[u8], out: &mut Vec<Out>) {
+        if msg.is_error {
+            let text = String::from_utf8_lossy(line);
+            out.push(Out::Note(format!("replayed {method} failed: {text}")));
+        }
+        if method == "initialize" && self.state == State::Replaying {
+            self.establish(out);
+        }
+    }
+
+    /// The rest of the replay after `initialize`, then everything that waited.
+    fn establish(&mut self, out: &mut Vec<Out>) {
+        self.replay_deadline = None;
+        if self.session.initialize.is_some() {
+            if let Some(line) = &self.session.initialized {
+                out.push(Out::Device(line.clone()));
+            }
+            if let Some(params) = self.session.log_level.clone() {
+                let id = self.replay_id("logging/setLevel");
+                out.push(Out::Device(message::request_line(
+                    &id,
+                    "logging/setLevel",
+                    Some(&params),
+                )));
+            }
+            for (_, params) in self.session.subscriptions.clone() {
+                let id = self.replay_id("resources/subscribe");
+                out.push(Out::Device(message::request_line(
+                    &id,
+                    "resources/subscribe",
+                    Some(&params),
+                )));
+            }
+        }
+        let mut listens: Vec<(&String, &mut Pending)> = self
+            .pending
+            .iter_mut()
+            .filter(|(_, p)| p.listen.is_some() && !p.sent)
+            .collect();
+        listens.sort_by(|a, b| a.0.cmp(b.0));
+        for (id, p) in listens {
+            // Not yet sent and not in `held`: an open stream of an earlier connection.
+            if self.held.iter().any(|(k, _)| k.as_ref() == Some(id)) {
+                continue;
+            }
+            p.sent = true;
+            self.acks.insert(id.clone());
+            out.push(Out::Device(p.listen.clone().unwrap_or_default()));
+        }
+        self.state = State::Up;
+        while let Some((key, line)) = self.held.pop_front() {
+            if let Some(id) = &key {
+                match self.pending.get_mut(id) {
+                    Some(p) => p.sent = true,
+                    None => continue, // timed out or cancelled meanwhile
+                }
+            }
+            out.push(Out::Device(line));
+        }
+    }
+
+    fn send_or_hold(&mut self, key: Option<String>, line: &[u8], out: &mut Vec<Out>) {
+        if self.state == State::Up {
+            if let Some(p) = key.as_ref().and_then(|k| self.pending.get_mut(k)) {
+                p.sent = true;
+            }
+            out.push(Out::Device(line.to_vec()));
+            return;
+        }
+        if self.held.len() >= self.config.max_held {
+            if let Some(id) = key {
+                self.pending.remove(&id);
+                out.push(fail(&id, Fault::Unavailable));
+            }
+            return;
+        }
+        self.held.push_back((key, line.to_vec()));
+    }
+
+    fn replay_id(&mut self, method: &str) -> String {
+        self.next_replay += 1;
+        let id = format!("\"{REPLAY_ID}{}\"", self.next_replay);
+        self.replays.insert(id.clone(), method.to_owned());
+        id
+    }
+
+    fn expire(&mut self, id: String) {
+        if self.expired.len() == MAX_EXPIRED {
+            self.expired.pop_front();
+        }
+        self.expired.push_back(id);
+    }
+}
+
+fn fail(id: &str, fault: Fault) -> Out {
+    Out::Host(message::error_line(id, fault.code(), fault.message()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INIT: &[u8] = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    const INIT_OK: &[u8] = br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25"}}"#;
+    const INITIALIZED: &[u8] = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+    fn req(id: &str, method: &str) -> Vec<u8> {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#).into_bytes()
+    }
+
+    fn ok(id: &str) -> Vec<u8> {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#).into_bytes()
+    }
+
+    fn host(out: &[Out]) -> Vec<Vec<u8>> {
+        out.iter()
+            .filter_map(|o| match o {
+                Out::Host(l) => Some(l.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn device(out: &[Out]) -> Vec<Vec<u8>> {
+        out.iter()
+            .filter_map(|o| match o {
+                Out::Device(l) => Some(l.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn error_code(line: &[u8]) -> Option<i64> {
+        let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+        v["error"]["code"].as_i64()
+    }
+
+    fn up() -> (Relay, Instant) {
+        let now = Instant::now();
+        let mut r = Relay::new(Config::default());
+        assert!(r.connected(now).is_empty());
+        (r, now)
+    }
+
+    /// An initialized legacy session.
+    fn session() -> (Relay, Instant) {
+        let (mut r, now) = up();
+        assert_eq!(device(&r.host_line(INIT, now)), [INIT]);
+        assert_eq!(host(&r.device_line(INIT_OK, now)), [INIT_OK]);
+        assert_eq!(device(&r.host_line(INITIALIZED, now)), [INITIALIZED]);
+        (r, now)
+    }
+
+    #[test]
+    fn forwards_exact_bytes_both_ways_and_matches_raw_ids() {
+        let (mut r, now) = up();
+        let line = br#"{"jsonrpc":"2.0", "id" : "a\u0041" ,"method":"ping"}"#;
+        assert_eq!(device(&r.host_line(line, now)), [line]);
+        assert_eq!(r.in_flight(), 1);
+        let answer = br#"{"jsonrpc":"2.0","id":"a\u0041","result":{}}"#;
+        assert_eq!(host(&r.device_line(answer, now)), [answer]);
+        assert_eq!(r.in_flight(), 0);
+        // A second answer to the same id is not delivered.
+        assert!(host(&r.device_line(answer, now)).is_empty());
+    }
+
+    #[test]
+    fn string_and_number_ids_are_distinct() {
+        let (mut r, now) = up();
+        r.host_line(&req("1", "ping"), now);
+        r.host_line(&req("\"1\"", "ping"), now);
+        assert_eq!(r.in_flight(), 2);
+        assert_eq!(host(&r.device_line(&ok("\"1\""), now)), [ok("\"1\"")]);
+        assert_eq!(host(&r.device_line(&ok("1"), now)), [ok("1")]);
+        assert_eq!(r.in_flight(), 0);
+    }
+
+    #[test]
+    fn reset_answers_each_request_on_the_device_exactly_once() {
+        let (mut r, now) = up();
+        for i in 1..=3 {
+            r.host_line(&req(&i.to_string(), "tools/list"), now);
+        }
+        r.device_line(&ok("2"), now);
+        let out = r.disconnected(now);
+        let errors = host(&out);
+        assert_eq!(errors.len(), 2);
+        assert_eq!(
+            errors,
+            [
+                message::error_line("1", -32000, Fault::Reset.message()),
+                message::error_line("3", -32000, Fault::Reset.message())
+            ]
+        );
+        // A second reset signal, and answers from the old device, add nothing.
+        assert!(host(&r.disconnected(now)).is_empty());
+        assert!(host(&r.device_line(&ok("1"), now)).is_empty());
+        assert_eq!(r.in_flight(), 0);
+    }
+
+    #[test]
+    fn requests_during_a_reset_wait_and_go_out_after_the_replay() {
+        let (mut r, now) = session();
+        r.disconnected(now);
+        // Arrives while the device is away: held, not answered.
+        let out = r.host_line(&req("5", "tools/list"), now);
+        assert!(out.is_empty());
+        let out = r.connected(now);
+        let sent = device(&out);
+        assert_eq!(
+            sent.len(),
+            1,
+            "only the replayed initialize before its answer"
+        );
+        let replay = Message::parse(&sent[0]).unwrap();
+        assert_eq!(replay.method(), "initialize");
+        assert_eq!(
+            replay.params.as_deref(),
+            Message::parse(INIT).unwrap().params.as_deref()
+        );
+        let replay_id = replay.id.unwrap();
+        assert!(replay_id.starts_with("\"emcp-bridge/replay/"));
+        // The device answers the replayed initialize: swallowed; then initialized and
+        // the held request go out.
+        let answer = format!(r#"{{"jsonrpc":"2.0","id":{replay_id},"result":{{}}}}"#);
+        let out = r.device_line(answer.as_bytes(), now);
+        assert!(host(&out).is_empty());
+        assert_eq!(device(&out), [INITIALIZED.to_vec(), req("5", "tools/list")]);
+        assert_eq!(host(&r.device_line(&ok("5"), now)), [ok("5")]);
+    }
+
+    #[test]
+    fn subscriptions_and_log_level_are_remade_and_their_answers_swallowed() {
+        let (mut r, now) = session();
+        let sub = br#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"led://state"}}"#;
+        let sub2 = br#"{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"sensor://x"}}"#;
+        let unsub = br#"{"jsonrpc":"2.0","id":4,"method":"resources/unsubscribe","params":{"uri":"sensor://x"}}"#;
+        let level =
+            br#"{"jsonrpc":"2.0","id":5,"method":"logging/setLevel","params":{"level":"info"}}"#;
+        for (line, id) in [(&sub[..], "2"), (sub2, "3"), (unsub, "4"), (level, "5")] {
+            r.host_line(line, now);
+            r.device_line(&ok(id), now);
+        }
+        r.disconnected(now);
+        let init = device(&r.connected(now));
+        let init_id = Message::parse(&init[0]).unwrap().id.unwrap();
+        let out = r.device_line(
+            format!(r#"{{"id":{init_id},"result":{{}}}}"#).as_bytes(),
+            now,
+        );
+        let sent: Vec<Message> = device(&out)
+            .iter()
+            .filter_map(|l| Message::parse(l))
+            .collect();
+        let methods: Vec<&str> = sent.iter().map(|m| m.method()).collect();
+        assert_eq!(
+            methods,
+            [
+                "notifications/initialized",
+                "logging/setLevel",
+                "resources/subscribe"
+            ]
+        );
+        assert_eq!(sent[2].param("uri").as_deref(), Some(r#""led://state""#));
+        for m in &sent[1..] {
+            let id = m.id.clone().unwrap();
+            assert!(host(&r.device_line(&ok(&id), now)).is_empty());
+        }
+        // Updates from the new device reach the host.
+        let updated = br#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"led://state"}}"#;
+        assert_eq!(host(&r.device_line(updated, now)), [updated]);
+    }
+
+    #[test]
+    fn a_new_initialize_forgets_the_old_session() {
+        let (mut r, now) = session();
+        let sub = br#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"led://state"}}"#;
+        r.host_line(sub, now);
+        r.device_line(&ok("2"), now);
+        let init2 = br#"{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"v":2}}"#;
+        r.host_line(init2, now);
+        r.device_line(&ok("9"), now);
+        r.disconnected(now);
+        let sent = device(&r.connected(now));
+        assert_eq!(
+            Message::parse(&sent[0]).unwrap().params.as_deref(),
+            Some(r#"{"v":2}"#)
+        );
+        let id = Message::parse(&sent[0]).unwrap().id.unwrap();
+        let out = r.device_line(&ok(&id), now);
+        assert!(device(&out).is_empty(), "no initialized, no subscription");
+    }
+
+    #[test]
+    fn initialize_lost_in_a_reset_is_not_replayed() {
+        let (mut r, now) = up();
+        r.host_line(INIT, now);
+        let out = r.disconnected(now);
+        assert_eq!(error_code(&host(&out)[0]), Some(-32000));
+        assert!(device(&r.connected(now)).is_empty());
+    }
+
+    #[test]
+    fn timeout_answers_once_cancels_on_the_device_and_drops_the_late_answer() {
+        let (mut r, now) = up();
+        r.host_line(&req("7", "tools/call"), now);
+        r.host_line(&req("8", "ping"), now);
+        let t = Config::default().timeout.unwrap();
+        assert_eq!(r.next_deadline(), Some(now + t));
+        assert!(r.tick(now + t / 2).is_empty());
+        r.device_line(&ok("8"), now);
+        let out = r.tick(now + t);
+        assert_eq!(host(&out).len(), 1);
+        assert_eq!(error_code(&host(&out)[0]), Some(-32001));
+        let cancel = Message::parse(&device(&out)[0]).unwrap();
+        assert_eq!(cancel.method(), "notifications/cancelled");
+        assert_eq!(cancel.param("requestId").as_deref(), Some("7"));
+        assert!(r.tick(now + 2 * t).is_empty());
+        assert!(host(&r.device_line(&ok("7"), now + 2 * t)).is_empty());
+        assert_eq!(r.next_deadline(), None);
+    }
+
+    #[test]
+    fn progress_restarts_the_clock() {
+        let (mut r, now) = up();
+        let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"move_servo","_meta":{"progressToken":"p"}}}"#;
+        r.host_line(call, now);
+        let t = Config::default().timeout.unwrap();
+        let progress = br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#;
+        assert_eq!(host(&r.device_line(progress, now + t / 2)), [progress]);
+        assert!(host(&r.tick(now + t)).is_empty());
+        assert_eq!(host(&r.tick(now + t + t / 2)).len(), 1);
+    }
+
+    #[test]
+    fn a_held_request_that_times_out_never_reaches_the_device() {
+        let (mut r, now) = up();
+        r.disconnected(now);
+        r.host_line(&req("1", "tools/call"), now);
+        let t = Config::default().timeout.unwrap();
+        let out = r.tick(now + t);
+        assert_eq!(error_code(&host(&out)[0]), Some(-32001));
+        assert!(device(&out).is_empty());
+        assert!(device(&r.connected(now + t)).is_empty());
+    }
+
+    #[test]
+    fn duplicate_ids_and_full_queues_are_answered_by_the_bridge() {
+        let (mut r, now) = up();
+        r.host_line(&req("1", "ping"), now);
+        let out = r.host_line(&req("1", "ping"), now);
+        assert_eq!(error_code(&host(&out)[0]), Some(-32600));
+        assert!(device(&out).is_empty());
+        let mut r = Relay::new(Config {
+            max_held: 1,
+            ..Config::default()
+        });
+        assert!(r.host_line(&req("1", "ping"), now).is_empty());
+        let out = r.host_line(&req("2", "ping"), now);
+        assert_eq!(error_code(&host(&out)[0]), Some(-32000));
+        assert_eq!(device(&r.connected(now)), [req("1", "ping")]);
+    }
+
+    #[test]
+    fn cancelled_requests_get_no_response_and_no_error() {
+        let (mut r, now) = up();
+        r.host_line(&req("1", "tools/call"), now);
+        let cancel = message::cancel_line("1", "user");
+        assert_eq!(device(&r.host_line(&cancel, now)), [cancel]);
+        assert!(r.is_idle());
+        assert!(host(&r.device_line(&ok("1"), now)).is_empty());
+        assert!(host(&r.disconnected(now)).is_empty());
+        // Cancelled while waiting for the device: neither goes out.
+        r.host_line(&req("2", "tools/call"), now);
+        assert!(r
+            .host_line(&message::cancel_line("2", "user"), now)
+            .is_empty());
+        assert!(device(&r.connected(now)).is_empty());
+    }
+
+    #[test]
+    fn listen_streams_survive_resets() {
+        let (mut r, now) = up();
+        let listen = br#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["led://state"]}}}"#;
+        let ack = br#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L"},"notifications":{}}}"#;
+        r.host_line(listen, now);
+        assert_eq!(host(&r.device_line(ack, now)), [ack]);
+        assert!(r.is_idle());
+        assert_eq!(r.next_deadline(), None, "a listen stream has no timeout");
+        assert!(host(&r.disconnected(now)).is_empty());
+        assert_eq!(device(&r.connected(now)), [listen]);
+        assert!(
+            host(&r.device_line(ack, now)).is_empty(),
+            "re-made: ack swallowed"
+        );
+        let updated = br#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"led://state","_meta":{"io.modelcontextprotocol/subscriptionId":"L"}}}"#;
+        assert_eq!(host(&r.device_line(updated, now)), [updated]);
+        // Closed by the host: no longer re-made.
+        r.host_line(&message::cancel_line("\"L\"", "done"), now);
+        r.disconnected(now);
+        assert!(device(&r.connected(now)).is_empty());
+    }
+
+    #[test]
+    fn device_requests_pass_and_answers_to_a_reset_device_are_dropped() {
+        let (mut r, now) = up();
+        let ask = br#"{"jsonrpc":"2.0","id":100,"method":"roots/list"}"#;
+        assert_eq!(host(&r.device_line(ask, now)), [ask]);
+        assert_eq!(device(&r.host_line(&ok("100"), now)), [ok("100")]);
+        // The host's answer to a request that was not asked goes nowhere.
+        assert!(device(&r.host_line(&ok("100"), now)).is_empty());
+        r.device_line(ask, now);
+        r.disconnected(now);
+        r.connected(now);
+        assert!(device(&r.host_line(&ok("100"), now)).is_empty());
+    }
+
+    #[test]
+    fn device_noise_and_id_null_errors() {
+        let (mut r, now) = up();
+        let out = r.device_line(b"boot: firmware v1", now);
+        assert!(host(&out).is_empty());
+        assert!(matches!(out[0], Out::Note(_)));
+        assert_eq!(device(&r.host_line(b"{oops", now)), [b"{oops"]);
+        let parse_error =
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
+        assert_eq!(host(&r.device_line(parse_error, now)), [parse_error]);
+    }
+
+    #[test]
+    fn close_answers_the_rest() {
+        let (mut r, now) = up();
+        r.host_line(&req("1", "ping"), now);
+        r.host_line(&req("2", "ping"), now);
+        let out = r.close();
+        assert_eq!(host(&out).len(), 2);
+        assert!(host(&out).iter().all(|l| error_code(l) == Some(-32000)));
+    }
+
+    /// Random interleavings of requests, answers, resets and timeouts: every request
+    /// is answered exactly once.
+    #[test]
+    fn exactly_one_response_per_request_under_chaos() {
+        let t = Duration::from_millis(50);
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..50 {
+            let start = Instant::now();
+            let mut now = start;
+            let mut r = Relay::new(Config {
+                timeout: Some(t),
+                max_held: 8,
+            });
+            let mut connected = false;
+            let mut on_device: Vec<String> = Vec::new();
+            let mut answers: HashMap<String, usize> = HashMap::new();
+            let mut sent = 0;
+            let mut record = |out: Vec<Out>, on_device: &mut Vec<String>| {
+                for o in out {
+                    match o {
+                        Out::Host(l) => {
+                            let m = Message::parse(&l).unwrap();
+                            *answers.entry(m.id.unwrap()).or_default() += 1;
+                        }
+                        Out::Device(l) => {
+                            let m = Message::parse(&l).unwrap();
+                            if m.kind == Kind::Request {
+                                on_device.push(m.id.unwrap());
+                            }
+                        }
+                        Out::Note(_) => {}
+                    }
+                }
+            };
+            for step in 0..400 {
+                now += Duration::from_millis(rand(5));
+                let out = match rand(10) {
+                    0..=3 => {
+                        sent += 1;
+                        let id = if step % 2 == 0 {
+                            step.to_string()
+                        } else {
+                            format!("\"s{step}\"")
+                        };
+                        r.host_line(&req(&id, "tools/call"), now)
+                    }
+                    4..=6 if !on_device.is_empty() && connected => {
+                        let i = rand(on_device.len() as u64) as usize;
+                        let id = on_device.swap_remove(i);
+                        r.device_line(&ok(&id), now)
+                    }
+                    7 if connected => {
+                        connected = false;
+                        on_device.clear();
+                        r.disconnected(now)
+                    }
+                    8 if !connected => {
+                        connected = true;
+                        r.connected(now)
+                    }
+                    _ => r.tick(now),
+                };
+                record(out, &mut on_device);
+            }
+            record(r.close(), &mut on_device);
+            assert_eq!(answers.len(), sent);
+            assert!(answers.values().all(|&n| n == 1), "{answers:?}");
+        }
+    }
+}
