@@ -192,15 +192,15 @@ impl<'a> Exchange<'a> {
     pub(crate) fn begin_result(&self, w: &mut JsonWriter<'_>) {
         rpc::begin_result(w, self.id);
         if self.modern {
-            w.key("resultType");
-            w.str("complete");
+            w.key_lit("resultType");
+            w.str_lit("complete");
         }
     }
 
     /// Open the result envelope and, in it, the array `key` the content goes into.
-    fn begin_list(&self, w: &mut JsonWriter<'_>, key: &str) {
+    fn begin_list(&self, w: &mut JsonWriter<'_>, key: &'static str) {
         self.begin_result(w);
-        w.key(key);
+        w.key_lit(key);
         w.begin_array();
     }
 
@@ -209,11 +209,11 @@ impl<'a> Exchange<'a> {
             return false;
         }
         rpc::begin_notification(w, "message");
-        w.key("level");
-        w.str(level.as_str());
-        w.key("logger");
+        w.key_lit("level");
+        w.str_lit(level.as_str());
+        w.key_lit("logger");
         w.str(logger);
-        w.key("data");
+        w.key_lit("data");
         w.str(data);
         rpc::end_response(w);
         true
@@ -230,16 +230,16 @@ impl<'a> Exchange<'a> {
             return false;
         };
         rpc::begin_notification(w, "progress");
-        w.key("progressToken");
+        w.key_lit("progressToken");
         w.raw_value(token);
-        w.key("progress");
+        w.key_lit("progress");
         progress.write(w);
         if let Some(t) = total {
-            w.key("total");
+            w.key_lit("total");
             t.write(w);
         }
         if let Some(m) = message {
-            w.key("message");
+            w.key_lit("message");
             w.str(m);
         }
         rpc::end_response(w);
@@ -410,13 +410,13 @@ impl<'a> ToolCall<'a> {
         }
     }
 
-    fn block_head(&mut self, kind: &str) -> bool {
+    fn block_head(&mut self, kind: &'static str) -> bool {
         if !self.block() {
             return false;
         }
         self.w.begin_object();
-        self.w.key("type");
-        self.w.str(kind);
+        self.w.key_lit("type");
+        self.w.str_lit(kind);
         true
     }
 
@@ -425,7 +425,7 @@ impl<'a> ToolCall<'a> {
         if !self.block_head("text") {
             return false;
         }
-        self.w.key("text");
+        self.w.key_lit("text");
         self.w.str(text);
         self.w.end_object();
         true
@@ -435,7 +435,7 @@ impl<'a> ToolCall<'a> {
         if !self.block_head("text") {
             return false;
         }
-        self.w.key("text");
+        self.w.key_lit("text");
         self.w.string_fmt(args);
         self.w.end_object();
         true
@@ -446,7 +446,7 @@ impl<'a> ToolCall<'a> {
         if !self.block_head("text") {
             return false;
         }
-        self.w.key("text");
+        self.w.key_lit("text");
         self.w.string_begin();
         self.phase = Phase::Text;
         true
@@ -459,13 +459,13 @@ impl<'a> ToolCall<'a> {
         }
         open
     }
-    fn media_begin(&mut self, kind: &str, mime: &str) -> bool {
+    fn media_begin(&mut self, kind: &'static str, mime: &str) -> bool {
         if !self.block_head(kind) {
             return false;
         }
-        self.w.key("mimeType");
+        self.w.key_lit("mimeType");
         self.w.str(mime);
-        self.w.key("data");
+        self.w.key_lit("data");
         self.w.base64_begin();
         self.phase = Phase::Data;
         true
@@ -504,9 +504,9 @@ impl<'a> ToolCall<'a> {
             return false;
         }
         // Same members as the Resource object, after `type`.
-        self.w.key("uri");
+        self.w.key_lit("uri");
         self.w.str(resource.uri);
-        self.w.key("name");
+        self.w.key_lit("name");
         self.w.str(resource.name);
         crate::registry::opt_str(&mut self.w, "title", resource.title);
         crate::registry::opt_str(&mut self.w, "description", resource.description);
@@ -519,9 +519,9 @@ impl<'a> ToolCall<'a> {
         if !self.block_head("resource") {
             return false;
         }
-        self.w.key("resource");
+        self.w.key_lit("resource");
         write_contents_head(&mut self.w, uri, mime);
-        self.w.key("text");
+        self.w.key_lit("text");
         self.w.str(text);
         self.w.end_object();
         self.w.end_object();
@@ -532,9 +532,9 @@ impl<'a> ToolCall<'a> {
         if !self.block_head("resource") {
             return false;
         }
-        self.w.key("resource");
+        self.w.key_lit("resource");
         write_contents_head(&mut self.w, uri, mime);
-        self.w.key("blob");
+        self.w.key_lit("blob");
         self.w.base64(bytes);
         self.w.end_object();
         self.w.end_object();
@@ -548,7 +548,7 @@ impl<'a> ToolCall<'a> {
             return false;
         }
         self.w.end_array();
-        self.w.key("structuredContent");
+        self.w.key_lit("structuredContent");
         f(&mut self.w);
         self.phase = Phase::Closed;
         true
@@ -634,7 +634,7 @@ impl<'a> ToolCall<'a> {
         self.is_error = true;
         if self.block_head("text") {
             let mut buf = [0u8; 20];
-            self.w.key("text");
+            self.w.key_lit("text");
             self.w.string_begin();
             self.w.string_part("Rate limit exceeded: retry in ");
             // Digits need no escaping.
@@ -649,7 +649,7 @@ impl<'a> ToolCall<'a> {
     /// An argument violated the input schema: a text block naming it, `isError`.
     pub(crate) fn violation(&mut self, v: &crate::schema::Violation<'_, '_>) {
         if self.block_head("text") {
-            self.w.key("text");
+            self.w.key_lit("text");
             v.write_message(&mut self.w);
             self.w.end_object();
         }
@@ -669,7 +669,7 @@ impl<'a> ToolCall<'a> {
         }
         self.phase = Phase::Closed;
         if self.is_error {
-            self.w.key("isError");
+            self.w.key_lit("isError");
             self.w.bool(true);
         }
     }
@@ -677,7 +677,7 @@ impl<'a> ToolCall<'a> {
 
 fn write_contents_head(w: &mut JsonWriter<'_>, uri: &str, mime: Option<&str>) {
     w.begin_object();
-    w.key("uri");
+    w.key_lit("uri");
     w.str(uri);
     crate::registry::opt_str(w, "mimeType", mime);
 }
@@ -750,12 +750,12 @@ impl<'a> ResourceRead<'a> {
     }
 
     /// Start a `contents` entry: its head, then the key of its body (`text` or `blob`).
-    fn open(&mut self, mime: Option<&str>, body: &str) -> bool {
+    fn open(&mut self, mime: Option<&str>, body: &'static str) -> bool {
         if !self.settle() {
             return false;
         }
         write_contents_head(&mut self.w, self.uri, mime);
-        self.w.key(body);
+        self.w.key_lit(body);
         true
     }
     /// Text contents.
@@ -915,9 +915,9 @@ impl<'a> PromptGet<'a> {
             return false;
         }
         self.ex.begin_result(&mut self.w);
-        self.w.key("description");
+        self.w.key_lit("description");
         self.w.str(text);
-        self.w.key("messages");
+        self.w.key_lit("messages");
         self.w.begin_array();
         self.phase = Phase::Content;
         true
@@ -939,12 +939,12 @@ impl<'a> PromptGet<'a> {
         }
         self.phase = Phase::Content;
         self.w.begin_object();
-        self.w.key("role");
-        self.w.str(match role {
+        self.w.key_lit("role");
+        self.w.str_lit(match role {
             Role::User => "user",
             Role::Assistant => "assistant",
         });
-        self.w.key("content");
+        self.w.key_lit("content");
         self.w.begin_object();
         true
     }
@@ -962,9 +962,9 @@ impl<'a> PromptGet<'a> {
         if !self.message(role) {
             return false;
         }
-        self.w.key("type");
-        self.w.str("text");
-        self.w.key("text");
+        self.w.key_lit("type");
+        self.w.str_lit("text");
+        self.w.key_lit("text");
         self.w.string_begin();
         self.phase = Phase::Text;
         true
@@ -1006,11 +1006,11 @@ impl<'a> PromptGet<'a> {
         if !self.message(role) {
             return false;
         }
-        self.w.key("type");
-        self.w.str("image");
-        self.w.key("mimeType");
+        self.w.key_lit("type");
+        self.w.str_lit("image");
+        self.w.key_lit("mimeType");
         self.w.str(mime);
-        self.w.key("data");
+        self.w.key_lit("data");
         self.w.base64(bytes);
         self.w.end_object();
         self.w.end_object();
@@ -1021,11 +1021,11 @@ impl<'a> PromptGet<'a> {
         if !self.message(role) {
             return false;
         }
-        self.w.key("type");
-        self.w.str("resource");
-        self.w.key("resource");
+        self.w.key_lit("type");
+        self.w.str_lit("resource");
+        self.w.key_lit("resource");
         write_contents_head(&mut self.w, uri, mime);
-        self.w.key("text");
+        self.w.key_lit("text");
         self.w.str(text);
         self.w.end_object();
         self.w.end_object();

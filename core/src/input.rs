@@ -265,17 +265,17 @@ impl<'a> Input<'a> {
             }
             if !self.asking {
                 crate::rpc::begin_result(w, ex.id);
-                w.key("resultType");
-                w.str("input_required");
-                w.key("inputRequests");
+                w.key_lit("resultType");
+                w.str_lit("input_required");
+                w.key_lit("inputRequests");
                 w.begin_object();
                 self.asking = true;
             }
             w.key(key);
             w.begin_object();
-            w.key("method");
-            w.str(c.method());
-            w.key("params");
+            w.key_lit("method");
+            w.str_lit(c.method());
+            w.key_lit("params");
             params(w);
             w.end_object();
             return true;
@@ -292,7 +292,7 @@ impl<'a> Input<'a> {
         let mut digits = [0u8; 20];
         w.raw(crate::json::writer::decimal(u64::from(id), &mut digits));
         w.raw(b",\"method\":");
-        w.str(c.method());
+        w.str_lit(c.method());
         w.raw(b",\"params\":");
         params(w);
         w.raw(b"}\n");

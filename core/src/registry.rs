@@ -133,14 +133,14 @@ impl<'a> Tool<'a> {
     pub fn write(&self, w: &mut JsonWriter<'_>) {
         w.begin_object();
         write_names(w, self.name, self.title, self.description);
-        w.key("inputSchema");
+        w.key_lit("inputSchema");
         w.raw_value(self.input_schema.as_bytes());
         if let Some(s) = self.output_schema {
-            w.key("outputSchema");
+            w.key_lit("outputSchema");
             w.raw_value(s.as_bytes());
         }
         if !self.annotations.is_empty() {
-            w.key("annotations");
+            w.key_lit("annotations");
             self.annotations.write(w);
         }
         w.end_object();
@@ -202,12 +202,12 @@ impl<'a> Resource<'a> {
     #[inline(never)]
     pub fn write(&self, w: &mut JsonWriter<'_>) {
         w.begin_object();
-        w.key("uri");
+        w.key_lit("uri");
         w.str(self.uri);
         write_names(w, self.name, self.title, self.description);
         opt_str(w, "mimeType", self.mime_type);
         if let Some(size) = self.size {
-            w.key("size");
+            w.key_lit("size");
             w.u64(size);
         }
         w.end_object();
@@ -264,7 +264,7 @@ impl<'a> ResourceTemplate<'a> {
     #[inline(never)]
     pub fn write(&self, w: &mut JsonWriter<'_>) {
         w.begin_object();
-        w.key("uriTemplate");
+        w.key_lit("uriTemplate");
         w.str(self.uri_template);
         write_names(w, self.name, self.title, self.description);
         opt_str(w, "mimeType", self.mime_type);
@@ -311,7 +311,7 @@ impl<'a> PromptArgument<'a> {
         w.begin_object();
         write_names(w, self.name, self.title, self.description);
         if self.required {
-            w.key("required");
+            w.key_lit("required");
             w.bool(true);
         }
         w.end_object();
@@ -374,7 +374,7 @@ impl<'a> Prompt<'a> {
         let mut listed = false;
         for a in arguments {
             if !listed {
-                w.key("arguments");
+                w.key_lit("arguments");
                 w.begin_array();
                 listed = true;
             }
@@ -388,17 +388,17 @@ impl<'a> Prompt<'a> {
 }
 
 /// Write `"key":"value"` when the value is present.
-pub(crate) fn opt_str(w: &mut JsonWriter<'_>, key: &str, value: Option<&str>) {
+pub(crate) fn opt_str(w: &mut JsonWriter<'_>, key: &'static str, value: Option<&str>) {
     if let Some(v) = value {
-        w.key(key);
+        w.key_lit(key);
         w.str(v);
     }
 }
 
 /// Write `"key":true|false` when the value is present.
-fn opt_bool(w: &mut JsonWriter<'_>, key: &str, value: Option<bool>) {
+fn opt_bool(w: &mut JsonWriter<'_>, key: &'static str, value: Option<bool>) {
     if let Some(v) = value {
-        w.key(key);
+        w.key_lit(key);
         w.bool(v);
     }
 }
@@ -406,7 +406,7 @@ fn opt_bool(w: &mut JsonWriter<'_>, key: &str, value: Option<bool>) {
 /// Write the members every descriptor starts with: `name`, then `title` and
 /// `description` when present.
 fn write_names(w: &mut JsonWriter<'_>, name: &str, title: Option<&str>, description: Option<&str>) {
-    w.key("name");
+    w.key_lit("name");
     w.str(name);
     opt_str(w, "title", title);
     opt_str(w, "description", description);

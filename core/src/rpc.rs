@@ -221,16 +221,16 @@ pub fn write_error(
     let mut w = JsonWriter::new(sink);
     let id = id.map_or(b"null".as_slice(), |id| id.raw());
     begin_message(&mut w, ID, id, b",\"error\":");
-    w.key("code");
+    w.key_lit("code");
     w.i64(i64::from(error.code()));
-    w.key("message");
+    w.key_lit("message");
     let (prefix, rest) = error.message();
     w.string_begin();
     w.string_part(prefix);
     w.string_part(rest);
     w.string_end();
     if let Some(data) = data {
-        w.key("data");
+        w.key_lit("data");
         data(&mut w);
     }
     end_response(&mut w);
@@ -379,7 +379,7 @@ mod tests {
             &mut buf,
             None,
             RequestError::Batch.into(),
-            Some(&|w: &mut JsonWriter<'_>| w.str("d")),
+            Some(&|w: &mut JsonWriter<'_>| w.str_lit("d")),
         );
         assert_eq!(
             &buf[..],

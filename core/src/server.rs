@@ -123,10 +123,10 @@ impl Config {
 
     fn write_info(&self, w: &mut JsonWriter<'_>) {
         w.begin_object();
-        w.key("name");
+        w.key_lit("name");
         w.str(self.name);
         crate::registry::opt_str(w, "title", self.title);
-        w.key("version");
+        w.key_lit("version");
         w.str(self.version);
         w.end_object();
     }
@@ -373,7 +373,7 @@ fn parse_level(level: Option<Value<'_>>) -> Result<LogLevel, DispatchError> {
 fn write_versions(w: &mut JsonWriter<'_>) {
     w.begin_array();
     for v in MODERN {
-        w.str(v.as_str());
+        w.str_lit(v.as_str());
     }
     w.end_array();
 }
@@ -702,7 +702,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 #[cfg(feature = "routes")]
                 w.route(None);
                 rpc::begin_notification(&mut w, "resources/updated");
-                w.key("uri");
+                w.key_lit("uri");
                 w.str(resource.uri);
                 rpc::end_response(&mut w);
             }
@@ -710,12 +710,12 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 #[cfg(feature = "routes")]
                 w.route(Some(&listen.id));
                 rpc::begin_notification(&mut w, "resources/updated");
-                w.key("_meta");
+                w.key_lit("_meta");
                 w.begin_object();
-                w.key(META_SUBSCRIPTION);
+                w.key_lit(META_SUBSCRIPTION);
                 w.raw_value(&listen.id);
                 w.end_object();
-                w.key("uri");
+                w.key_lit("uri");
                 w.str(resource.uri);
                 rpc::end_response(&mut w);
             }
@@ -852,9 +852,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             Some(M::Discover) if modern => {
                 let mut w = JsonWriter::new(out);
                 ex.begin_result(&mut w);
-                w.key("supportedVersions");
+                w.key_lit("supportedVersions");
                 write_versions(&mut w);
-                w.key("capabilities");
+                w.key_lit("capabilities");
                 self.write_capabilities(&mut w);
                 crate::registry::opt_str(&mut w, "instructions", self.config.instructions);
                 self.end_result(&mut w, ex.modern, Some(self.config.list_ttl_ms));
@@ -879,11 +879,11 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 }
                 let mut w = JsonWriter::new(out);
                 rpc::begin_result(&mut w, r.id);
-                w.key("protocolVersion");
-                w.str(version.as_str());
-                w.key("capabilities");
+                w.key_lit("protocolVersion");
+                w.str_lit(version.as_str());
+                w.key_lit("capabilities");
                 self.write_capabilities(&mut w);
-                w.key("serverInfo");
+                w.key_lit("serverInfo");
                 self.config.write_info(&mut w);
                 crate::registry::opt_str(&mut w, "instructions", self.config.instructions);
                 rpc::end_response(&mut w);
@@ -937,14 +937,14 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     fn end_result(&self, w: &mut JsonWriter<'_>, modern: bool, ttl: Option<u32>) {
         if modern {
             if let Some(ttl) = ttl {
-                w.key("ttlMs");
+                w.key_lit("ttlMs");
                 w.u64(u64::from(ttl));
-                w.key("cacheScope");
-                w.str("public");
+                w.key_lit("cacheScope");
+                w.str_lit("public");
             }
-            w.key("_meta");
+            w.key_lit("_meta");
             w.begin_object();
-            w.key(META_SERVER_INFO);
+            w.key_lit(META_SERVER_INFO);
             self.config.write_info(w);
             w.end_object();
         }
@@ -954,22 +954,22 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     fn write_capabilities(&self, w: &mut JsonWriter<'_>) {
         w.begin_object();
         if self.has_tools() {
-            w.key("tools");
+            w.key_lit("tools");
             w.raw_value(b"{}");
         }
         if self.has_resources() {
-            w.key("resources");
+            w.key_lit("resources");
             w.raw_value(b"{\"subscribe\":true}");
         }
         if self.has_prompts() {
-            w.key("prompts");
+            w.key_lit("prompts");
             w.raw_value(b"{}");
         }
         if self.device.completions() {
-            w.key("completions");
+            w.key_lit("completions");
             w.raw_value(b"{}");
         }
-        w.key("logging");
+        w.key_lit("logging");
         w.raw_value(b"{}");
         w.end_object();
     }
@@ -1002,16 +1002,16 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             .map_err(|_| DispatchError::Busy("Too many open subscriptions"))?;
         let mut w = JsonWriter::new(out);
         rpc::begin_notification(&mut w, "subscriptions/acknowledged");
-        w.key("_meta");
+        w.key_lit("_meta");
         w.begin_object();
-        w.key(META_SUBSCRIPTION);
+        w.key_lit(META_SUBSCRIPTION);
         w.raw(r.id.raw());
         w.end_object();
-        w.key("notifications");
+        w.key_lit("notifications");
         w.begin_object();
         if let Some(uris) = uris {
             // Only what is honoured: the static resources among the URIs asked for.
-            w.key("resourceSubscriptions");
+            w.key_lit("resourceSubscriptions");
             w.begin_array();
             for uri in uris.items().filter_map(|u| u.as_str()) {
                 if self.resource_bit(uri).is_some() {
@@ -1066,14 +1066,14 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         let (start, end) = page(cursor, total, self.config.page_size)?;
         let mut w = JsonWriter::new(out);
         ex.begin_result(&mut w);
-        w.key(key);
+        w.key_lit(key);
         w.begin_array();
         for i in start..end {
             self.item(list, i, Some(&mut w));
         }
         w.end_array();
         if end < total {
-            w.key("nextCursor");
+            w.key_lit("nextCursor");
             w.u64_str(end as u64);
         }
         self.end_result(&mut w, ex.modern, Some(self.config.list_ttl_ms));
@@ -1345,9 +1345,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         let value = str_member(argument, "value").ok_or(bad)?;
         let mut w = JsonWriter::new(out);
         ex.begin_result(&mut w);
-        w.key("completion");
+        w.key_lit("completion");
         w.begin_object();
-        w.key("values");
+        w.key_lit("values");
         w.begin_array();
         let mut c = Completion {
             w,
@@ -1359,9 +1359,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         self.device.complete(&mut c);
         let w = &mut c.w;
         w.end_array();
-        w.key("total");
+        w.key_lit("total");
         w.u64(c.count as u64);
-        w.key("hasMore");
+        w.key_lit("hasMore");
         w.bool(false);
         w.end_object();
         self.end_result(w, ex.modern, None);
@@ -1404,7 +1404,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         };
         let mut buf = [0u8; crate::input::MAX_SEALED];
         if let Some(sealed) = key.seal(owner, state, &mut buf) {
-            w.key("requestState");
+            w.key_lit("requestState");
             w.str(sealed);
         }
     }
@@ -1503,20 +1503,20 @@ fn write_failure(out: &mut dyn Sink, id: Id<'_>, f: Failure<'_>) {
         w.begin_object();
         match f.data {
             ErrorData::Uri(uri) => {
-                w.key("uri");
+                w.key_lit("uri");
                 w.str_raw(uri);
             }
             ErrorData::Versions(requested) => {
-                w.key("supported");
+                w.key_lit("supported");
                 write_versions(w);
-                w.key("requested");
+                w.key_lit("requested");
                 w.str_raw(requested);
             }
             #[cfg(feature = "input")]
             ErrorData::Capability(c) => {
-                w.key("requiredCapabilities");
+                w.key_lit("requiredCapabilities");
                 w.begin_object();
-                w.key(c.name());
+                w.key_lit(c.name());
                 w.raw_value(b"{}");
                 w.end_object();
             }
@@ -1577,7 +1577,7 @@ mod tests {
                     call.embedded_blob("mem://b", None, &[0, 1, 2]);
                     call.structured(|w| {
                         w.begin_object();
-                        w.key("ok");
+                        w.key_lit("ok");
                         w.bool(true);
                         w.end_object();
                     });

@@ -2,10 +2,10 @@
 //!
 //! [`JsonWriter`] writes compact JSON straight into a [`Sink`] as it is produced: no
 //! document is built, nothing is buffered beyond a few stack bytes for one number or
-//! one base64 group (a float that is not an integer takes about 650 bytes of stack
-//! for its exact digits). Commas are placed automatically, strings are escaped as they
-//! go (unescaped runs are written as one slice), integers are formatted by hand and
-//! binary blobs can be base64-encoded on the fly in any number of pieces.
+//! 64 bytes of base64 text (a float that is not an integer takes about 650 bytes of
+//! stack for its exact digits). Commas are placed automatically, strings are escaped as
+//! they go (unescaped runs are written as one slice), integers are formatted by hand
+//! and binary blobs can be base64-encoded on the fly in any number of pieces.
 //!
 //! # Errors
 //!
@@ -577,7 +577,22 @@ impl<'s> JsonWriter<'s> {
         self.comma = false;
     }
 
+    /// An object key the crate spells as a literal (a protocol name), written as it is:
+    /// such a key has nothing to escape, so it is not searched for escapes. Keys from a
+    /// device or the client go through [`key`](Self::key).
+    pub(crate) fn key_lit(&mut self, key: &'static str) {
+        self.put_string(key.as_bytes(), b"\":", true);
+        self.comma = false;
+    }
+
     // ---- strings ----------------------------------------------------------------
+
+    /// A string value the crate spells as a literal, written as it is (see
+    /// [`key_lit`](Self::key_lit)).
+    pub(crate) fn str_lit(&mut self, s: &'static str) {
+        self.put_string(s.as_bytes(), b"\"", true);
+        self.after_value();
+    }
 
     /// A string value, escaped.
     pub fn str(&mut self, s: &str) {
@@ -850,16 +865,60 @@ impl<'s> JsonWriter<'s> {
     }
 
     /// More bytes of an open base64 string. Up to two bytes are carried over to the
-    /// next part; each full group is written as it completes.
+    /// next part; full groups are encoded 16 at a time into a stack buffer and written
+    /// as one run (the base64 alphabet needs no escaping).
     pub fn base64_part(&mut self, bytes: &[u8]) {
-        for &c in bytes {
+        let mut rest = bytes;
+        // First complete a group carried over from the previous part.
+        while self.carry_len > 0 {
+            let Some((&c, tail)) = rest.split_first() else {
+                return;
+            };
+            rest = tail;
             self.carry = self.carry << 8 | u32::from(c);
-            self.carry_len += 1;
-            if self.carry_len == 3 {
+            self.carry_len = (self.carry_len + 1) % 3;
+            if self.carry_len == 0 {
                 self.put(&encode_group(self.carry));
-                self.carry_len = 0;
             }
         }
+        let mut out = [0u8; 4 * B64_RUN];
+        // Full groups, up to 16 (64 output bytes) per sink write. On a 64-bit target,
+        // while 8 input bytes remain, two groups are read as the top of one big-endian
+        // word; then (and on a 32-bit target throughout) one group at a time.
+        loop {
+            let mut n = 0;
+            if WIDE {
+                for o in out.as_chunks_mut::<8>().0 {
+                    let Some((word, _)) = rest.split_first_chunk::<8>() else {
+                        break;
+                    };
+                    let v = u64::from_be_bytes(*word);
+                    let mut shift = u64::BITS;
+                    for c in o.iter_mut() {
+                        shift -= 6;
+                        *c = b64((v >> shift) as u8);
+                    }
+                    rest = rest.get(6..).unwrap_or_default();
+                    n += 8;
+                }
+            }
+            while let Some(o) = out.get_mut(n..).and_then(|o| o.first_chunk_mut::<4>()) {
+                let Some((&[x, y, z], tail)) = rest.split_first_chunk::<3>() else {
+                    break;
+                };
+                *o = encode_group(u32::from(x) << 16 | u32::from(y) << 8 | u32::from(z));
+                rest = tail;
+                n += 4;
+            }
+            if n == 0 {
+                break;
+            }
+            self.put(out.get(..n).unwrap_or_default());
+        }
+        for &c in rest {
+            self.carry = self.carry << 8 | u32::from(c);
+        }
+        self.carry_len = rest.len() as u8;
     }
 
     /// Flush the carried bytes with padding and close the base64 string.
@@ -885,6 +944,13 @@ impl<'s> JsonWriter<'s> {
         self.base64_end();
     }
 }
+
+/// Groups encoded per sink write by [`JsonWriter::base64_part`] (64 output bytes).
+const B64_RUN: usize = 16;
+
+/// Whether [`JsonWriter::base64_part`] reads two groups at a time as one `u64` (on
+/// 64-bit targets; a 32-bit one encodes group by group, with less code).
+const WIDE: bool = core::mem::size_of::<usize>() >= 8;
 
 /// The four base64 characters of one 3-byte group, the low 24 bits of `group`.
 #[inline(never)]

@@ -193,6 +193,35 @@ impl core::fmt::Display for Tenths {
     }
 }
 
+/// A line of text assembled without `core::fmt` (longer text is cut off).
+type Line = heapless::String<40>;
+
+/// `tenths` with one decimal (`21.5`, `-0.3`, `40.0`), as [`Tenths`] prints it,
+/// appended to `out`: digits by hand, no `core::fmt`.
+fn push_tenths(out: &mut Line, tenths: i32) {
+    if tenths < 0 {
+        let _ = out.push('-');
+    }
+    let v = tenths.unsigned_abs();
+    // The integer part's digits, last first, then in order.
+    let mut digits = [0u8; 10];
+    let mut n = 0;
+    let mut int = v / 10;
+    for d in digits.iter_mut() {
+        *d = b'0' + (int % 10) as u8;
+        n += 1;
+        int /= 10;
+        if int == 0 {
+            break;
+        }
+    }
+    for &d in digits.iter().take(n).rev() {
+        let _ = out.push(char::from(d));
+    }
+    let _ = out.push('.');
+    let _ = out.push(char::from(b'0' + (v % 10) as u8));
+}
+
 /// The simulated board: sensor registers, the LED, the servo.
 #[derive(Debug)]
 pub struct Board {
@@ -265,13 +294,26 @@ impl Board {
             return;
         };
         let value = self.reading(s);
-        call.text_fmt(format_args!("{}: {} {}", s.name(), Tenths(value), s.unit()));
+        // "temperature: 21.5 C", the value printed as `Tenths` does.
+        let mut text = Line::new();
+        let _ = text.push_str(s.name());
+        let _ = text.push_str(": ");
+        let start = text.len();
+        push_tenths(&mut text, value);
+        let end = text.len();
+        let _ = text.push(' ');
+        let _ = text.push_str(s.unit());
+        call.text(&text);
+        // The value as a JSON number: the same digits, which are the shortest form of
+        // the float `value / 10` (without a `.0`, as a float prints an integer).
+        let digits = text.get(start..end).unwrap_or("0");
+        let number = digits.strip_suffix(".0").unwrap_or(digits);
         call.structured(|w| {
             w.begin_object();
             w.key("sensor");
             w.str(s.name());
             w.key("value");
-            w.f64(f64::from(value) / 10.0);
+            w.raw_value(number.as_bytes());
             w.key("unit");
             w.str(s.unit());
             w.end_object();
@@ -388,10 +430,14 @@ impl Device for Board {
         match read.target() {
             Target::Resource(i @ 0..=2) => {
                 let s = Sensor::ALL.get(i).copied().ok_or(ReadError::NotFound)?;
-                read.text_fmt(
-                    json,
-                    format_args!("{{\"{}\":{}}}", s.json_key(), Tenths(self.reading(s))),
-                );
+                // {"celsius":21.5}
+                let mut text = Line::new();
+                let _ = text.push_str("{\"");
+                let _ = text.push_str(s.json_key());
+                let _ = text.push_str("\":");
+                push_tenths(&mut text, self.reading(s));
+                let _ = text.push('}');
+                read.text(json, &text);
             }
             Target::Resource(LED_RESOURCE) => {
                 read.text_fmt(
