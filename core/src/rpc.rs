@@ -116,31 +116,18 @@ const MEMBERS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "erro
 /// Parse and check one line as a JSON-RPC 2.0 message.
 pub fn parse(line: &[u8]) -> Result<Message<'_>, Rejected<'_>> {
     let reject = |id, error| Rejected { id, error };
-    let root = json::parse(line).map_err(|e| reject(None, RequestError::Parse(e)))?;
+    // `jsonrpc`, `id`, `method`, `params`, `result`, `error`: the members read, in
+    // [`MEMBERS`] order, filed while the line is validated (no second walk).
+    let mut slots: [Option<Value<'_>>; 6] = [None; 6];
+    let root = json::scanner::parse_picking(line, json::MAX_DEPTH, &MEMBERS, &mut slots)
+        .map_err(|e| reject(None, RequestError::Parse(e)))?;
     match root.kind() {
         Kind::Object => {}
         Kind::Array => return Err(reject(None, RequestError::Batch)),
         _ => return Err(reject(None, RequestError::NotObject)),
     }
-    // `jsonrpc`, `id`, `method`, `params`: the members read, in [`MEMBERS`] order.
-    let mut slots: [Option<Value<'_>>; 4] = [None; 4];
-    let mut is_response = false;
-    for (key, value) in root.members() {
-        // `eq_str` decodes an escaped key as it compares.
-        let Some(i) = MEMBERS.iter().position(|name| key.eq_str(name)) else {
-            continue;
-        };
-        match slots.get_mut(i) {
-            // With duplicate keys the first wins, as everywhere in emcp.
-            Some(slot) => {
-                if slot.is_none() {
-                    *slot = Some(value);
-                }
-            }
-            None => is_response = true,
-        }
-    }
-    let [jsonrpc, id, method, params] = slots;
+    let [jsonrpc, id, method, params, result, error] = slots;
+    let is_response = result.is_some() || error.is_some();
     let id = match id {
         None => None,
         Some(v) => match Id::from_value(v) {

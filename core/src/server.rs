@@ -121,13 +121,25 @@ impl Config {
         self
     }
 
-    fn write_info(&self, w: &mut JsonWriter<'_>) {
+    /// Whether `name`, `title` and `version` hold nothing to escape (checked once, by
+    /// [`Server::new`]): [`Config::write_info`] then writes them as they are.
+    fn info_plain(&self) -> bool {
+        [self.name, self.version, self.title.unwrap_or_default()]
+            .iter()
+            .all(|s| !json::writer::needs_escape(s))
+    }
+
+    /// `serverInfo`: the strings escaped unless `plain` ([`Config::info_plain`]).
+    fn write_info(&self, w: &mut JsonWriter<'_>, plain: bool) {
         w.begin_object();
         w.key_lit("name");
-        w.str(self.name);
-        crate::registry::opt_str(w, "title", self.title);
+        w.str_as(self.name, plain);
+        if let Some(title) = self.title {
+            w.key_lit("title");
+            w.str_as(title, plain);
+        }
         w.key_lit("version");
-        w.str(self.version);
+        w.str_as(self.version, plain);
         w.end_object();
     }
 }
@@ -356,7 +368,7 @@ impl Method {
 
     /// The method a request names, if the server knows it.
     fn parse(name: Str<'_>) -> Option<Method> {
-        let i = Self::NAMES.iter().position(|n| name.eq_str(n))?;
+        let i = name.position_in(&Self::NAMES)?;
         Self::ALL.get(i).copied()
     }
 }
@@ -394,6 +406,8 @@ pub struct Server<D: Device, const L: usize = 4, const J: usize = 2, const W: us
     subs: Subscriptions<L>,
     jobs: heapless::Vec<Job, J>,
     changed: u32,
+    /// [`Config::info_plain`], checked once.
+    info_plain: bool,
     /// Input capabilities the client declared in `initialize`.
     #[cfg(feature = "input")]
     session_caps: crate::input::Capabilities,
@@ -469,6 +483,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             subs: Subscriptions::new(),
             jobs: heapless::Vec::new(),
             changed: 0,
+            info_plain: config.info_plain(),
             #[cfg(feature = "input")]
             session_caps: crate::input::Capabilities::default(),
             #[cfg(feature = "input")]
@@ -884,7 +899,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 w.key_lit("capabilities");
                 self.write_capabilities(&mut w);
                 w.key_lit("serverInfo");
-                self.config.write_info(&mut w);
+                self.config.write_info(&mut w, self.info_plain);
                 crate::registry::opt_str(&mut w, "instructions", self.config.instructions);
                 rpc::end_response(&mut w);
             }
@@ -945,7 +960,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             w.key_lit("_meta");
             w.begin_object();
             w.key_lit(META_SERVER_INFO);
-            self.config.write_info(w);
+            self.config.write_info(w, self.info_plain);
             w.end_object();
         }
         rpc::end_response(w);

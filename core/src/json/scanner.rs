@@ -121,13 +121,29 @@ pub fn parse(input: &[u8]) -> Result<Value<'_>, ScanError> {
 /// assert_eq!(parse_with_depth(b"[[[1]]]", 2).unwrap_err(), ScanError::TooDeep);
 /// ```
 pub fn parse_with_depth(input: &[u8], max_depth: usize) -> Result<Value<'_>, ScanError> {
+    parse_picking(input, max_depth, &[], &mut [])
+}
+
+/// [`parse_with_depth`] that also files the top-level members named `keys` into
+/// `found` as [`Value::get_each`] would (first wins, escaped keys decoded), during the
+/// validation pass: no second walk over the object.
+pub(crate) fn parse_picking<'a>(
+    input: &'a [u8],
+    max_depth: usize,
+    keys: &[&str],
+    found: &mut [Option<Value<'a>>],
+) -> Result<Value<'a>, ScanError> {
     // UTF-8 first, with `core`'s validator (the firmware links it anyway): input that
     // is not UTF-8 is reported as such whatever else is wrong with it, and the scan
     // below only has to look at ASCII bytes.
     if core::str::from_utf8(input).is_err() {
         return Err(ScanError::InvalidUtf8);
     }
-    let (start, end) = validate(input, max_depth.min(DEPTH_LIMIT))?;
+    let start = skip_ws(input, 0);
+    let end = value_end(input, start, max_depth.min(DEPTH_LIMIT), keys, found)?;
+    if skip_ws(input, end) != input.len() {
+        return Err(ScanError::Syntax);
+    }
     match input.get(start..end) {
         Some(raw) => Ok(Value { raw }),
         None => Err(ScanError::Syntax),
@@ -190,31 +206,33 @@ impl BitStack {
     }
 }
 
-/// Validate the whole input; returns the value's span (whitespace excluded).
-fn validate(input: &[u8], max_depth: usize) -> Result<(usize, usize), ScanError> {
-    let start = skip_ws(input, 0);
-    let end = value_end(input, start, max_depth)?;
-    if skip_ws(input, end) == input.len() {
-        Ok((start, end))
-    } else {
-        Err(ScanError::Syntax)
-    }
-}
-
 /// Validate the value starting at `i` (whitespace already skipped), nesting at most
 /// `max_depth` deep; returns the index just after it.
 ///
 /// Indices only ever advance past bytes that exist, so `i + 1` cannot overflow.
-fn value_end(input: &[u8], mut i: usize, max_depth: usize) -> Result<usize, ScanError> {
+fn value_end<'a>(
+    input: &'a [u8],
+    mut i: usize,
+    max_depth: usize,
+    keys: &[&str],
+    found: &mut [Option<Value<'a>>],
+) -> Result<usize, ScanError> {
     let mut depth: usize = 0;
     let mut stack = BitStack([0; DEPTH_LIMIT / 32]);
     let mut in_object = false;
+    // The key content and value start of the top-level member being read.
+    let mut top: Option<(&'a [u8], usize)> = None;
 
     'value: loop {
         // A value starts at `i` (whitespace already skipped), after its key in an
         // object.
         if in_object {
-            i = member_key(input, i).ok_or(ScanError::Syntax)?;
+            let end = key_end(input, i).ok_or(ScanError::Syntax)?;
+            let key = input.get(i + 1..end - 1);
+            i = after_colon(input, end).ok_or(ScanError::Syntax)?;
+            if depth == 1 {
+                top = key.map(|k| (k, i));
+            }
         }
         let Some(&b) = input.get(i) else {
             return Err(ScanError::Syntax);
@@ -253,6 +271,13 @@ fn value_end(input: &[u8], mut i: usize, max_depth: usize) -> Result<usize, Scan
             if depth == 0 {
                 return Ok(i);
             }
+            if depth == 1 {
+                if let Some((key, at)) = top.take() {
+                    if let Some(raw) = input.get(at..i) {
+                        pick(keys, found, Str { raw: key }, Value { raw });
+                    }
+                }
+            }
             i = skip_ws(input, i);
             match input.get(i) {
                 Some(b',') => {
@@ -268,11 +293,6 @@ fn value_end(input: &[u8], mut i: usize, max_depth: usize) -> Result<usize, Scan
             in_object = depth > 0 && stack.get(depth - 1);
         }
     }
-}
-
-/// `"key"` `:` at `i`; returns the index of the member's value (whitespace skipped).
-fn member_key(input: &[u8], i: usize) -> Option<usize> {
-    after_colon(input, key_end(input, i)?)
 }
 
 /// The key (a string) at `i`; returns the index just after its closing quote.
@@ -675,11 +695,7 @@ pub(crate) fn pick<'a>(
     key: Str<'_>,
     value: Value<'a>,
 ) {
-    if let Some(slot) = keys
-        .iter()
-        .position(|name| key.eq_str(name))
-        .and_then(|i| found.get_mut(i))
-    {
+    if let Some(slot) = key.position_in(keys).and_then(|i| found.get_mut(i)) {
         if slot.is_none() {
             *slot = Some(value);
         }
@@ -851,6 +867,19 @@ impl<'a> Str<'a> {
     /// ```
     pub fn eq_str(&self, s: &str) -> bool {
         self.eq_bytes(s.as_bytes())
+    }
+
+    /// The index of the first of `names` the decoded content equals. Content without
+    /// escapes (nearly all) is compared by its bytes, length first.
+    pub(crate) fn position_in(&self, names: &[&str]) -> Option<usize> {
+        let plain = find_quote_or_backslash(self.raw).is_none();
+        names.iter().position(|name| {
+            if plain {
+                self.raw == name.as_bytes()
+            } else {
+                self.eq_str(name)
+            }
+        })
     }
 
     /// [`Str::eq_str`] against bytes (e.g. the content of another string without

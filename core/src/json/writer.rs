@@ -24,6 +24,11 @@ use super::number::{format_f64, F64_MAX_LEN};
 use super::scanner::Str;
 use super::{find_special, SHORT_ESCAPES};
 
+/// Whether [`JsonWriter::str`] would escape anything in `s`.
+pub(crate) fn needs_escape(s: &str) -> bool {
+    find_special(s.as_bytes()).is_some()
+}
+
 /// Where output bytes go. Implemented by device transports (UART, socket, pipe).
 pub trait Sink {
     /// Write all of `bytes` or fail.
@@ -590,14 +595,19 @@ impl<'s> JsonWriter<'s> {
     /// A string value the crate spells as a literal, written as it is (see
     /// [`key_lit`](Self::key_lit)).
     pub(crate) fn str_lit(&mut self, s: &'static str) {
-        self.put_string(s.as_bytes(), b"\"", true);
+        self.str_as(s, true);
+    }
+
+    /// A string value, written as it is when `plain` (known to need no escaping, see
+    /// [`needs_escape`]), else escaped.
+    pub(crate) fn str_as(&mut self, s: &str, plain: bool) {
+        self.put_string(s.as_bytes(), b"\"", plain);
         self.after_value();
     }
 
     /// A string value, escaped.
     pub fn str(&mut self, s: &str) {
-        self.put_string(s.as_bytes(), b"\"", false);
-        self.after_value();
+        self.str_as(s, false);
     }
 
     /// A string value copied from validated input without decoding (its raw escaped
