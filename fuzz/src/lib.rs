@@ -88,6 +88,18 @@ pub enum Out {
     Notification(String, Value),
 }
 
+/// The member name serde_json's `raw_value` feature (which [`Members`] needs) reserves:
+/// it reads an object holding it as a raw-value token, not as JSON, so valid JSON
+/// with that name is refused. The oracles skip such input.
+pub const RAW_VALUE_TOKEN: &[u8] = b"$serde_json::private::RawValue";
+
+/// Whether serde_json may refuse valid JSON `bytes` ([`RAW_VALUE_TOKEN`]).
+pub fn serde_refuses(bytes: &[u8]) -> bool {
+    bytes
+        .windows(RAW_VALUE_TOKEN.len())
+        .any(|w| w == RAW_VALUE_TOKEN)
+}
+
 /// Check one output line (without its newline) as a JSON-RPC 2.0 message.
 ///
 /// # Panics
