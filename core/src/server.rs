@@ -629,11 +629,12 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     }
 
     /// Continue pending jobs one step each and send change notifications. Returns true
-    /// while jobs remain (call again soon).
+    /// while jobs can make progress (call again soon): [`Server::busy`]. A call waiting
+    /// for the client's input does not count until the input has arrived.
     pub fn poll(&mut self, out: &mut dyn Sink) -> bool {
         self.poll_jobs(out);
         self.flush_changes(out);
-        !self.jobs.is_empty()
+        self.busy()
     }
 
     /// [`Server::poll`] without the change notifications: continue pending jobs one

@@ -18,6 +18,9 @@
 //! waiting for it, a further one is closed at once). A slot frees when its connection
 //! closes, and the next connection is served again.
 
+mod stdio;
+pub use stdio::{serve_stdio, Stdin, Stdout};
+
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -364,6 +364,12 @@ fn request(
     loop {
         match rx.recv() {
             Ok(Delivery::Line(line)) => {
+                // Not the response, so the reply is an event stream from here on. Said
+                // before the line is written: the `Reply` would take a request of the
+                // device (`{"jsonrpc":"2.0","id":…,"method":"elicitation/create"…}`)
+                // for the response and hold it until the next line — which comes only
+                // after the client has answered it.
+                reply.open_stream();
                 let _ = reply.write(&line);
                 let _ = reply.write(b"\n");
                 if listen {

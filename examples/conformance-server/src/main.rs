@@ -1,5 +1,10 @@
 //! `conformance-server`: the fixtures the official MCP conformance suite calls, served
-//! over Streamable HTTP by emcp (`--listen 127.0.0.1:PORT` → `http://…/mcp`).
+//! over Streamable HTTP by emcp (`--listen 127.0.0.1:PORT` → `http://…/mcp`), or with
+//! `--stdio` as newline-delimited JSON-RPC on stdin/stdout (as a device behind
+//! `emcp-bridge --http ADDR exec -- conformance-server --stdio`).
+//!
+//! Nothing but protocol goes to stdout; diagnostics go to stderr. On stdio it exits 0
+//! at end of input.
 //!
 //! The fixtures use the same public API as every device: static descriptors and a
 //! [`Device`] implementation. Their texts and data are the suite's reference values.
@@ -646,37 +651,24 @@ fn sampled_text(answer: Option<Value<'_>>) -> Option<String> {
     v.unescape_into(&mut buf).ok().map(str::to_owned)
 }
 
-fn main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
-    let mut listen = String::from("127.0.0.1:3000");
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--listen" => match args.next() {
-                Some(v) => listen = v,
-                None => {
-                    eprintln!("conformance-server: --listen needs ADDR");
-                    return ExitCode::FAILURE;
-                }
-            },
-            _ => {
-                eprintln!("usage: conformance-server [--listen ADDR]");
-                return ExitCode::FAILURE;
-            }
+/// The server's shape: 8 pending jobs, 4 listen streams, 2 tools waiting for input.
+type Conformance = Server<Fixtures, 8, 4, 2>;
+
+/// Serve on stdin/stdout until end of input.
+fn serve_stdio(mut server: Conformance) -> ExitCode {
+    eprintln!("conformance-server: serving MCP on stdin/stdout");
+    match emcp_host::serve_stdio(&mut server) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("conformance-server: stdout: {e}");
+            ExitCode::FAILURE
         }
     }
-    let fixtures = Fixtures {
-        png: decode(PNG),
-        wav: decode(WAV),
-    };
-    let mut server: Server<Fixtures, 8, 4, 2> = match Server::new(fixtures, CONFIG) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("conformance-server: invalid fixtures: {e:?}");
-            return ExitCode::FAILURE;
-        }
-    };
-    server.set_state_key(StateKey::new(random_key()));
-    let listener = match TcpListener::bind(&listen) {
+}
+
+/// Serve Streamable HTTP at `http://ADDR/mcp` until the listener fails.
+fn serve_http(server: Conformance, listen: &str) -> ExitCode {
+    let listener = match TcpListener::bind(listen) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("conformance-server: bind {listen}: {e}");
@@ -691,5 +683,49 @@ fn main() -> ExitCode {
             eprintln!("conformance-server: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+fn main() -> ExitCode {
+    const USAGE: &str = "usage: conformance-server [--listen ADDR | --stdio]";
+    let mut args = std::env::args().skip(1);
+    let mut listen = None;
+    let mut stdio = false;
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--listen" => match args.next() {
+                Some(v) => listen = Some(v),
+                None => {
+                    eprintln!("conformance-server: --listen needs ADDR");
+                    return ExitCode::FAILURE;
+                }
+            },
+            "--stdio" => stdio = true,
+            _ => {
+                eprintln!("{USAGE}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    if stdio && listen.is_some() {
+        eprintln!("{USAGE}");
+        return ExitCode::FAILURE;
+    }
+    let fixtures = Fixtures {
+        png: decode(PNG),
+        wav: decode(WAV),
+    };
+    let mut server: Conformance = match Server::new(fixtures, CONFIG) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("conformance-server: invalid fixtures: {e:?}");
+            return ExitCode::FAILURE;
+        }
+    };
+    server.set_state_key(StateKey::new(random_key()));
+    if stdio {
+        serve_stdio(server)
+    } else {
+        serve_http(server, listen.as_deref().unwrap_or("127.0.0.1:3000"))
     }
 }
