@@ -160,6 +160,28 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Shared<D, L, J, 
     }
 }
 
+/// Read more of a request from a connection with a read timeout: `None` when the peer
+/// closed it or sent nothing within the timeout (the connection is over either way).
+///
+/// # Errors
+///
+/// Any other read error.
+pub fn read_more(stream: &mut TcpStream, buf: &mut [u8]) -> io::Result<Option<usize>> {
+    match stream.read(buf) {
+        Ok(0) => Ok(None),
+        Ok(n) => Ok(Some(n)),
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// A seed for session ids ([`emcp::http::Sessions::new`]): 8 bytes of the operating
 /// system's random source, or the clock and the process id where it has none.
 ///
@@ -387,22 +409,10 @@ fn connection<D: Device, const L: usize, const J: usize, const W: usize>(
                 return Ok(());
             }
         }
-        let n = match stream.read(&mut buf[len..]) {
-            Ok(n) => n,
-            // Idle for too long (or a request sent too slowly): give the slot back.
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                return Ok(());
-            }
-            Err(e) => return Err(e),
-        };
-        if n == 0 {
+        // Closed, or idle for too long (a request sent too slowly): give the slot back.
+        let Some(n) = read_more(&mut stream, &mut buf[len..])? else {
             return Ok(());
-        }
+        };
         len += n;
     }
 }

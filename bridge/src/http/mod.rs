@@ -190,21 +190,9 @@ fn connection(mut stream: TcpStream, shared: &Shared) -> io::Result<()> {
                 return Ok(());
             }
         }
-        let n = match stream.read(&mut buf[len..]) {
-            Ok(n) => n,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                return Ok(());
-            }
-            Err(e) => return Err(e),
-        };
-        if n == 0 {
+        let Some(n) = emcp_host::read_more(&mut stream, &mut buf[len..])? else {
             return Ok(());
-        }
+        };
         len += n;
     }
 }
