@@ -15,22 +15,12 @@
 #![no_main]
 
 use emcp::http::{self, Policy, Served, Sessions, Status};
-use emcp::json::{Sink, SinkError};
 use emcp::Server;
-use emcp_fuzz::{knobs, message};
+use emcp_fuzz::{knobs, message, Collected};
 use libfuzzer_sys::fuzz_target;
 use sensor_board::{Board, CONFIG};
 
 const CAP: usize = 2048;
-
-struct Out(Vec<u8>);
-
-impl Sink for Out {
-    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
-        self.0.extend_from_slice(bytes);
-        Ok(())
-    }
-}
 
 const STATUSES: [Status; 13] = [
     Status::Ok,
@@ -85,7 +75,7 @@ fn connection(mut data: &[u8], scratch: usize, chunk: &mut dyn FnMut() -> usize)
         buf.extend_from_slice(&data[..n]);
         data = &data[n..];
         loop {
-            let mut out = Out(Vec::new());
+            let mut out = Collected(Vec::new());
             let served = http::serve(
                 &mut server,
                 &mut sessions,
@@ -134,7 +124,7 @@ fn connection(mut data: &[u8], scratch: usize, chunk: &mut dyn FnMut() -> usize)
                     // The connection now carries the stream: run the jobs out and stop.
                     for round in 0.. {
                         assert!(round < 10_000, "jobs never finish");
-                        let mut polled = Out(Vec::new());
+                        let mut polled = Collected(Vec::new());
                         let more = server.poll(&mut polled);
                         if !polled.0.is_empty() {
                             emcp_fuzz::messages(&polled.0);

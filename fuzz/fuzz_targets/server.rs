@@ -17,25 +17,15 @@
 #![no_main]
 
 use emcp::framing::{Framer, Frames};
-use emcp::json::{Sink, SinkError};
 use emcp::serve::feed;
 use emcp::Server;
-use emcp_fuzz::{classify, knobs, messages, segments, strip_cr, Ledger};
+use emcp_fuzz::{classify, knobs, messages, segments, strip_cr, Collected, Ledger};
 use libfuzzer_sys::fuzz_target;
 use sensor_board::{Board, CONFIG};
 
 /// Line buffer of the framer (the examples use 4096; smaller makes overlong lines
 /// reachable within libFuzzer's input sizes).
 const LINE: usize = 1024;
-
-struct Out(Vec<u8>);
-
-impl Sink for Out {
-    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
-        self.0.extend_from_slice(bytes);
-        Ok(())
-    }
-}
 
 fuzz_target!(|data: &[u8]| {
     if emcp_fuzz::serde_refuses(data) {
@@ -49,7 +39,7 @@ fuzz_target!(|data: &[u8]| {
     let mut ledger = Ledger::default();
 
     for (seg, ended) in segments(data) {
-        let mut out = Out(Vec::new());
+        let mut out = Collected(Vec::new());
         let (a, b) = seg.split_at(if halves { seg.len() / 2 } else { seg.len() });
         feed(&mut server, &mut *framer, a, &mut out);
         feed(&mut server, &mut *framer, b, &mut out);
@@ -63,14 +53,14 @@ fuzz_target!(|data: &[u8]| {
             server.is_pending(id.as_bytes())
         });
         for _ in 0..polls {
-            let mut out = Out(Vec::new());
+            let mut out = Collected(Vec::new());
             server.poll(&mut out);
             ledger.poll(&messages(&out.0));
         }
     }
     for round in 0.. {
         assert!(round < 10_000, "jobs never finish");
-        let mut out = Out(Vec::new());
+        let mut out = Collected(Vec::new());
         let more = server.poll(&mut out);
         ledger.poll(&messages(&out.0));
         if !more {

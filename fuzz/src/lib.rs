@@ -88,6 +88,16 @@ pub enum Out {
     Notification(String, Value),
 }
 
+/// Output collected in memory, every byte taken (the targets' sink).
+pub struct Collected(pub Vec<u8>);
+
+impl emcp::json::Sink for Collected {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), emcp::json::SinkError> {
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
 /// The member name serde_json's `raw_value` feature (which [`Members`] needs) reserves:
 /// it reads an object holding it as a raw-value token, not as JSON, so valid JSON
 /// with that name is refused. The oracles skip such input.

@@ -76,8 +76,8 @@ impl Default for Limits {
 /// How long a refused connection is given to read its 503 before it is closed.
 const REFUSAL_LINGER: Duration = Duration::from_millis(500);
 
-/// A [`Sink`] writing to a TCP stream.
-struct Tcp<'a>(&'a mut TcpStream);
+/// A [`Sink`] writing to a TCP stream (every byte, or [`SinkError::Io`]).
+pub struct Tcp<'a>(pub &'a mut TcpStream);
 
 impl Sink for Tcp<'_> {
     fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {

@@ -34,10 +34,12 @@ use std::time::Duration;
 
 use emcp::http::head::{self, has_token, Head, Method};
 use emcp::http::reply::{self, Reply};
+use emcp_host::Tcp;
+
 use emcp::http::{
     self as core_http, allowed_host, allowed_origin, is_initialize_era, Sessions, Status,
 };
-use emcp::json::{Sink, SinkError};
+use emcp::json::Sink;
 
 use crate::link::Link;
 use crate::message::{self, Kind, Message};
@@ -125,15 +127,6 @@ fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
             }
             shared.open.fetch_sub(1, Ordering::AcqRel);
         });
-    }
-}
-
-/// A [`Sink`] writing to a TCP stream.
-struct Tcp<'a>(&'a mut TcpStream);
-
-impl Sink for Tcp<'_> {
-    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
-        self.0.write_all(bytes).map_err(|_| SinkError::Io)
     }
 }
 
