@@ -704,6 +704,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
 
     fn flush_changes(&mut self, out: &mut dyn Sink) {
         let mut changed = self.changed | self.device.take_changes();
+        if changed == 0 {
+            return;
+        }
         self.changed = 0;
         for i in 0..MAX_RESOURCES {
             let Some(bit) = subscription::bit(i).filter(|b| changed & b != 0) else {

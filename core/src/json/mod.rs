@@ -98,7 +98,9 @@ const SHORT_ESCAPES: [(u8, u8); 8] = [
 /// Index of the first byte of `s` that a JSON string cannot hold as it is: `"`, `\`
 /// or a control character (below 0x20). The one word-at-a-time search of the crate:
 /// the scanner finds string ends and escapes with it, the writer what to escape.
-#[inline(never)]
+/// Out of line on 32-bit targets (one copy in flash), inline on 64-bit hosts (speed).
+#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+#[cfg_attr(target_pointer_width = "64", inline)]
 fn find_special(s: &[u8]) -> Option<usize> {
     swar::find(
         s,

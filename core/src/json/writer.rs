@@ -892,25 +892,31 @@ impl<'s> JsonWriter<'s> {
             }
         }
         let mut out = [0u8; 4 * B64_RUN];
-        // Full groups, up to 16 (64 output bytes) per sink write. On a 64-bit target,
-        // while 8 input bytes remain, two groups are read as the top of one big-endian
-        // word; then (and on a 32-bit target throughout) one group at a time.
+        // Full groups, up to `B64_RUN` per sink write. On a 64-bit target, while 8
+        // input bytes remain, two groups are read as the top of one big-endian word and
+        // encoded as four character pairs (`B64_PAIRS`); then (and on a 32-bit target
+        // throughout) one group at a time.
         loop {
             let mut n = 0;
-            if WIDE {
-                for o in out.as_chunks_mut::<8>().0 {
-                    let Some((word, _)) = rest.split_first_chunk::<8>() else {
-                        break;
-                    };
-                    let v = u64::from_be_bytes(*word);
-                    let mut shift = u64::BITS;
-                    for c in o.iter_mut() {
-                        shift -= 6;
-                        *c = b64((v >> shift) as u8);
-                    }
-                    rest = rest.get(6..).unwrap_or_default();
-                    n += 8;
-                }
+            #[cfg(target_pointer_width = "64")]
+            for o in out.as_chunks_mut::<8>().0 {
+                let Some((word, _)) = rest.split_first_chunk::<8>() else {
+                    break;
+                };
+                let v = u64::from_be_bytes(*word);
+                let pair = |shift: u32| {
+                    B64_PAIRS
+                        .get((v >> shift) as usize & 0xFFF)
+                        .copied()
+                        .unwrap_or_default()
+                };
+                let [a, b] = pair(52);
+                let [c, d] = pair(40);
+                let [e, f] = pair(28);
+                let [g, h] = pair(16);
+                *o = [a, b, c, d, e, f, g, h];
+                rest = rest.get(6..).unwrap_or_default();
+                n += 8;
             }
             while let Some(o) = out.get_mut(n..).and_then(|o| o.first_chunk_mut::<4>()) {
                 let Some((&[x, y, z], tail)) = rest.split_first_chunk::<3>() else {
@@ -955,12 +961,28 @@ impl<'s> JsonWriter<'s> {
     }
 }
 
-/// Groups encoded per sink write by [`JsonWriter::base64_part`] (64 output bytes).
+/// Groups encoded per sink write by [`JsonWriter::base64_part`]: 64 output bytes of
+/// stack on a 32-bit target, 256 on a 64-bit one.
+#[cfg(not(target_pointer_width = "64"))]
 const B64_RUN: usize = 16;
+#[cfg(target_pointer_width = "64")]
+const B64_RUN: usize = 64;
 
-/// Whether [`JsonWriter::base64_part`] reads two groups at a time as one `u64` (on
-/// 64-bit targets; a 32-bit one encodes group by group, with less code).
-const WIDE: bool = core::mem::size_of::<usize>() >= 8;
+/// The two base64 characters of every 12-bit value (8 KiB): on 64-bit targets only,
+/// where [`JsonWriter::base64_part`] encodes 6 bytes with four lookups in it. A 32-bit
+/// target (a microcontroller's flash) encodes character by character instead.
+#[cfg(target_pointer_width = "64")]
+// Evaluated at compile time: an index out of range would fail the build, not panic.
+#[allow(clippy::indexing_slicing)]
+static B64_PAIRS: [[u8; 2]; 4096] = {
+    let mut table = [[0u8; 2]; 4096];
+    let mut i = 0;
+    while i < 4096 {
+        table[i] = [BASE64[i >> 6], BASE64[i & 0x3F]];
+        i += 1;
+    }
+    table
+};
 
 /// The four base64 characters of one 3-byte group, the low 24 bits of `group`.
 #[inline(never)]
@@ -1333,6 +1355,14 @@ mod tests {
         assert_eq!(decode_b64(&enc[1..enc.len() - 1]), all);
         for cut in [1, 2, 3, 95, 96, 97, 500, 999] {
             assert_eq!(b64_split(&all, &[cut]), enc);
+        }
+    }
+
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn base64_pair_table_is_the_alphabet_twice() {
+        for (i, pair) in B64_PAIRS.iter().enumerate() {
+            assert_eq!(*pair, [b64((i >> 6) as u8), b64(i as u8)], "{i}");
         }
     }
 
