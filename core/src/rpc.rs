@@ -17,6 +17,7 @@
 //! ```
 
 use crate::error::{RequestError, RpcError};
+use crate::json::scanner::{Level, Picks};
 use crate::json::{self, Kind, Str, Value};
 use crate::json::{JsonWriter, Sink};
 
@@ -115,12 +116,48 @@ const MEMBERS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "erro
 
 /// Parse and check one line as a JSON-RPC 2.0 message.
 pub fn parse(line: &[u8]) -> Result<Message<'_>, Rejected<'_>> {
-    let reject = |id, error| Rejected { id, error };
+    let none = || Level::new(&[], &mut [], usize::MAX);
+    parse_picks(line, none(), none(), &[]).0
+}
+
+/// Index of `params` in [`MEMBERS`].
+const PARAMS: usize = 3;
+
+/// [`parse`] that also files, during the same validation pass, the members of
+/// `params` named by `params` and those of the object in it that `params` opens named
+/// by `inner`; true with it when a member name of that object starts with `prefix`.
+pub(crate) fn parse_picks<'a>(
+    line: &'a [u8],
+    params: Level<'_, 'a>,
+    inner: Level<'_, 'a>,
+    prefix: &[u8],
+) -> (Result<Message<'a>, Rejected<'a>>, bool) {
     // `jsonrpc`, `id`, `method`, `params`, `result`, `error`: the members read, in
     // [`MEMBERS`] order, filed while the line is validated (no second walk).
     let mut slots: [Option<Value<'_>>; 6] = [None; 6];
-    let root = json::scanner::parse_picking(line, json::MAX_DEPTH, &MEMBERS, &mut slots)
-        .map_err(|e| reject(None, RequestError::Parse(e)))?;
+    let mut picks = Picks {
+        levels: [Level::new(&MEMBERS, &mut slots, PARAMS), params, inner],
+        prefix,
+        prefixed: false,
+    };
+    let root = json::scanner::parse_picking(line, json::MAX_DEPTH, &mut picks);
+    let prefixed = picks.prefixed;
+    let message = match root {
+        Ok(root) => message(root, slots),
+        Err(e) => Err(Rejected {
+            id: None,
+            error: RequestError::Parse(e),
+        }),
+    };
+    (message, prefixed)
+}
+
+/// The message `root` is, given its members named by [`MEMBERS`].
+fn message<'a>(
+    root: Value<'a>,
+    slots: [Option<Value<'a>>; 6],
+) -> Result<Message<'a>, Rejected<'a>> {
+    let reject = |id, error| Rejected { id, error };
     match root.kind() {
         Kind::Object => {}
         Kind::Array => return Err(reject(None, RequestError::Batch)),

@@ -19,6 +19,7 @@ use crate::device::{
 };
 use crate::error::{ConfigError, DispatchError};
 use crate::framing::Frame;
+use crate::json::scanner::Level;
 use crate::json::{self, JsonWriter, Kind, Sink, SinkError, Str, Value};
 use crate::rpc::{self, Id, Message, Notification, OwnedId, Request};
 use crate::subscription::{self, Listen, Subscriptions, MAX_RESOURCES};
@@ -62,9 +63,12 @@ const META_KEYS: [&str; 4] = [
 ];
 
 /// The members of a request's `params` named by [`PARAM_KEYS`] (first wins, as with
-/// [`Value::get`]), found in one pass.
+/// [`Value::get`]), filed while the request is validated.
 #[derive(Clone, Copy, Default)]
 struct Params<'a>([Option<Value<'a>>; 5]);
+
+/// The members of `params._meta` named by [`META_KEYS`].
+type Meta<'a> = [Option<Value<'a>>; 4];
 
 /// Longest resource URI a request may name, in bytes after unescaping.
 pub const MAX_URI_LEN: usize = 256;
@@ -605,7 +609,17 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     /// Unlike [`Server::handle`], resource-updated notifications are not sent after
     /// the response: they belong to other streams ([`Server::poll`] sends them).
     pub fn handle_in(&mut self, line: &[u8], era: Era, out: &mut dyn Sink) {
-        match rpc::parse(line) {
+        // The members of `params` and of its `_meta` that `request` reads, filed while
+        // the line is validated.
+        let mut p = Params::default();
+        let mut m: Meta<'_> = [None; META_KEYS.len()];
+        let (parsed, claims) = rpc::parse_picks(
+            line,
+            Level::new(&PARAM_KEYS, &mut p.0, P_META),
+            Level::new(&META_KEYS, &mut m, usize::MAX),
+            META_PREFIX,
+        );
+        match parsed {
             Err(rejected) => {
                 crate::trace::trace!("rejected line: {}", rejected.error);
                 error_line(out, rejected.id, rejected.error.into());
@@ -617,7 +631,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             Ok(Message::Notification(n)) => self.notification(n),
             Ok(Message::Request(r)) => {
                 let mut g = Guard::new(out);
-                if let Err(f) = self.request(r, era, &mut g) {
+                if let Err(f) = self.request(r, &p, m, claims, era, &mut g) {
                     crate::trace::trace!("request failed: {}", f.error);
                     write_failure(&mut g, r.id, f);
                 }
@@ -770,19 +784,18 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         }
     }
 
-    fn request<'a>(&mut self, r: Request<'a>, era: Era, out: &mut dyn Sink) -> Outcome<'a> {
-        // The members of `params` and of `_meta` read below, each object walked once.
-        let mut p = Params::default();
-        if let Some(params) = r.params {
-            params.get_each(&PARAM_KEYS, &mut p.0);
-        }
-        let meta = p.0[P_META];
-        let mut m: [Option<Value<'a>>; 4] = [None; 4];
-        let mut claims = false;
-        for (k, v) in meta.iter().flat_map(|m| m.members()) {
-            claims |= k.raw().starts_with(META_PREFIX);
-            json::scanner::pick(&META_KEYS, &mut m, k, v);
-        }
+    /// Serve request `r`, given the members of its `params` ([`PARAM_KEYS`]) and of
+    /// their `_meta` ([`META_KEYS`]), and whether a `_meta` member name claims the
+    /// 2026-07-28 namespace.
+    fn request<'a>(
+        &mut self,
+        r: Request<'a>,
+        p: &Params<'a>,
+        m: Meta<'a>,
+        claims: bool,
+        era: Era,
+        out: &mut dyn Sink,
+    ) -> Outcome<'a> {
         let [token, meta_version, meta_caps, meta_log] = m;
         let method = Method::parse(r.method);
         let stateless_only = matches!(method, Some(Method::Discover | Method::Listen));
@@ -842,7 +855,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             #[cfg(feature = "input")]
             caps,
         };
-        self.dispatch(method, r, &p, ex, out)
+        self.dispatch(method, r, p, ex, out)
     }
 
     fn has_tools(&self) -> bool {

@@ -121,17 +121,80 @@ pub fn parse(input: &[u8]) -> Result<Value<'_>, ScanError> {
 /// assert_eq!(parse_with_depth(b"[[[1]]]", 2).unwrap_err(), ScanError::TooDeep);
 /// ```
 pub fn parse_with_depth(input: &[u8], max_depth: usize) -> Result<Value<'_>, ScanError> {
-    parse_picking(input, max_depth, &[], &mut [])
+    parse_picking(input, max_depth, &mut Picks::none())
 }
 
-/// [`parse_with_depth`] that also files the top-level members named `keys` into
-/// `found` as [`Value::get_each`] would (first wins, escaped keys decoded), during the
-/// validation pass: no second walk over the object.
+/// Members to file while a message is validated ([`parse_picking`]), up to
+/// [`PICK_LEVELS`] objects deep: at the top level the members named by level 0's
+/// `keys`; inside the first member filed as level 0's `open` (when it is an object)
+/// the members named by level 1's `keys`; inside the first of level 1's `open` those
+/// of level 2. First occurrence wins, keys are compared decoded, as with
+/// [`Value::get_each`].
+pub(crate) struct Picks<'p, 'a> {
+    /// The levels, outermost first.
+    pub levels: [Level<'p, 'a>; PICK_LEVELS],
+    /// Set when a member name at the last level starts with this prefix.
+    pub prefix: &'p [u8],
+    /// Whether one did.
+    pub prefixed: bool,
+}
+
+/// One level of [`Picks`].
+pub(crate) struct Level<'p, 'a> {
+    keys: &'p [&'p str],
+    found: &'p mut [Option<Value<'a>>],
+    open: usize,
+    /// While scanning: the slot of the member being read ([`NOT_FILED`]: none) and
+    /// where its value starts.
+    slot: usize,
+    at: usize,
+}
+
+/// [`Level::slot`] of a member not filed.
+const NOT_FILED: usize = usize::MAX;
+
+impl<'p, 'a> Level<'p, 'a> {
+    /// File the members named `keys` into `found` (as long); the object of `keys[open]`
+    /// holds the next level's members (`usize::MAX`: none).
+    pub(crate) fn new(
+        keys: &'p [&'p str],
+        found: &'p mut [Option<Value<'a>>],
+        open: usize,
+    ) -> Self {
+        Level {
+            keys,
+            found,
+            open,
+            slot: NOT_FILED,
+            at: 0,
+        }
+    }
+}
+
+/// How many object levels [`Picks`] reaches into.
+pub(crate) const PICK_LEVELS: usize = 3;
+
+impl Picks<'_, '_> {
+    /// Nothing to file.
+    pub(crate) fn none() -> Self {
+        Picks {
+            levels: [
+                Level::new(&[], &mut [], NOT_FILED),
+                Level::new(&[], &mut [], NOT_FILED),
+                Level::new(&[], &mut [], NOT_FILED),
+            ],
+            prefix: &[],
+            prefixed: false,
+        }
+    }
+}
+
+/// [`parse_with_depth`] that also files the members `picks` names during the
+/// validation pass: no second walk over those objects.
 pub(crate) fn parse_picking<'a>(
     input: &'a [u8],
     max_depth: usize,
-    keys: &[&str],
-    found: &mut [Option<Value<'a>>],
+    picks: &mut Picks<'_, 'a>,
 ) -> Result<Value<'a>, ScanError> {
     // UTF-8 first, with `core`'s validator (the firmware links it anyway): input that
     // is not UTF-8 is reported as such whatever else is wrong with it, and the scan
@@ -140,7 +203,7 @@ pub(crate) fn parse_picking<'a>(
         return Err(ScanError::InvalidUtf8);
     }
     let start = skip_ws(input, 0);
-    let end = value_end(input, start, max_depth.min(DEPTH_LIMIT), keys, found)?;
+    let end = value_end(input, start, max_depth.min(DEPTH_LIMIT), picks)?;
     if skip_ws(input, end) != input.len() {
         return Err(ScanError::Syntax);
     }
@@ -207,31 +270,40 @@ impl BitStack {
 }
 
 /// Validate the value starting at `i` (whitespace already skipped), nesting at most
-/// `max_depth` deep; returns the index just after it.
+/// `max_depth` deep, filing the members `picks` names; returns the index just after it.
 ///
 /// Indices only ever advance past bytes that exist, so `i + 1` cannot overflow.
 fn value_end<'a>(
     input: &'a [u8],
     mut i: usize,
     max_depth: usize,
-    keys: &[&str],
-    found: &mut [Option<Value<'a>>],
+    picks: &mut Picks<'_, 'a>,
 ) -> Result<usize, ScanError> {
     let mut depth: usize = 0;
     let mut stack = BitStack([0; DEPTH_LIMIT / 32]);
     let mut in_object = false;
-    // The key content and value start of the top-level member being read.
-    let mut top: Option<(&'a [u8], usize)> = None;
+    // Objects up to this depth are picked from (the top level, then the first member
+    // opened at each level).
+    let mut live: usize = 1;
 
     'value: loop {
         // A value starts at `i` (whitespace already skipped), after its key in an
         // object.
         if in_object {
             let end = key_end(input, i).ok_or(ScanError::Syntax)?;
-            let key = input.get(i + 1..end - 1);
+            let key = Str {
+                raw: input.get(i + 1..end - 1).unwrap_or_default(),
+            };
             i = after_colon(input, end).ok_or(ScanError::Syntax)?;
-            if depth == 1 {
-                top = key.map(|k| (k, i));
+            if let (true, Some(l)) = (depth <= live, picks.levels.get_mut(depth - 1)) {
+                if depth == PICK_LEVELS && !picks.prefix.is_empty() {
+                    picks.prefixed |= key.raw.starts_with(picks.prefix);
+                }
+                l.slot = match key.position_in(l.keys) {
+                    Some(k) if matches!(l.found.get(k), Some(None)) => k,
+                    _ => NOT_FILED,
+                };
+                l.at = i;
             }
         }
         let Some(&b) = input.get(i) else {
@@ -245,6 +317,14 @@ fn value_end<'a>(
                     return Err(ScanError::TooDeep);
                 }
                 in_object = b == b'{';
+                // The object of the member that opens the next level.
+                if in_object && depth == live {
+                    if let Some(l) = picks.levels.get(depth - 1) {
+                        if l.slot == l.open && l.slot != NOT_FILED {
+                            live = depth + 1;
+                        }
+                    }
+                }
                 stack.set(depth, in_object);
                 depth += 1;
                 i = skip_ws(input, i + 1);
@@ -271,11 +351,11 @@ fn value_end<'a>(
             if depth == 0 {
                 return Ok(i);
             }
-            if depth == 1 {
-                if let Some((key, at)) = top.take() {
-                    if let Some(raw) = input.get(at..i) {
-                        pick(keys, found, Str { raw: key }, Value { raw });
-                    }
+            // The member of the object at `depth` whose value just ended.
+            if let Some(l) = picks.levels.get_mut(depth - 1) {
+                let slot = core::mem::replace(&mut l.slot, NOT_FILED);
+                if let (Some(f), Some(raw)) = (l.found.get_mut(slot), input.get(l.at..i)) {
+                    *f = Some(Value { raw });
                 }
             }
             i = skip_ws(input, i);
@@ -290,6 +370,7 @@ fn value_end<'a>(
             }
             i += 1;
             depth -= 1;
+            live = live.min(depth.max(1));
             in_object = depth > 0 && stack.get(depth - 1);
         }
     }
@@ -1029,6 +1110,77 @@ mod tests {
     use super::*;
     use std::string::{String, ToString};
     use std::vec::Vec;
+
+    /// What nested picking files, computed the slow way: `get_each` on the first
+    /// `params`, then on its first `_meta`, and the prefix over that `_meta`'s names.
+    fn picked_by_walking(line: &[u8]) -> (Vec<Option<Vec<u8>>>, bool) {
+        let top = parse(line).unwrap();
+        let mut l0 = [None; 2];
+        if top.kind() == Kind::Object {
+            top.get_each(&["params", "id"], &mut l0);
+        }
+        let mut l1 = [None; 3];
+        let mut l2 = [None; 2];
+        let mut prefixed = false;
+        if let Some(params) = l0[0].filter(|v| v.kind() == Kind::Object) {
+            params.get_each(&["_meta", "name", "arguments"], &mut l1);
+            if let Some(meta) = l1[0].filter(|v| v.kind() == Kind::Object) {
+                meta.get_each(&["progressToken", "x/version"], &mut l2);
+                prefixed = meta.members().any(|(k, _)| k.raw().starts_with(b"x/"));
+            }
+        }
+        let all = l0.iter().chain(&l1).chain(&l2);
+        (all.map(|v| v.map(|v| v.raw().to_vec())).collect(), prefixed)
+    }
+
+    fn picked_while_validating(line: &[u8]) -> (Vec<Option<Vec<u8>>>, bool) {
+        let (mut l0, mut l1, mut l2) = ([None; 2], [None; 3], [None; 2]);
+        let mut picks = Picks {
+            levels: [
+                Level::new(&["params", "id"], &mut l0, 0),
+                Level::new(&["_meta", "name", "arguments"], &mut l1, 0),
+                Level::new(&["progressToken", "x/version"], &mut l2, NOT_FILED),
+            ],
+            prefix: b"x/",
+            prefixed: false,
+        };
+        parse_picking(line, MAX_DEPTH, &mut picks).unwrap();
+        let prefixed = picks.prefixed;
+        let all = l0.iter().chain(&l1).chain(&l2);
+        (all.map(|v| v.map(|v| v.raw().to_vec())).collect(), prefixed)
+    }
+
+    #[test]
+    fn nested_picks_match_walking() {
+        let lines: [&[u8]; 14] = [
+            br#"{"id":1,"params":{"name":"a","_meta":{"progressToken":7,"x/version":"v"}}}"#,
+            br#"{"params":{"_meta":{"x/other":1}}}"#,
+            br#"{"params":{"_meta":{"y/other":1,"progressToken":"t"}}}"#,
+            // First wins at every level; later duplicates are not looked into.
+            br#"{"params":{"name":"a"},"params":{"name":"b","arguments":{}}}"#,
+            br#"{"params":{"_meta":{"progressToken":1},"_meta":{"progressToken":2,"x/v":0}}}"#,
+            br#"{"params":{"name":1,"name":2,"_meta":{"x/version":[1,{"progressToken":3}]}}}"#,
+            // Not objects: nothing inside is filed.
+            br#"{"params":[{"name":"a"}],"id":2}"#,
+            br#"{"params":{"_meta":[{"progressToken":1}]}}"#,
+            br#"[{"params":{"name":"a"}}]"#,
+            // Same names deeper or elsewhere are not ours.
+            br#"{"x":{"params":{"name":"a"}},"params":{"arguments":{"name":"b","_meta":{}}}}"#,
+            br#"{"params":{"arguments":{"_meta":{"progressToken":9}}},"id":{"params":1}}"#,
+            // Escaped names are compared decoded; the prefix as written.
+            br#"{"p\u0061rams":{"n\u0061me":"a","_meta":{"x\/version":"v","x/\u0076":1}}}"#,
+            br#" { "params" : { "_meta" : { } , "name" : "a" } , "id" : 3 } "#,
+            br#"{"params":{},"id":null}"#,
+        ];
+        for line in lines {
+            assert_eq!(
+                picked_while_validating(line),
+                picked_by_walking(line),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
 
     fn ok(input: &[u8]) -> Value<'_> {
         match parse(input) {
