@@ -125,6 +125,18 @@ fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
     )
 }
 
+/// Index of the first newline in `s`, a word at a time: the framer's line search on
+/// 64-bit hosts.
+#[cfg(target_pointer_width = "64")]
+#[inline]
+pub(crate) fn find_newline(s: &[u8]) -> Option<usize> {
+    swar::find(
+        s,
+        |v| swar::ascii_only(swar::eq(v, b'\n'), v),
+        |b| b == b'\n',
+    )
+}
+
 /// Word-at-a-time byte search ("SWAR"): finds the first byte of interest in a slice
 /// one machine word at a time, with a byte loop for the last partial word.
 mod swar {
@@ -223,6 +235,8 @@ mod swar {
                     is_special,
                 );
                 assert_eq!(found, s.iter().position(|&b| is_special(b)), "{s:?}");
+                let found = w::find(s, |v| w::ascii_only(w::eq(v, b'\n'), v), |b| b == b'\n');
+                assert_eq!(found, s.iter().position(|&b| b == b'\n'), "{s:?}");
                 let is_qb = |b: u8| b == b'"' || b == b'\\';
                 let found = w::find(
                     s,
@@ -249,7 +263,7 @@ mod swar {
         #[test]
         fn every_length_and_position() {
             let specials = [
-                0u8, 0x01, 0x1f, b'"', b'\\', b'{', b'}', b'[', b']', 0x80, 0xc3, 0xff,
+                0u8, 0x01, b'\n', 0x0b, 0x1f, b'"', b'\\', b'{', b'}', b'[', b']', 0x80, 0xc3, 0xff,
             ];
             for fill in [b'a', 0x20, 0x7f, 0xe9, b'!', b'#', b'^', b'|'] {
                 for len in 0..=40 {

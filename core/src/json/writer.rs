@@ -221,14 +221,18 @@ impl<W: embedded_io::Write> IoSink<W> {
     }
 }
 
-impl<W: embedded_io::Write> Sink for IoSink<W> {
-    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
-        if self.error.is_some() {
-            return Err(SinkError::Io);
-        }
+impl<W: embedded_io::Write> IoSink<W> {
+    /// The rest of a write the writer did not take whole at once (`first`: its answer).
+    #[cold]
+    #[inline(never)]
+    fn write_rest(
+        &mut self,
+        bytes: &[u8],
+        mut first: Result<usize, W::Error>,
+    ) -> Result<(), SinkError> {
         let mut rest = bytes;
         while !rest.is_empty() {
-            match self.writer.write(rest) {
+            match first {
                 Ok(0) => {
                     self.error = Some(None);
                     return Err(SinkError::Io);
@@ -239,8 +243,25 @@ impl<W: embedded_io::Write> Sink for IoSink<W> {
                 }
                 Ok(n) => rest = rest.get(n..).unwrap_or_default(),
             }
+            if !rest.is_empty() {
+                first = self.writer.write(rest);
+            }
         }
         Ok(())
+    }
+}
+
+impl<W: embedded_io::Write> Sink for IoSink<W> {
+    /// The common case, the writer taking all of `bytes` at once, on a short path.
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+        if self.error.is_some() {
+            return Err(SinkError::Io);
+        }
+        match self.writer.write(bytes) {
+            Ok(n) if n == bytes.len() => Ok(()),
+            first => self.write_rest(bytes, first),
+        }
     }
 }
 
