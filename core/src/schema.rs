@@ -22,7 +22,8 @@
 
 use core::cmp::Ordering;
 
-use crate::json::{JsonWriter, Kind, Str, Value};
+use crate::json::scanner::pick;
+use crate::json::{JsonWriter, Kind, Members, Str, Value};
 
 /// The rule an argument broke.
 #[derive(Clone, Copy, Debug)]
@@ -135,15 +136,24 @@ fn type_matches(name: Value<'_>, v: Value<'_>) -> bool {
 }
 
 fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
+    // The same text is the same value (the common case of an allowed string).
+    if a.raw() == b.raw() {
+        return true;
+    }
     // A string against an allowed string without escapes: by decoded content.
     if let (Some(x), Some(plain)) = (a.as_str(), b.as_str().filter(|y| !y.has_escapes())) {
         return x.eq_bytes(plain.raw());
     }
     // Two numbers compare by value (`cmp_number` is `None` unless both are numbers);
     // anything else, escaped strings included, by its text.
-    match a.cmp_number(&b) {
-        Some(order) => order == Ordering::Equal,
-        None => a.raw() == b.raw(),
+    a.cmp_number(&b) == Some(Ordering::Equal)
+}
+
+/// The members named `names` filed into `found`: the first of each (decoded) name, as
+/// [`Value::get`] finds it, at that name's index.
+fn pick_all<'s>(members: Members<'s>, names: &[&str], found: &mut [Option<Value<'s>>]) {
+    for (k, v) in members {
+        pick(names, found, k, v);
     }
 }
 
@@ -160,51 +170,60 @@ const PROPERTY_KEYS: [&str; 8] = [
     "maxLength",
 ];
 
-fn check_property<'s>(prop: Value<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
+/// Check `v` against the property schema whose members are `prop`.
+fn check_property<'s>(prop: Members<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
     let mut found = [None; PROPERTY_KEYS.len()];
-    prop.get_each(&PROPERTY_KEYS, &mut found);
-    let [ty, allowed, bounds @ ..] = found;
-    if let Some(t) = ty {
+    pick_all(prop, &PROPERTY_KEYS, &mut found);
+    let [ty, allowed, bounds @ ..] = &found;
+    if let Some(t) = *ty {
         // A name, or an array of names (an array is no name, a name has no items).
         let ok = type_matches(t, v) || t.items().any(|n| type_matches(n, v));
         if !ok {
             return Err(Rule::Type(t));
         }
     }
-    if let Some(e) = allowed {
+    if let Some(e) = *allowed {
         if !e.items().any(|allowed| json_eq(v, allowed)) {
             return Err(Rule::Enum(e));
         }
     }
     // Numbers compare by their exact decimal values: `100.00000000000000001` is above a
     // maximum of 100 although both are the same `f64`.
-    let length = v.as_str().map(|s| s.char_count() as u64);
     for (i, (bound, breaks)) in bounds.iter().zip(BOUND_BREAKS.iter()).enumerate() {
         let Some(b) = *bound else { continue };
         let order = if i >= FIRST_LENGTH_BOUND {
-            length.zip(b.as_u64()).map(|(n, limit)| n.cmp(&limit))
+            let length = v.as_str().map(|s| s.char_count() as u64);
+            length.zip(count(b)).map(|(n, limit)| n.cmp(&limit))
         } else {
             v.cmp_number(&b)
         };
-        if order.is_some_and(|o| breaks.contains(&o)) {
+        if order.is_some_and(|o| breaks >> (o as i8 + 1) & 1 != 0) {
             return Err(bound_rule(i, b));
         }
     }
     Ok(())
 }
 
+/// What [`Value::as_u64`] reads in a length bound: an integer literal (no fraction, no
+/// exponent) that fits a `u64`, `-0` being 0; `None` for anything else. Read here from
+/// the digits, in less code than the general number reader needs.
+fn count(b: Value<'_>) -> Option<u64> {
+    let digits = match b.raw() {
+        b"-0" => b"0",
+        raw => raw,
+    };
+    digits.iter().try_fold(0u64, |n, &d| {
+        let d = d.wrapping_sub(b'0');
+        (d < 10).then_some(())?;
+        n.checked_mul(10)?.checked_add(u64::from(d))
+    })
+}
+
 /// How the argument compares with each bound of [`PROPERTY_KEYS`] (from `minimum` on,
-/// in the order they are checked) when it breaks it; the ones from
-/// [`FIRST_LENGTH_BOUND`] on bound a string's length in characters, the others a
-/// number's value.
-const BOUND_BREAKS: [[Ordering; 2]; 6] = [
-    [Ordering::Less; 2],
-    [Ordering::Greater; 2],
-    [Ordering::Less, Ordering::Equal],
-    [Ordering::Greater, Ordering::Equal],
-    [Ordering::Less; 2],
-    [Ordering::Greater; 2],
-];
+/// in the order they are checked) when it breaks it, a bit per [`Ordering`] (`Less` 1,
+/// `Equal` 2, `Greater` 4); the ones from [`FIRST_LENGTH_BOUND`] on bound a string's
+/// length in characters, the others a number's value.
+const BOUND_BREAKS: [u8; 6] = [1, 4, 1 | 2, 4 | 2, 1, 4];
 
 /// Index of the first length bound among the bounds.
 const FIRST_LENGTH_BOUND: usize = 4;
@@ -221,29 +240,23 @@ fn bound_rule(i: usize, b: Value<'_>) -> Rule<'_> {
     }
 }
 
-/// The first member of `object` whose key is spelled `key` (compared as written,
-/// escapes included), with its position among the members.
-fn member<'v>(object: Value<'v>, key: &[u8]) -> Option<(usize, Value<'v>)> {
-    object
-        .members()
-        .enumerate()
-        .find(|(_, (k, _))| k.raw() == key)
-        .map(|(i, (_, v))| (i, v))
-}
-
 /// Check `args` (an object, or `None` when the request had no arguments) against
 /// `schema`. The first violation found is returned: missing required arguments first,
 /// then the arguments in the order given.
 pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Violation<'s, 's>> {
+    // The schema's top level is walked once (keywords by their decoded names). An
+    // argument's property is found by a walk over `properties` that stops at its key
+    // (names as written), and its schema is then read once, not skipped and read again.
     let mut found = [None; 3];
-    schema.get_each(
+    pick_all(
+        schema.members(),
         &["properties", "required", "additionalProperties"],
         &mut found,
     );
     let [props, required, additional] = found;
     if let Some(required) = required {
         for name in required.items().filter_map(|n| n.as_str()) {
-            if args.and_then(|a| member(a, name.raw())).is_none() {
+            if args.and_then(|a| a.member_as_written(name.raw())).is_none() {
                 return Err(Violation {
                     argument: name,
                     rule: Rule::Required,
@@ -253,31 +266,34 @@ pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Vi
     }
     let closed = additional.is_some_and(|v| v.raw() == b"false");
     let Some(args) = args else { return Ok(()) };
-    for (i, (key, _)) in args.members().enumerate() {
-        // Given before when its first occurrence is not this one.
-        if member(args, key.raw()).is_some_and(|(first, _)| first != i) {
+    // Any argument given twice first, then the first argument that breaks a rule: the
+    // walk goes on past a broken argument to look for a later one given twice.
+    let mut broken = None;
+    for (i, (key, value)) in args.members().enumerate() {
+        // Given before when its first occurrence is not this one (the first is).
+        if i > 0
+            && args
+                .member_as_written(key.raw())
+                .is_some_and(|(first, _)| first != i)
+        {
             return Err(Violation {
                 argument: key,
                 rule: Rule::Duplicate,
             });
         }
-    }
-    for (key, value) in args.members() {
-        match props.and_then(|p| member(p, key.raw())) {
-            Some((_, prop)) => check_property(prop, value).map_err(|rule| Violation {
-                argument: key,
-                rule,
-            })?,
-            None if closed => {
-                return Err(Violation {
-                    argument: key,
-                    rule: Rule::Unknown,
-                })
-            }
-            None => {}
+        if broken.is_some() {
+            continue;
         }
+        let rule = match props.and_then(|p| p.member_as_written(key.raw())) {
+            Some((_, prop)) => check_property(prop, value).err(),
+            None => closed.then_some(Rule::Unknown),
+        };
+        broken = rule.map(|rule| Violation {
+            argument: key,
+            rule,
+        });
     }
-    Ok(())
+    broken.map_or(Ok(()), Err)
 }
 
 #[cfg(test)]
@@ -432,6 +448,484 @@ mod tests {
                 Err("enum"),
                 "{bad}"
             );
+        }
+    }
+
+    /// `validate` on two JSON texts (no arguments when `args` is empty), the violation
+    /// as its message.
+    fn message(schema: &str, args: &str) -> Result<(), String> {
+        let schema = parse(schema.as_bytes()).unwrap();
+        let args = (!args.is_empty()).then(|| parse(args.as_bytes()).unwrap());
+        validate(schema, args).map_err(|v| {
+            let mut buf = heapless::Vec::<u8, 256>::new();
+            let mut w = JsonWriter::new(&mut buf);
+            v.write_message(&mut w);
+            String::from_utf8(buf.to_vec()).unwrap()
+        })
+    }
+
+    #[test]
+    fn argument_names_as_written_keywords_decoded() {
+        // An escaped argument name is not the property it would decode to.
+        assert_eq!(
+            check(r#"{"col\u006fr":"red"}"#),
+            Err(r#""Missing required argument \"color\"""#.into())
+        );
+        assert_eq!(
+            check(r#"{"color":"red","n\u0061me":"x"}"#),
+            Err(
+                r#""Unknown argument \"n\u0061me\": additional properties are not allowed""#.into()
+            )
+        );
+        // Nor is an escaped property name the argument it would decode to.
+        let escaped = r#"{"properties":{"\u0078":{"maximum":1}},"additionalProperties":false}"#;
+        assert_eq!(
+            message(escaped, r#"{"x":5}"#),
+            Err(r#""Unknown argument \"x\": additional properties are not allowed""#.into())
+        );
+        assert_eq!(
+            message(escaped, r#"{"\u0078":5}"#),
+            Err(r#""Invalid argument \"\u0078\": must be <= 1""#.into())
+        );
+        // Keywords are read by their decoded names.
+        let keywords = r#"{"propert\u0069es":{"x":{"m\u0061ximum":1}},"requ\u0069red":["x"],"additionalPropert\u0069es":false}"#;
+        assert_eq!(
+            message(keywords, "{}"),
+            Err(r#""Missing required argument \"x\"""#.into())
+        );
+        assert_eq!(
+            message(keywords, r#"{"x":2}"#),
+            Err(r#""Invalid argument \"x\": must be <= 1""#.into())
+        );
+        assert_eq!(
+            message(keywords, r#"{"y":0,"x":0}"#),
+            Err(r#""Unknown argument \"y\": additional properties are not allowed""#.into())
+        );
+        assert_eq!(message(keywords, r#"{"x":0}"#), Ok(()));
+    }
+
+    #[test]
+    fn duplicates_come_before_other_rules_but_not_required() {
+        let dup = |name: &str| Err(std::format!(r#""Duplicate argument \"{name}\"""#));
+        // After a broken argument, and after an unknown one: the duplicate counts.
+        assert_eq!(check(r#"{"color":"purple","color":"red"}"#), dup("color"));
+        assert_eq!(
+            check(r#"{"color":"red","brightness":150,"x":1,"brightness":1}"#),
+            dup("brightness")
+        );
+        assert_eq!(check(r#"{"color":"red","x":1,"y":2,"x":3}"#), dup("x"));
+        // The second of them, and the first pair given.
+        assert_eq!(
+            check(r#"{"color":"red","name":"ab","color":"off","name":"ab"}"#),
+            dup("color")
+        );
+        // Missing required arguments still come first.
+        assert_eq!(
+            check(r#"{"brightness":1,"brightness":2}"#),
+            Err(r#""Missing required argument \"color\"""#.into())
+        );
+        // Escaped and plain spellings of a name are different names.
+        assert_eq!(
+            check(r#"{"color":"red","c\u006flor":"red"}"#),
+            Err(
+                r#""Unknown argument \"c\u006flor\": additional properties are not allowed""#
+                    .into()
+            )
+        );
+        assert_eq!(
+            message("{}", r#"{"a":1,"\u0061":2}"#),
+            Ok(()),
+            "not the same name as written"
+        );
+        // Duplicates are refused whatever the schema.
+        assert_eq!(message("[]", r#"{"a":1,"b":2,"a":3}"#), dup("a"));
+        assert_eq!(message("{}", r#"{"a":1,"b":2,"b":3}"#), dup("b"));
+    }
+
+    #[test]
+    fn first_of_each_name_counts() {
+        // Properties, required and keywords given twice: the first counts.
+        let twice = r#"{"properties":{"x":{"maximum":1},"x":{"maximum":10}}}"#;
+        assert_eq!(
+            message(twice, r#"{"x":5}"#),
+            Err(r#""Invalid argument \"x\": must be <= 1""#.into())
+        );
+        let twice = r#"{"properties":{"x":{"maximum":10,"maximum":1}}}"#;
+        assert_eq!(message(twice, r#"{"x":5}"#), Ok(()));
+        let twice = r#"{"required":["a"],"required":["b"]}"#;
+        assert_eq!(message(twice, r#"{"a":1}"#), Ok(()));
+        assert_eq!(
+            message(twice, r#"{"b":1}"#),
+            Err(r#""Missing required argument \"a\"""#.into())
+        );
+        let twice = r#"{"properties":{},"properties":{"x":{"maximum":1}}}"#;
+        assert_eq!(message(twice, r#"{"x":5}"#), Ok(()));
+        let twice = r#"{"additionalProperties":true,"additionalProperties":false}"#;
+        assert_eq!(message(twice, r#"{"x":5}"#), Ok(()));
+    }
+
+    #[test]
+    fn schemas_that_are_not_objects() {
+        let unknown =
+            Err(r#""Unknown argument \"x\": additional properties are not allowed""#.into());
+        // `properties` not an object: nothing is declared.
+        let odd = r#"{"properties":5,"additionalProperties":false}"#;
+        assert_eq!(message(odd, r#"{"x":1}"#), unknown);
+        assert_eq!(message(odd, ""), Ok(()));
+        // No `properties` at all.
+        assert_eq!(
+            message(r#"{"additionalProperties":false}"#, r#"{"x":1}"#),
+            unknown
+        );
+        // A property schema that is not an object: declared, no rule.
+        let odd =
+            r#"{"properties":{"x":true,"y":[{"maximum":1}],"z":{}},"additionalProperties":false}"#;
+        assert_eq!(message(odd, r#"{"x":1,"y":2,"z":3}"#), Ok(()));
+        // The schema itself not an object.
+        assert_eq!(message("[]", r#"{"x":1}"#), Ok(()));
+        assert_eq!(message("true", ""), Ok(()));
+        // Required names that are not strings are passed over.
+        assert_eq!(
+            message(r#"{"required":[1,null,"a"]}"#, r#"{"a":1}"#),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn many_arguments() {
+        // More arguments than anything might hold on the stack: 40, each declared.
+        let mut schema = String::from(r#"{"properties":{"#);
+        let mut args = String::from("{");
+        for i in 0..40 {
+            let sep = if i == 0 { "" } else { "," };
+            schema += &std::format!(r#"{sep}"a{i}":{{"type":"integer","maximum":10}}"#);
+            args += &std::format!(r#"{sep}"a{i}":{}"#, if i == 37 { 11 } else { i % 10 });
+        }
+        schema += r#"},"required":["a39"],"additionalProperties":false}"#;
+        assert_eq!(
+            message(&schema, &(args.clone() + "}")),
+            Err(r#""Invalid argument \"a37\": must be <= 10""#.into())
+        );
+        // An unknown one after it does not come first; a duplicate does.
+        assert_eq!(
+            message(&schema, &(args.clone() + r#","b":1}"#)),
+            Err(r#""Invalid argument \"a37\": must be <= 10""#.into())
+        );
+        assert_eq!(
+            message(&schema, &(args.clone() + r#","b":1,"a3":1}"#)),
+            Err(r#""Duplicate argument \"a3\"""#.into())
+        );
+        let fixed = args.replace(r#""a37":11"#, r#""a37":7"#);
+        assert_eq!(message(&schema, &(fixed.clone() + "}")), Ok(()));
+        assert_eq!(
+            message(&schema, &(fixed.clone() + r#","b":1}"#)),
+            Err(r#""Unknown argument \"b\": additional properties are not allowed""#.into())
+        );
+        let partial = fixed.replace(r#","a39":9"#, "");
+        assert_eq!(
+            message(&schema, &(partial + "}")),
+            Err(r#""Missing required argument \"a39\"""#.into())
+        );
+    }
+
+    #[test]
+    fn length_bounds_are_read_as_as_u64_reads_them() {
+        for literal in [
+            "0",
+            "-0",
+            "1",
+            "7",
+            "10",
+            "4294967296",
+            "9223372036854775808",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999",
+            "100000000000000000000",
+            "184467440737095516150",
+            "-1",
+            "-10",
+            "1.0",
+            "0.0",
+            "-0.0",
+            "1e1",
+            "1E1",
+            "10e-1",
+            "\"5\"",
+            "\"\"",
+            "true",
+            "null",
+            "[1]",
+            "{}",
+        ] {
+            let v = parse(literal.as_bytes()).unwrap();
+            assert_eq!(count(v), v.as_u64(), "{literal}");
+        }
+        let bounds = r#"{"properties":{"s":{"minLength":-0,"maxLength":18446744073709551616}}}"#;
+        assert_eq!(message(bounds, r#"{"s":""}"#), Ok(()));
+        let bounds = r#"{"properties":{"s":{"minLength":18446744073709551615}}}"#;
+        assert!(message(bounds, r#"{"s":"abc"}"#).is_err());
+        let bounds = r#"{"properties":{"s":{"minLength":2.0,"maxLength":1e0}}}"#;
+        assert_eq!(message(bounds, r#"{"s":"abc"}"#), Ok(()));
+    }
+
+    // ---- against the reference --------------------------------------------------
+
+    /// The straightforward implementation (each lookup its own walk, every value
+    /// skipped before it is read): `validate` must answer exactly as it does.
+    mod reference {
+        use super::super::*;
+
+        fn member<'v>(object: Value<'v>, key: &[u8]) -> Option<(usize, Value<'v>)> {
+            object
+                .members()
+                .enumerate()
+                .find(|(_, (k, _))| k.raw() == key)
+                .map(|(i, (_, v))| (i, v))
+        }
+
+        fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
+            if let (Some(x), Some(plain)) = (a.as_str(), b.as_str().filter(|y| !y.has_escapes())) {
+                return x.eq_bytes(plain.raw());
+            }
+            match a.cmp_number(&b) {
+                Some(order) => order == Ordering::Equal,
+                None => a.raw() == b.raw(),
+            }
+        }
+
+        fn check_property<'s>(prop: Value<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
+            let mut found = [None; PROPERTY_KEYS.len()];
+            prop.get_each(&PROPERTY_KEYS, &mut found);
+            let [ty, allowed, bounds @ ..] = found;
+            if let Some(t) = ty {
+                if !(type_matches(t, v) || t.items().any(|n| type_matches(n, v))) {
+                    return Err(Rule::Type(t));
+                }
+            }
+            if let Some(e) = allowed {
+                if !e.items().any(|allowed| json_eq(v, allowed)) {
+                    return Err(Rule::Enum(e));
+                }
+            }
+            let breaks = [
+                [Ordering::Less; 2],
+                [Ordering::Greater; 2],
+                [Ordering::Less, Ordering::Equal],
+                [Ordering::Greater, Ordering::Equal],
+                [Ordering::Less; 2],
+                [Ordering::Greater; 2],
+            ];
+            let length = v.as_str().map(|s| s.char_count() as u64);
+            for (i, (bound, breaks)) in bounds.iter().zip(breaks.iter()).enumerate() {
+                let Some(b) = *bound else { continue };
+                let order = if i >= 4 {
+                    length.zip(b.as_u64()).map(|(n, limit)| n.cmp(&limit))
+                } else {
+                    v.cmp_number(&b)
+                };
+                if order.is_some_and(|o| breaks.contains(&o)) {
+                    return Err(bound_rule(i, b));
+                }
+            }
+            Ok(())
+        }
+
+        pub(super) fn validate<'s>(
+            schema: Value<'s>,
+            args: Option<Value<'s>>,
+        ) -> Result<(), Violation<'s, 's>> {
+            let mut found = [None; 3];
+            schema.get_each(
+                &["properties", "required", "additionalProperties"],
+                &mut found,
+            );
+            let [props, required, additional] = found;
+            if let Some(required) = required {
+                for name in required.items().filter_map(|n| n.as_str()) {
+                    if args.and_then(|a| member(a, name.raw())).is_none() {
+                        return Err(Violation {
+                            argument: name,
+                            rule: Rule::Required,
+                        });
+                    }
+                }
+            }
+            let closed = additional.is_some_and(|v| v.raw() == b"false");
+            let Some(args) = args else { return Ok(()) };
+            for (i, (key, _)) in args.members().enumerate() {
+                if member(args, key.raw()).is_some_and(|(first, _)| first != i) {
+                    return Err(Violation {
+                        argument: key,
+                        rule: Rule::Duplicate,
+                    });
+                }
+            }
+            for (key, value) in args.members() {
+                match props.and_then(|p| member(p, key.raw())) {
+                    Some((_, prop)) => check_property(prop, value).map_err(|rule| Violation {
+                        argument: key,
+                        rule,
+                    })?,
+                    None if closed => {
+                        return Err(Violation {
+                            argument: key,
+                            rule: Rule::Unknown,
+                        })
+                    }
+                    None => {}
+                }
+            }
+            Ok(())
+        }
+    }
+
+    use proptest::prelude::*;
+    use std::string::ToString;
+    use std::vec::Vec;
+
+    /// A JSON object from members already written as `"key":value`.
+    fn object(members: Vec<String>) -> String {
+        std::format!("{{{}}}", members.join(","))
+    }
+
+    /// Names as written: plain, and escaped spellings of the same.
+    fn arb_name() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(std::vec!["a", "b", "c", "ab", r"\u0061", r"\u0062"])
+    }
+
+    /// A keyword as written (sometimes escaped), with a value for it.
+    fn arb_keyword() -> impl Strategy<Value = String> {
+        let names = prop::sample::select(std::vec![
+            "type",
+            "t\\u0079pe",
+            "enum",
+            "minimum",
+            "maximum",
+            "m\\u0061ximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "minLength",
+            "maxLength",
+            "maxLengt\\u0068",
+            "description",
+        ]);
+        let values = prop::sample::select(std::vec![
+            r#""string""#,
+            r#""integer""#,
+            r#""number""#,
+            r#""null""#,
+            r#""str\u0069ng""#,
+            r#""bogus""#,
+            r#"["string","null"]"#,
+            r#"["integer","string"]"#,
+            r#"[1,"x",2.5,"\u0079"]"#,
+            r#"["a","ab"]"#,
+            "[]",
+            "0",
+            "1",
+            "-1",
+            "2.5",
+            "1e1",
+            "-0",
+            "3",
+            "18446744073709551616",
+            "100.00000000000000001",
+            r#""3""#,
+            "true",
+            "{}",
+        ]);
+        (names, values).prop_map(|(n, v)| std::format!(r#""{n}":{v}"#))
+    }
+
+    fn arb_property_schema() -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => proptest::collection::vec(arb_keyword(), 0..5).prop_map(object),
+            1 => prop::sample::select(std::vec!["true", "5", "[]"]).prop_map(String::from),
+        ]
+    }
+
+    fn arb_schema() -> impl Strategy<Value = String> {
+        let properties = prop_oneof![
+            5 => proptest::collection::vec(
+                (arb_name(), arb_property_schema())
+                    .prop_map(|(n, s)| std::format!(r#""{n}":{s}"#)),
+                0..5,
+            )
+            .prop_map(object),
+            1 => Just(String::from("5")),
+        ];
+        let required = proptest::collection::vec(
+            prop_oneof![
+                4 => arb_name().prop_map(|n| std::format!(r#""{n}""#)),
+                1 => Just(String::from("1")),
+            ],
+            0..3,
+        )
+        .prop_map(|names| std::format!("[{}]", names.join(",")));
+        let additional = prop::sample::select(std::vec!["false", "true", r#""false""#]);
+        let member = prop_oneof![
+            3 => properties.prop_map(|p| std::format!(r#""properties":{p}"#)),
+            1 => Just(String::from(r#""propert\u0069es":{"a":{"maximum":0}}"#)),
+            2 => required.prop_map(|r| std::format!(r#""required":{r}"#)),
+            2 => additional.prop_map(|a| std::format!(r#""additionalProperties":{a}"#)),
+            1 => Just(String::from(r#""type":"object""#)),
+        ];
+        proptest::collection::vec(member, 0..5).prop_map(object)
+    }
+
+    fn arb_args() -> impl Strategy<Value = String> {
+        let values = prop::sample::select(std::vec![
+            "0",
+            "1",
+            "-1",
+            "1.0",
+            "1.5",
+            "2.5",
+            "3",
+            "1e1",
+            "-0",
+            "100.00000000000000001",
+            r#""x""#,
+            r#""\u0078""#,
+            r#""y""#,
+            r#""a""#,
+            r#""abc""#,
+            r#""é€""#,
+            r#""3""#,
+            "true",
+            "null",
+            "[1]",
+            "{}",
+        ]);
+        prop_oneof![
+            1 => Just(String::new()),
+            8 => proptest::collection::vec(
+                (arb_name(), values).prop_map(|(n, v)| std::format!(r#""{n}":{v}"#)),
+                0..7,
+            )
+            .prop_map(object),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        #[test]
+        fn answers_as_the_reference(schema in arb_schema(), args in arb_args()) {
+            let s = parse(schema.as_bytes()).unwrap();
+            let a = (!args.is_empty()).then(|| parse(args.as_bytes()).unwrap());
+            let ours = std::format!("{:?}", validate(s, a));
+            let theirs = std::format!("{:?}", reference::validate(s, a));
+            prop_assert_eq!(ours, theirs, "schema {} args {}", schema, args);
+        }
+
+        #[test]
+        fn length_bounds_as_u64(n in any::<u64>(), digits in "[0-9]{1,22}") {
+            for text in [n.to_string(), digits] {
+                let v = parse(text.as_bytes()).or_else(|_| parse(b"0")).unwrap();
+                prop_assert_eq!(count(v), v.as_u64(), "{}", text);
+            }
         }
     }
 }

@@ -129,7 +129,7 @@ pub fn parse_with_depth(input: &[u8], max_depth: usize) -> Result<Value<'_>, Sca
 /// `keys`; inside the first member filed as level 0's `open` (when it is an object)
 /// the members named by level 1's `keys`; inside the first of level 1's `open` those
 /// of level 2. First occurrence wins, keys are compared decoded, as with
-/// [`Value::get_each`].
+/// [`Value::get`].
 pub(crate) struct Picks<'p, 'a> {
     /// The levels, outermost first.
     pub levels: [Level<'p, 'a>; PICK_LEVELS],
@@ -723,7 +723,9 @@ impl<'a> Value<'a> {
 
     /// Several members in one pass: for each of `keys`, the first member of that
     /// decoded name goes into the same index of `found` (as [`Value::get`] would find
-    /// it); slots of keys not present are left as they were.
+    /// it); slots of keys not present are left as they were. (The tests' way of
+    /// checking what the scanner and the schema check file in one pass.)
+    #[cfg(test)]
     pub(crate) fn get_each(&self, keys: &[&str], found: &mut [Option<Value<'a>>]) {
         for (k, v) in self.members() {
             pick(keys, found, k, v);
@@ -1096,6 +1098,35 @@ impl<'a> Iterator for Pieces<'a> {
 }
 
 impl core::iter::FusedIterator for Pieces<'_> {}
+
+// ---------------------------------------------------------------------------
+// Looking a member up by its key as written
+// ---------------------------------------------------------------------------
+
+impl<'a> Value<'a> {
+    /// The first member of this object whose key is spelled `key` (compared as written,
+    /// escapes included): its index, and the members of its value (none unless that is
+    /// an object). The walk stops at that key: the value is read from there, not skipped
+    /// over first as [`Value::members`] would. `None` if not an object or no such key.
+    pub(crate) fn member_as_written(&self, key: &[u8]) -> Option<(usize, Members<'a>)> {
+        let mut members = self.members();
+        let mut index = 0;
+        loop {
+            // The next key, as a string value; the member is passed over when it is not
+            // the one.
+            let s = members.rest;
+            let (name, after) = split_value(s, skip_comma(s, 0))?;
+            if name.as_str()?.raw == key {
+                // The text from the value on: `members` reads only from its opening
+                // brace, and stops at the matching closing one.
+                let value = after.get(after_colon(after, 0)?..)?;
+                return Some((index, Value { raw: value }.members()));
+            }
+            members.next()?;
+            index += 1;
+        }
+    }
+}
 
 #[cfg(test)]
 #[allow(
