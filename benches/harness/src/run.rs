@@ -1,6 +1,7 @@
 //! One run of a server command: spawn, handshake, warm up, send the measured requests
-//! (pipelined or one at a time), check every response, close stdin, reap the child
-//! with `wait4` for its CPU time and peak RSS.
+//! (pipelined or one at a time), check every response (pipelined: once all have
+//! arrived, so that checking does not compete with the server for the CPU), close
+//! stdin, reap the child with `wait4` for its CPU time and peak RSS.
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};
@@ -221,6 +222,16 @@ impl Reader {
 
     /// The next response, or `None` at end of output.
     fn next(&mut self) -> Result<Option<(u64, Value)>, String> {
+        while let Some(line) = self.next_line()? {
+            if let Some(response) = self.message(&line)? {
+                return Ok(Some(response));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The next non-blank line (trimmed), or `None` at end of output.
+    fn next_line(&mut self) -> Result<Option<Vec<u8>>, String> {
         loop {
             self.line.clear();
             let got = self
@@ -232,44 +243,79 @@ impl Reader {
             }
             self.bytes += got as u64;
             let text = self.line.trim_ascii();
-            if text.is_empty() {
-                continue;
+            if !text.is_empty() {
+                return Ok(Some(text.to_vec()));
             }
-            let mut msg: Value = serde_json::from_slice(text).map_err(|e| {
+        }
+    }
+
+    /// The next line that is not a notification, kept as it is for [`Reader::message`]
+    /// later: while the server is being measured the harness only reads (a light parse
+    /// of the top level tells notifications from responses), so that its own CPU use
+    /// disturbs the measured server as little as possible.
+    fn next_unchecked(&mut self) -> Result<Vec<u8>, String> {
+        #[derive(serde::Deserialize)]
+        struct Top<'a> {
+            #[serde(borrow)]
+            id: Option<&'a serde_json::value::RawValue>,
+            #[serde(borrow)]
+            method: Option<&'a serde_json::value::RawValue>,
+        }
+        loop {
+            let line = self
+                .next_line()?
+                .ok_or_else(|| "the server closed its stdout (exited?)".to_string())?;
+            let top: Top<'_> = serde_json::from_slice(&line).map_err(|e| {
                 format!(
                     "invalid JSON from the server ({e}): {}",
-                    String::from_utf8_lossy(&text[..text.len().min(200)])
+                    String::from_utf8_lossy(&line[..line.len().min(200)])
                 )
             })?;
-            if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-                return Err(format!(
-                    "message without \"jsonrpc\":\"2.0\": {}",
-                    clip(&msg)
-                ));
-            }
-            if let Some(method) = msg.get("method").and_then(Value::as_str) {
-                if msg.get("id").is_some() {
-                    return Err(format!(
-                        "the server sent a request ({method}); the harness answers none: {}",
-                        clip(&msg)
-                    ));
-                }
+            if top.method.is_some() && top.id.is_none() {
                 self.notifications += 1;
                 continue;
             }
-            let id = msg
-                .get("id")
-                .and_then(Value::as_u64)
-                .ok_or_else(|| format!("response without a numeric id: {}", clip(&msg)))?;
-            if let Some(error) = msg.get("error") {
-                return Err(format!("request {id} failed: error {error}"));
-            }
-            let result = msg
-                .get_mut("result")
-                .map(Value::take)
-                .ok_or_else(|| format!("response {id} has no result"))?;
-            return Ok(Some((id, result)));
+            return Ok(line);
         }
+    }
+
+    /// Check one message line: `Some((id, result))` for a response, `None` for a
+    /// notification (counted).
+    fn message(&mut self, text: &[u8]) -> Result<Option<(u64, Value)>, String> {
+        let mut msg: Value = serde_json::from_slice(text).map_err(|e| {
+            format!(
+                "invalid JSON from the server ({e}): {}",
+                String::from_utf8_lossy(&text[..text.len().min(200)])
+            )
+        })?;
+        if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Err(format!(
+                "message without \"jsonrpc\":\"2.0\": {}",
+                clip(&msg)
+            ));
+        }
+        if let Some(method) = msg.get("method").and_then(Value::as_str) {
+            if msg.get("id").is_some() {
+                return Err(format!(
+                    "the server sent a request ({method}); the harness answers none: {}",
+                    clip(&msg)
+                ));
+            }
+            self.notifications += 1;
+            return Ok(None);
+        }
+        let id = msg
+            .get("id")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| format!("response without a numeric id: {}", clip(&msg)))?;
+        if let Some(error) = msg.get("error") {
+            return Err(format!("request {id} failed: error {error}"));
+        }
+        let result = msg
+            .get_mut("result")
+            .map(Value::take)
+            .ok_or_else(|| format!("response {id} has no result"))?;
+        Ok(Some((id, result)))
     }
 }
 
@@ -351,16 +397,27 @@ fn converse(
                 let r = send(&mut stdin, &all);
                 (stdin, r)
             });
+            // Read while the server runs, check once it has answered everything.
+            let mut lines = Vec::with_capacity(n as usize);
             let mut read = || -> Result<(), String> {
                 for _ in 0..n {
-                    let (id, result) = reader.response()?;
-                    accept(id, &result)?;
-                    stats.responses += 1;
+                    lines.push(reader.next_unchecked()?);
                 }
                 Ok(())
             };
-            let outcome = read();
+            let mut outcome = read();
             stats.wall = start.elapsed();
+            for line in &lines {
+                if outcome.is_err() {
+                    break;
+                }
+                outcome = match reader.message(line) {
+                    Ok(Some((id, result))) => accept(id, &result),
+                    Ok(None) => Err("a notification counted as a response".to_string()),
+                    Err(e) => Err(e),
+                };
+                stats.responses += u64::from(outcome.is_ok());
+            }
             if let Err(e) = outcome {
                 // The caller kills the child, which ends a writer stuck on a full pipe;
                 // do not wait for it here.
