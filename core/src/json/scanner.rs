@@ -290,7 +290,7 @@ fn value_end<'a>(
         // A value starts at `i` (whitespace already skipped), after its key in an
         // object.
         if in_object {
-            let end = key_end(input, i).ok_or(ScanError::Syntax)?;
+            let (end, plain) = key_end(input, i).ok_or(ScanError::Syntax)?;
             let key = Str {
                 raw: input.get(i + 1..end - 1).unwrap_or_default(),
             };
@@ -299,7 +299,7 @@ fn value_end<'a>(
                 if depth == PICK_LEVELS && !picks.prefix.is_empty() {
                     picks.prefixed |= key.raw.starts_with(picks.prefix);
                 }
-                l.slot = match key.position_in(l.keys) {
+                l.slot = match key.position_in_known(l.keys, plain) {
                     Some(k) if matches!(l.found.get(k), Some(None)) => k,
                     _ => NOT_FILED,
                 };
@@ -376,12 +376,19 @@ fn value_end<'a>(
     }
 }
 
-/// The key (a string) at `i`; returns the index just after its closing quote.
-fn key_end(input: &[u8], i: usize) -> Option<usize> {
+/// The key (a string) at `i`; returns the index just after its closing quote, and
+/// whether the key has no escape.
+fn key_end(input: &[u8], i: usize) -> Option<(usize, bool)> {
     if input.get(i) != Some(&b'"') {
         return None;
     }
-    string_end(input, i + 1)
+    // Nearly every key has no escape: its first special byte is the closing quote.
+    let start = i + 1;
+    let first = start + find_special(input.get(start..)?)?;
+    match input.get(first) {
+        Some(b'"') => Some((first + 1, true)),
+        _ => Some((string_end(input, start)?, false)),
+    }
 }
 
 /// The `:` after a key at `i`, whitespace around it allowed; returns the index of the
@@ -955,7 +962,12 @@ impl<'a> Str<'a> {
     /// The index of the first of `names` the decoded content equals. Content without
     /// escapes (nearly all) is compared by its bytes, length first.
     pub(crate) fn position_in(&self, names: &[&str]) -> Option<usize> {
-        let plain = find_quote_or_backslash(self.raw).is_none();
+        self.position_in_known(names, find_quote_or_backslash(self.raw).is_none())
+    }
+
+    /// [`Str::position_in`] when the caller knows whether the content has no escape
+    /// (`plain`).
+    pub(crate) fn position_in_known(&self, names: &[&str], plain: bool) -> Option<usize> {
         names.iter().position(|name| {
             if plain {
                 self.raw == name.as_bytes()
