@@ -306,18 +306,7 @@ mod tests {
     const LED: &str = r#"{"type":"object","properties":{"color":{"type":"string","enum":["off","red","green","blue"]},"brightness":{"type":"integer","minimum":0,"maximum":100},"name":{"type":["string","null"],"minLength":2,"maxLength":4}},"required":["color"],"additionalProperties":false}"#;
 
     fn check(args: &str) -> Result<(), String> {
-        let schema = parse(LED.as_bytes()).unwrap();
-        let args = if args.is_empty() {
-            None
-        } else {
-            Some(parse(args.as_bytes()).unwrap())
-        };
-        validate(schema, args).map_err(|v| {
-            let mut buf = heapless::Vec::<u8, 256>::new();
-            let mut w = JsonWriter::new(&mut buf);
-            v.write_message(&mut w);
-            String::from_utf8(buf.to_vec()).unwrap()
-        })
+        message(LED, args)
     }
 
     #[test]
