@@ -382,13 +382,7 @@ fn key_end(input: &[u8], i: usize) -> Option<(usize, bool)> {
     if input.get(i) != Some(&b'"') {
         return None;
     }
-    // Nearly every key has no escape: its first special byte is the closing quote.
-    let start = i + 1;
-    let first = start + find_special(input.get(start..)?)?;
-    match input.get(first) {
-        Some(b'"') => Some((first + 1, true)),
-        _ => Some((string_end(input, start)?, false)),
-    }
+    string_scan(input, i + 1)
 }
 
 /// The `:` after a key at `i`, whitespace around it allowed; returns the index of the
@@ -404,13 +398,23 @@ fn after_colon(input: &[u8], i: usize) -> Option<usize> {
 /// String content starting at `i` (just after the opening quote); returns the index
 /// just after the closing quote, `None` if the string is malformed. Non-ASCII bytes
 /// need no look: the whole input is valid UTF-8.
-fn string_end(input: &[u8], mut i: usize) -> Option<usize> {
+fn string_end(input: &[u8], i: usize) -> Option<usize> {
+    string_scan(input, i).map(|(end, _)| end)
+}
+
+/// [`string_end`], and whether the string has no escape.
+#[inline]
+fn string_scan(input: &[u8], mut i: usize) -> Option<(usize, bool)> {
+    let mut plain = true;
     loop {
         i += find_special(input.get(i..)?)?;
         match input.get(i) {
-            Some(b'"') => return Some(i + 1),
+            Some(b'"') => return Some((i + 1, plain)),
             // An escape: the index after it.
-            Some(b'\\') => i = input.len() - decode_escape(input.get(i + 1..)?)?.1.len(),
+            Some(b'\\') => {
+                plain = false;
+                i = input.len() - decode_escape(input.get(i + 1..)?)?.1.len();
+            }
             _ => return None,
         }
     }
