@@ -116,8 +116,7 @@ const MEMBERS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "erro
 
 /// Parse and check one line as a JSON-RPC 2.0 message.
 pub fn parse(line: &[u8]) -> Result<Message<'_>, Rejected<'_>> {
-    let none = || Level::new(&[], &mut [], usize::MAX);
-    parse_picks(line, none(), none(), &[]).0
+    parse_picks(line, Level::none(), Level::none(), &[]).0
 }
 
 /// Index of `params` in [`MEMBERS`].

@@ -616,7 +616,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         let (parsed, claims) = rpc::parse_picks(
             line,
             Level::new(&PARAM_KEYS, &mut p.0, P_META),
-            Level::new(&META_KEYS, &mut m, usize::MAX),
+            Level::last(&META_KEYS, &mut m),
             META_PREFIX,
         );
         match parsed {

@@ -155,7 +155,7 @@ const NOT_FILED: usize = usize::MAX;
 
 impl<'p, 'a> Level<'p, 'a> {
     /// File the members named `keys` into `found` (as long); the object of `keys[open]`
-    /// holds the next level's members (`usize::MAX`: none).
+    /// holds the next level's members.
     pub(crate) fn new(
         keys: &'p [&'p str],
         found: &'p mut [Option<Value<'a>>],
@@ -169,6 +169,16 @@ impl<'p, 'a> Level<'p, 'a> {
             at: 0,
         }
     }
+
+    /// File the members named `keys` into `found`; no level below this one.
+    pub(crate) fn last(keys: &'p [&'p str], found: &'p mut [Option<Value<'a>>]) -> Self {
+        Self::new(keys, found, NOT_FILED)
+    }
+
+    /// File nothing.
+    pub(crate) fn none() -> Self {
+        Self::last(&[], &mut [])
+    }
 }
 
 /// How many object levels [`Picks`] reaches into.
@@ -178,11 +188,7 @@ impl Picks<'_, '_> {
     /// Nothing to file.
     pub(crate) fn none() -> Self {
         Picks {
-            levels: [
-                Level::new(&[], &mut [], NOT_FILED),
-                Level::new(&[], &mut [], NOT_FILED),
-                Level::new(&[], &mut [], NOT_FILED),
-            ],
+            levels: [Level::none(), Level::none(), Level::none()],
             prefix: &[],
             prefixed: false,
         }
@@ -1186,7 +1192,7 @@ mod tests {
             levels: [
                 Level::new(&["params", "id"], &mut l0, 0),
                 Level::new(&["_meta", "name", "arguments"], &mut l1, 0),
-                Level::new(&["progressToken", "x/version"], &mut l2, NOT_FILED),
+                Level::last(&["progressToken", "x/version"], &mut l2),
             ],
             prefix: b"x/",
             prefixed: false,
