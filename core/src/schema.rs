@@ -22,7 +22,6 @@
 
 use core::cmp::Ordering;
 
-use crate::json::scanner::pick;
 use crate::json::{JsonWriter, Kind, Members, Str, Value};
 
 /// The rule an argument broke.
@@ -149,14 +148,6 @@ fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
     a.cmp_number(&b) == Some(Ordering::Equal)
 }
 
-/// The members named `names` filed into `found`: the first of each (decoded) name, as
-/// [`Value::get`] finds it, at that name's index.
-fn pick_all<'s>(members: Members<'s>, names: &[&str], found: &mut [Option<Value<'s>>]) {
-    for (k, v) in members {
-        pick(names, found, k, v);
-    }
-}
-
 /// The keywords [`check_property`] reads: `type`, `enum`, then the bounds (found in
 /// one pass over the property's schema).
 const PROPERTY_KEYS: [&str; 8] = [
@@ -173,7 +164,7 @@ const PROPERTY_KEYS: [&str; 8] = [
 /// Check `v` against the property schema whose members are `prop`.
 fn check_property<'s>(prop: Members<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
     let mut found = [None; PROPERTY_KEYS.len()];
-    pick_all(prop, &PROPERTY_KEYS, &mut found);
+    prop.file_into(&PROPERTY_KEYS, &mut found);
     let [ty, allowed, bounds @ ..] = &found;
     if let Some(t) = *ty {
         // A name, or an array of names (an array is no name, a name has no items).
@@ -248,8 +239,7 @@ pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Vi
     // argument's property is found by a walk over `properties` that stops at its key
     // (names as written), and its schema is then read once, not skipped and read again.
     let mut found = [None; 3];
-    pick_all(
-        schema.members(),
+    schema.members().file_into(
         &["properties", "required", "additionalProperties"],
         &mut found,
     );

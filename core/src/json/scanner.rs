@@ -744,9 +744,7 @@ impl<'a> Value<'a> {
     /// checking what the scanner and the schema check file in one pass.)
     #[cfg(test)]
     pub(crate) fn get_each(&self, keys: &[&str], found: &mut [Option<Value<'a>>]) {
-        for (k, v) in self.members() {
-            pick(keys, found, k, v);
-        }
+        self.members().file_into(keys, found);
     }
 
     /// Members of an object in order (empty iterator if not an object).
@@ -826,6 +824,17 @@ impl<'a> Iterator for Members<'a> {
 }
 
 impl core::iter::FusedIterator for Members<'_> {}
+
+impl<'a> Members<'a> {
+    /// File the remaining members into `found`: for each of `keys`, the first member of
+    /// that decoded name (as [`Value::get`] would find it) goes into the same index;
+    /// slots of keys not present are left as they were.
+    pub(crate) fn file_into(self, keys: &[&str], found: &mut [Option<Value<'a>>]) {
+        for (k, v) in self {
+            pick(keys, found, k, v);
+        }
+    }
+}
 
 /// Iterator over an array's elements, from [`Value::items`].
 #[derive(Clone, Debug)]
