@@ -265,12 +265,7 @@ impl Reader {
             let line = self
                 .next_line()?
                 .ok_or_else(|| "the server closed its stdout (exited?)".to_string())?;
-            let top: Top<'_> = serde_json::from_slice(&line).map_err(|e| {
-                format!(
-                    "invalid JSON from the server ({e}): {}",
-                    String::from_utf8_lossy(&line[..line.len().min(200)])
-                )
-            })?;
+            let top: Top<'_> = serde_json::from_slice(&line).map_err(|e| invalid(&e, &line))?;
             if top.method.is_some() && top.id.is_none() {
                 self.notifications += 1;
                 continue;
@@ -282,12 +277,7 @@ impl Reader {
     /// Check one message line: `Some((id, result))` for a response, `None` for a
     /// notification (counted).
     fn message(&mut self, text: &[u8]) -> Result<Option<(u64, Value)>, String> {
-        let mut msg: Value = serde_json::from_slice(text).map_err(|e| {
-            format!(
-                "invalid JSON from the server ({e}): {}",
-                String::from_utf8_lossy(&text[..text.len().min(200)])
-            )
-        })?;
+        let mut msg: Value = serde_json::from_slice(text).map_err(|e| invalid(&e, text))?;
         if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
             return Err(format!(
                 "message without \"jsonrpc\":\"2.0\": {}",
@@ -317,6 +307,14 @@ impl Reader {
             .ok_or_else(|| format!("response {id} has no result"))?;
         Ok(Some((id, result)))
     }
+}
+
+/// The error for a line that is not JSON (its start quoted).
+fn invalid(e: &serde_json::Error, line: &[u8]) -> String {
+    format!(
+        "invalid JSON from the server ({e}): {}",
+        String::from_utf8_lossy(&line[..line.len().min(200)])
+    )
 }
 
 fn clip(v: &Value) -> String {
