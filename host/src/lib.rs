@@ -23,6 +23,7 @@ pub use stdio::{serve_stdio, Stdin, Stdout};
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -220,6 +221,36 @@ where
     D: Device + Send + 'static,
 {
     serve_http_bounded(listener, server, policy, seed, Limits::default())
+}
+
+/// What a server binary does with `--http ADDR`: bind `addr`, say on stderr where it
+/// serves (`NAME: serving MCP at http://ADDR/mcp`), then [`serve_http`] with a fresh
+/// [`session_seed`] until accepting fails. A failure is reported on stderr as
+/// `NAME: ...` and gives a failing exit status.
+pub fn run_http<D, const L: usize, const J: usize, const W: usize>(
+    name: &str,
+    addr: &str,
+    server: Server<D, L, J, W>,
+    policy: Policy,
+) -> ExitCode
+where
+    D: Device + Send + 'static,
+{
+    let listener = match TcpListener::bind(addr) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("{name}: bind {addr}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    eprintln!("{name}: serving MCP at http://{addr}/mcp");
+    match serve_http(listener, server, policy, session_seed()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// [`serve_http`] with other [`Limits`].

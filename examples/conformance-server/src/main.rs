@@ -9,7 +9,6 @@
 //! The fixtures use the same public API as every device: static descriptors and a
 //! [`Device`] implementation. Their texts and data are the suite's reference values.
 
-use std::net::TcpListener;
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -666,26 +665,6 @@ fn serve_stdio(mut server: Conformance) -> ExitCode {
     }
 }
 
-/// Serve Streamable HTTP at `http://ADDR/mcp` until the listener fails.
-fn serve_http(server: Conformance, listen: &str) -> ExitCode {
-    let listener = match TcpListener::bind(listen) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("conformance-server: bind {listen}: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    eprintln!("conformance-server: serving http://{listen}/mcp");
-    let seed = emcp_host::session_seed();
-    match emcp_host::serve_http(listener, server, Policy::default(), seed) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("conformance-server: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
 fn main() -> ExitCode {
     const USAGE: &str = "usage: conformance-server [--listen ADDR | --stdio]";
     let mut args = std::env::args().skip(1);
@@ -726,6 +705,7 @@ fn main() -> ExitCode {
     if stdio {
         serve_stdio(server)
     } else {
-        serve_http(server, listen.as_deref().unwrap_or("127.0.0.1:3000"))
+        let addr = listen.as_deref().unwrap_or("127.0.0.1:3000");
+        emcp_host::run_http("conformance-server", addr, server, Policy::default())
     }
 }

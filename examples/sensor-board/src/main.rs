@@ -9,26 +9,6 @@ use std::process::ExitCode;
 use emcp::Server;
 use sensor_board::{Board, CONFIG};
 
-/// Serve over HTTP on `addr` until the listener fails.
-fn serve_http(server: Server<Board>, addr: &str) -> ExitCode {
-    let listener = match std::net::TcpListener::bind(addr) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("sensor-board: bind {addr}: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    eprintln!("sensor-board: serving MCP at http://{addr}/mcp");
-    let seed = emcp_host::session_seed();
-    match emcp_host::serve_http(listener, server, emcp::http::Policy::default(), seed) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("sensor-board: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let http = match args.as_slice() {
@@ -47,7 +27,8 @@ fn main() -> ExitCode {
         }
     };
     if let Some(addr) = http {
-        return serve_http(server, &addr);
+        let policy = emcp::http::Policy::default();
+        return emcp_host::run_http("sensor-board", &addr, server, policy);
     }
     eprintln!("sensor-board: serving MCP on stdin/stdout");
     match emcp_host::serve_stdio(&mut server) {
