@@ -198,26 +198,24 @@ fn message<'a>(
 /// Start a success response: `{"jsonrpc":"2.0","id":<id>,"result":` then an open object.
 /// The caller writes the members and calls [`end_response`].
 pub fn begin_result(w: &mut JsonWriter<'_>, id: Id<'_>) {
-    begin_message(w, ID, id.raw(), b",\"result\":");
+    begin_message(w, ID, id.raw(), b",\"result\":{");
 }
 
 /// The member a response starts with, before the id.
 const ID: &[u8] = b"\"id\":";
 
-/// Start a message: `{"jsonrpc":"2.0",`, then `head`, `text` and `tail` as they are,
-/// then an open object.
+/// Start a message: `{"jsonrpc":"2.0",`, then `head` and `text` as they are, then
+/// `tail`, which opens an object (ends in `{`).
 fn begin_message(w: &mut JsonWriter<'_>, head: &[u8], text: &[u8], tail: &[u8]) {
     w.raw(b"{\"jsonrpc\":\"2.0\",");
     w.raw(head);
     w.raw(text);
-    w.raw(tail);
-    w.begin_object();
+    w.begin_object_raw(tail);
 }
 
 /// Close the result object, the envelope, and the line.
 pub fn end_response(w: &mut JsonWriter<'_>) {
-    w.end_object();
-    w.raw(b"}\n");
+    w.end(b"}}\n");
 }
 
 /// Start a notification: `{"jsonrpc":"2.0","method":"notifications/<name>","params":`
@@ -229,7 +227,7 @@ pub fn begin_notification(w: &mut JsonWriter<'_>, name: &str) {
         w,
         b"\"method\":\"notifications/",
         name.as_bytes(),
-        b"\",\"params\":",
+        b"\",\"params\":{",
     );
 }
 
@@ -243,7 +241,7 @@ pub fn write_error(
 ) {
     let mut w = JsonWriter::new(sink);
     let id = id.map_or(b"null".as_slice(), |id| id.raw());
-    begin_message(&mut w, ID, id, b",\"error\":");
+    begin_message(&mut w, ID, id, b",\"error\":{");
     w.key_lit("code");
     w.i64(i64::from(error.code()));
     w.key_lit("message");

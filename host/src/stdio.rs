@@ -291,6 +291,20 @@ impl Stdout {
         result
     }
 
+    /// A write of more than 16 bytes, or one that does not fit in the buffer.
+    #[inline(never)]
+    fn write_long(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let start = self.len;
+        match self.buf.get_mut(start..start.wrapping_add(bytes.len())) {
+            Some(to) => {
+                self.len = start + bytes.len();
+                to.copy_from_slice(bytes);
+                Ok(bytes.len())
+            }
+            None => self.write_cold(bytes),
+        }
+    }
+
     /// A write that does not fit in what is left of the buffer: write the buffer out,
     /// then buffer the bytes, or write them directly when they would fill it.
     #[cold]
@@ -325,17 +339,20 @@ impl embedded_io::ErrorType for Stdout {
 }
 
 impl embedded_io::Write for Stdout {
+    /// Up to 16 bytes (most JSON fragments) are copied inline; longer writes and a
+    /// full buffer take the outlined path, so the short one saves no registers.
     #[inline]
     fn write(&mut self, bytes: &[u8]) -> Result<usize, Self::Error> {
         let start = self.len;
-        match self.buf.get_mut(start..start.wrapping_add(bytes.len())) {
-            Some(to) => {
-                self.len = start + bytes.len();
-                copy(to, bytes);
-                Ok(bytes.len())
+        let n = bytes.len();
+        if n <= 16 {
+            if let Some(to) = self.buf.get_mut(start..start.wrapping_add(n)) {
+                self.len = start + n;
+                copy_short(to, bytes);
+                return Ok(n);
             }
-            None => self.write_cold(bytes),
         }
+        self.write_long(bytes)
     }
 
     fn flush(&mut self) -> Result<(), Self::Error> {
@@ -344,16 +361,14 @@ impl embedded_io::Write for Stdout {
     }
 }
 
-/// `to.copy_from_slice(from)` (same lengths), without a call for up to 16 bytes.
+/// `to.copy_from_slice(from)` for at most 16 bytes of the same length, without a call.
 #[inline(always)]
-fn copy(to: &mut [u8], from: &[u8]) {
+fn copy_short(to: &mut [u8], from: &[u8]) {
     let n = from.len();
     if to.len() != n {
         return;
     }
-    if n > 16 {
-        to.copy_from_slice(from);
-    } else if n >= 8 {
+    if n >= 8 {
         to[..8].copy_from_slice(&from[..8]);
         to[n - 8..].copy_from_slice(&from[n - 8..]);
     } else if n >= 4 {

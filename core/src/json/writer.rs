@@ -265,6 +265,41 @@ impl<W: embedded_io::Write> Sink for IoSink<W> {
     }
 }
 
+/// Longest string content the writer assembles with its quotes (and comma) into one
+/// sink write, on 64-bit targets (on 32-bit ones every piece is its own write: smaller
+/// code).
+#[cfg(target_pointer_width = "64")]
+const JOIN_MAX: usize = 32;
+
+/// `to.copy_from_slice(from)` for slices of the same length up to 32 bytes, as at most
+/// two overlapping fixed-size copies (no call); does nothing when the lengths differ.
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+fn copy_small(to: &mut [u8], from: &[u8]) {
+    fn two<const K: usize>(to: &mut [u8], from: &[u8]) {
+        if let (Some(a), Some(b)) = (to.first_chunk_mut::<K>(), from.first_chunk::<K>()) {
+            *a = *b;
+        }
+        if let (Some(a), Some(b)) = (to.last_chunk_mut::<K>(), from.last_chunk::<K>()) {
+            *a = *b;
+        }
+    }
+    let n = from.len();
+    if to.len() != n {
+        return;
+    }
+    match n {
+        16.. => two::<16>(to, from),
+        8.. => two::<8>(to, from),
+        4.. => two::<4>(to, from),
+        _ => {
+            for (a, b) in to.iter_mut().zip(from) {
+                *a = *b;
+            }
+        }
+    }
+}
+
 /// Maximum nesting the writer tracks for automatic commas.
 pub const WRITER_MAX_DEPTH: usize = 32;
 
@@ -521,8 +556,19 @@ impl<'s> JsonWriter<'s> {
     }
 
     /// A whole string: `,"` (comma when due), `content` (escaped unless `verbatim`),
-    /// then `close` (`"` or `":`).
+    /// then `close` (`"` or `":`). On 64-bit targets a short string with nothing to
+    /// escape (most keys and many values) goes to the sink as one write.
     fn put_string(&mut self, content: &[u8], close: &[u8], verbatim: bool) {
+        #[cfg(target_pointer_width = "64")]
+        if content.len() <= JOIN_MAX && (verbatim || find_special(content).is_none()) {
+            self.put_joined(content, close);
+            return;
+        }
+        self.put_parts(content, close, verbatim);
+    }
+
+    /// [`put_string`](Self::put_string) one piece at a time (no copy).
+    fn put_parts(&mut self, content: &[u8], close: &[u8], verbatim: bool) {
         self.put_lead(b",\"");
         if verbatim {
             // Verbatim content has no escape position: it goes out as one run.
@@ -531,6 +577,27 @@ impl<'s> JsonWriter<'s> {
             self.put_escaped(content);
         }
         self.put(close);
+    }
+
+    /// `,"` (comma when due), `content` (at most [`JOIN_MAX`] bytes, nothing to
+    /// escape) and `close` (at most 2 bytes) assembled on the stack, written at once.
+    #[cfg(target_pointer_width = "64")]
+    #[inline]
+    fn put_joined(&mut self, content: &[u8], close: &[u8]) {
+        let mut buf = [0u8; JOIN_MAX + 4];
+        let [comma, quote, body @ ..] = &mut buf;
+        *comma = b',';
+        *quote = b'"';
+        let n = content.len();
+        if let Some(to) = body.get_mut(..n) {
+            copy_small(to, content);
+        }
+        for (to, &b) in body.iter_mut().skip(n).zip(close.iter().take(2)) {
+            *to = b;
+        }
+        let start = usize::from(!self.comma);
+        let end = 2 + n + close.len().min(2);
+        self.put(buf.get(start..end).unwrap_or_default());
     }
 
     /// The escape for `b`: `\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f` or `\u00XX`.
@@ -548,13 +615,29 @@ impl<'s> JsonWriter<'s> {
     }
 
     fn begin(&mut self, open: &[u8]) {
+        self.open_with(open, true);
+    }
+
+    /// Open an object whose opening text, `{` included, is `open`, written as it is
+    /// (an envelope's `,"result":{`: one write for both).
+    pub(crate) fn begin_object_raw(&mut self, open: &[u8]) {
+        self.open_with(open, false);
+    }
+
+    /// Open a container with `open`: after [`put_lead`](Self::put_lead) when `lead`,
+    /// else as it is.
+    fn open_with(&mut self, open: &[u8], lead: bool) {
         if usize::from(self.depth) >= WRITER_MAX_DEPTH {
             if self.error.is_none() {
                 self.error = Some(SinkError::Full);
             }
             return;
         }
-        self.put_lead(open);
+        if lead {
+            self.put_lead(open);
+        } else {
+            self.put(open);
+        }
         // The container is a value of the enclosing level: after it, a comma is due
         // there (unless that level is the top).
         let bit = 1u32 << self.depth;
@@ -567,7 +650,9 @@ impl<'s> JsonWriter<'s> {
         self.comma = false;
     }
 
-    fn end(&mut self, close: &[u8]) {
+    /// Close a container with `close`, its bracket and anything after it as it is
+    /// (`}}\n` ends a result object, the envelope and the line in one write).
+    pub(crate) fn end(&mut self, close: &[u8]) {
         self.put(close);
         if self.depth > 0 {
             self.depth -= 1;
@@ -763,17 +848,24 @@ impl<'s> JsonWriter<'s> {
 
     /// `magnitude` with its sign, in quotes when `quoted`.
     fn number(&mut self, magnitude: u64, negative: bool, quoted: bool) {
-        self.put_lead(if quoted { b",\"" } else { b"," });
-        // Room for `-` and the 20 digits of u64::MAX (i64::MIN has 19).
-        let mut buf = [0u8; 21];
-        let mut start = format_u64(&mut buf, 21, magnitude);
+        // Room for `,"-`, the 20 digits of u64::MAX (i64::MIN has 19) and `"`: the
+        // whole value is one write.
+        let mut buf = [0u8; 24];
+        let mut end = buf.len();
+        if quoted {
+            prepend(&mut buf, &mut end, b'"');
+        }
+        let mut start = format_u64(&mut buf, end, magnitude);
         if negative {
             prepend(&mut buf, &mut start, b'-');
         }
-        self.put(buf.get(start..).unwrap_or_default());
         if quoted {
-            self.put(b"\"");
+            prepend(&mut buf, &mut start, b'"');
         }
+        if self.comma {
+            prepend(&mut buf, &mut start, b',');
+        }
+        self.put(buf.get(start..).unwrap_or_default());
         self.after_value();
     }
 
@@ -838,7 +930,9 @@ impl<'s> JsonWriter<'s> {
     /// Pre-validated JSON text as a value (e.g. a static schema, a raw id span); it is
     /// written verbatim, with the comma logic of a value.
     pub fn raw_value(&mut self, json: &[u8]) {
-        self.put_lead(b",");
+        if self.comma {
+            self.put(b",");
+        }
         self.put(json);
         self.after_value();
     }
@@ -1405,6 +1499,39 @@ mod tests {
         outv
     }
 
+    /// A short string written at once is the same text as written piece by piece,
+    /// at every length around the limit, with and without escapes and a comma.
+    #[test]
+    fn joined_strings_match_their_pieces() {
+        let text = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH\"\n\u{e9}";
+        for len in 0..=text.len() {
+            let Some(content) = text.get(..len) else {
+                continue;
+            };
+            for (close, verbatim) in [(b"\"".as_slice(), false), (b"\":", false), (b"\"", true)] {
+                if verbatim && needs_escape(content) {
+                    continue;
+                }
+                let write = |whole: bool| {
+                    let mut v: heapless::Vec<u8, 256> = heapless::Vec::new();
+                    let mut w = JsonWriter::new(&mut v);
+                    w.begin_array();
+                    for _ in 0..2 {
+                        if whole {
+                            w.put_string(content.as_bytes(), close, verbatim);
+                        } else {
+                            w.put_parts(content.as_bytes(), close, verbatim);
+                        }
+                        w.after_value();
+                    }
+                    assert!(w.is_ok());
+                    v
+                };
+                assert_eq!(write(true), write(false), "{content:?} {close:?}");
+            }
+        }
+    }
+
     #[test]
     fn sticky_errors() {
         let mut buf = [0u8; 8];
@@ -1413,13 +1540,20 @@ mod tests {
         w.begin_array();
         w.str("abc");
         assert!(w.is_ok());
-        w.str("defgh"); // `,"` fits, `defgh` does not
+        w.str("defgh"); // does not fit
         assert_eq!(w.error(), Some(SinkError::Full));
         w.u64(1);
         w.end_array();
         assert!(!w.is_ok());
         assert_eq!(w.finish(), Err(SinkError::Full));
-        assert_eq!(sink.written(), b"[\"abc\",\"");
+        // Nothing after the error; what went before it stays whole (a short string
+        // is one write on 64-bit targets, `,"` + content + `"` elsewhere).
+        let want: &[u8] = if cfg!(target_pointer_width = "64") {
+            b"[\"abc\""
+        } else {
+            b"[\"abc\",\""
+        };
+        assert_eq!(sink.written(), want);
 
         // Each overflow point of a small document.
         let full = out(doc);
