@@ -101,6 +101,13 @@ pub trait Device {
         let _ = index;
         None
     }
+    /// The compiled input schema of tool number `index` ([`Tool::plan`]). The default
+    /// reads it from [`Device::tool`]. A device whose tools never carry one (built at
+    /// run time, e.g. from C descriptors) returns `None` here: its image then holds
+    /// no code for plans.
+    fn tool_plan(&self, index: usize) -> Option<&'static crate::schema::Plan<'static>> {
+        self.tool(index).and_then(|t| t.plan)
+    }
     /// Resource number `index`.
     fn resource(&self, index: usize) -> Option<Resource<'static>> {
         let _ = index;

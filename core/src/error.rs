@@ -220,7 +220,8 @@ impl RpcError {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum ConfigError {
-    /// A tool's input or output schema is not valid JSON or not an object (tool index).
+    /// A tool's input or output schema is not valid JSON or not an object, or its
+    /// [`Plan`](crate::schema::Plan) was compiled from other text (tool index).
     InvalidSchema(usize),
     /// A resource template is not a valid URI template (template index).
     InvalidTemplate(usize),

@@ -17,6 +17,7 @@
 //! ```
 
 use crate::json::JsonWriter;
+use crate::schema::Plan;
 
 /// Hints about a tool's behaviour (all optional; absent means the spec's default).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -78,6 +79,28 @@ impl<'a> ToolAnnotations<'a> {
     }
 }
 
+/// [`Tool::new`] with the input schema compiled at compile time ([`Tool::plan`]):
+/// arguments are then checked without walking the schema's text. `schema` must be a
+/// constant expression (a literal, a `const`).
+///
+/// ```
+/// use emcp::registry::Tool;
+///
+/// static TOOLS: [Tool<'static>; 1] = [emcp::tool!(
+///     "switch",
+///     r#"{"type":"object","properties":{"on":{"type":"boolean"}},"required":["on"]}"#
+/// )
+/// .title("Switch")];
+/// assert!(TOOLS[0].plan.is_some_and(|p| p.is_compiled()));
+/// ```
+#[macro_export]
+macro_rules! tool {
+    ($name:expr, $schema:expr $(,)?) => {
+        $crate::registry::Tool::new($name, $schema)
+            .plan(&const { $crate::schema::Plan::compile($schema) })
+    };
+}
+
 /// A tool: an action the device performs (an actuator command, a measurement).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tool<'a> {
@@ -93,6 +116,9 @@ pub struct Tool<'a> {
     pub output_schema: Option<&'a str>,
     /// Behaviour hints.
     pub annotations: ToolAnnotations<'a>,
+    /// The input schema compiled ahead of time ([`Plan`]): arguments are checked
+    /// without walking the schema's text. `None`: the text is walked on every call.
+    pub plan: Option<&'a Plan<'a>>,
 }
 
 impl<'a> Tool<'a> {
@@ -105,6 +131,7 @@ impl<'a> Tool<'a> {
             input_schema,
             output_schema: None,
             annotations: ToolAnnotations::new(),
+            plan: None,
         }
     }
     /// Set the title.
@@ -125,6 +152,22 @@ impl<'a> Tool<'a> {
     /// Set the annotations.
     pub const fn annotations(mut self, v: ToolAnnotations<'a>) -> Self {
         self.annotations = v;
+        self
+    }
+    /// Attach the input schema compiled ahead of time; it must be compiled from
+    /// `input_schema` ([`Server::new`](crate::Server::new) refuses the tool otherwise).
+    ///
+    /// ```
+    /// use emcp::registry::Tool;
+    /// use emcp::schema::Plan;
+    ///
+    /// const SCHEMA: &str = r#"{"type":"object","properties":{"on":{"type":"boolean"}}}"#;
+    /// static TOOLS: [Tool<'static>; 1] =
+    ///     [Tool::new("switch", SCHEMA).plan(&const { Plan::compile(SCHEMA) })];
+    /// assert!(TOOLS[0].plan.is_some_and(|p| p.is_compiled()));
+    /// ```
+    pub const fn plan(mut self, v: &'a Plan<'a>) -> Self {
+        self.plan = Some(v);
         self
     }
 

@@ -464,7 +464,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             |schema: &str| json::parse(schema.as_bytes()).is_ok_and(|v| v.kind() == Kind::Object);
         for i in 0..MAX_DESCRIPTORS {
             let Some(tool) = device.tool(i) else { break };
-            if !object(tool.input_schema) || !tool.output_schema.is_none_or(object) {
+            let plan = device.tool_plan(i);
+            let planned = plan.is_none_or(|p| p.source() == tool.input_schema);
+            if !object(tool.input_schema) || !tool.output_schema.is_none_or(object) || !planned {
                 return Err(ConfigError::InvalidSchema(i));
             }
         }
@@ -1150,11 +1152,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         if args.is_some_and(|a| a.kind() != Kind::Object) {
             return Err(DispatchError::InvalidParams("arguments must be an object").into());
         }
-        // Checked when the server was built (descriptors are static): not parsed again.
-        let schema = self
+        let tool = self
             .device
             .tool(index)
-            .map(|t| Value::trusted(t.input_schema.as_bytes()))
             .ok_or(DispatchError::Internal("Invalid tool schema"))?;
         #[cfg(feature = "input")]
         let mut state_buf = [0u8; crate::input::MAX_STATE + crate::input::TAG_LEN];
@@ -1163,7 +1163,13 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         #[cfg(feature = "input")]
         let input = self.modern_input(p, ex, owner, &mut state_buf)?;
         let mut call = ToolCall::new(JsonWriter::new(out), ex, index, args);
-        if let Err(violation) = crate::schema::validate(schema, args) {
+        // The schema was checked when the server was built (descriptors are static):
+        // not parsed again, and not walked at all when compiled into a plan.
+        let checked = match self.device.tool_plan(index) {
+            Some(plan) => plan.validate(args),
+            None => crate::schema::validate(Value::trusted(tool.input_schema.as_bytes()), args),
+        };
+        if let Err(violation) = checked {
             // A tool execution error, not a protocol error (SEP-1303).
             call.violation(&violation);
             self.finish_call(&mut call);

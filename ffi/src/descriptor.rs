@@ -429,6 +429,11 @@ impl Device for CDevice {
         Some(tool)
     }
 
+    /// C descriptors carry no compiled schema: left out of the image.
+    fn tool_plan(&self, _index: usize) -> Option<&'static emcp::schema::Plan<'static>> {
+        None
+    }
+
     fn resource(&self, index: usize) -> Option<Resource<'static>> {
         let r = self.resource_desc(index)?;
         let mut res = Resource::new(text(&r.uri), text(&r.name));

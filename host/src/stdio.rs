@@ -291,7 +291,7 @@ impl Stdout {
         result
     }
 
-    /// A write of more than 16 bytes, or one that does not fit in the buffer.
+    /// A write of more than 32 bytes, or one that does not fit in the buffer.
     #[inline(never)]
     fn write_long(&mut self, bytes: &[u8]) -> io::Result<usize> {
         let start = self.len;
@@ -339,13 +339,13 @@ impl embedded_io::ErrorType for Stdout {
 }
 
 impl embedded_io::Write for Stdout {
-    /// Up to 16 bytes (most JSON fragments) are copied inline; longer writes and a
+    /// Up to 32 bytes (most JSON fragments) are copied inline; longer writes and a
     /// full buffer take the outlined path, so the short one saves no registers.
     #[inline]
     fn write(&mut self, bytes: &[u8]) -> Result<usize, Self::Error> {
         let start = self.len;
         let n = bytes.len();
-        if n <= 16 {
+        if n <= 32 {
             if let Some(to) = self.buf.get_mut(start..start.wrapping_add(n)) {
                 self.len = start + n;
                 copy_short(to, bytes);
@@ -361,23 +361,31 @@ impl embedded_io::Write for Stdout {
     }
 }
 
-/// `to.copy_from_slice(from)` for at most 16 bytes of the same length, without a call.
+/// `to.copy_from_slice(from)` for at most 32 bytes of the same length, as two
+/// overlapping fixed-size copies (no call).
 #[inline(always)]
 fn copy_short(to: &mut [u8], from: &[u8]) {
+    fn two<const K: usize>(to: &mut [u8], from: &[u8]) {
+        if let (Some(a), Some(b)) = (to.first_chunk_mut::<K>(), from.first_chunk::<K>()) {
+            *a = *b;
+        }
+        if let (Some(a), Some(b)) = (to.last_chunk_mut::<K>(), from.last_chunk::<K>()) {
+            *a = *b;
+        }
+    }
     let n = from.len();
     if to.len() != n {
         return;
     }
-    if n >= 8 {
-        to[..8].copy_from_slice(&from[..8]);
-        to[n - 8..].copy_from_slice(&from[n - 8..]);
-    } else if n >= 4 {
-        to[..4].copy_from_slice(&from[..4]);
-        to[n - 4..].copy_from_slice(&from[n - 4..]);
-    } else if n > 0 {
-        to[0] = from[0];
-        to[n / 2] = from[n / 2];
-        to[n - 1] = from[n - 1];
+    match n {
+        16.. => two::<16>(to, from),
+        8.. => two::<8>(to, from),
+        4.. => two::<4>(to, from),
+        _ => {
+            for (a, b) in to.iter_mut().zip(from) {
+                *a = *b;
+            }
+        }
     }
 }
 

@@ -29,9 +29,9 @@ const ACTUATOR: ToolAnnotations<'static> = ToolAnnotations::new()
     .idempotent(true)
     .open_world(false);
 
-/// The board's tools.
+/// The board's tools (their input schemas compiled at compile time: `emcp::tool!`).
 pub static TOOLS: [Tool<'static>; 3] = [
-    Tool::new(
+    emcp::tool!(
         "read_sensor",
         r#"{"type":"object","properties":{"sensor":{"type":"string","enum":["temperature","humidity","pressure"],"description":"Which sensor to read"}},"required":["sensor"],"additionalProperties":false}"#,
     )
@@ -41,14 +41,14 @@ pub static TOOLS: [Tool<'static>; 3] = [
         r#"{"type":"object","properties":{"sensor":{"type":"string"},"value":{"type":"number"},"unit":{"type":"string"}},"required":["sensor","value","unit"]}"#,
     )
     .annotations(ToolAnnotations::new().read_only(true).open_world(false)),
-    Tool::new(
+    emcp::tool!(
         "set_led",
         r#"{"type":"object","properties":{"color":{"type":"string","enum":["off","red","green","blue"]},"brightness":{"type":"integer","minimum":0,"maximum":100}},"required":["color"],"additionalProperties":false}"#,
     )
     .title("Set LED")
     .description("Set the status LED colour and brightness (0-100 %).")
     .annotations(ACTUATOR),
-    Tool::new(
+    emcp::tool!(
         "move_servo",
         r#"{"type":"object","properties":{"angle":{"type":"number","minimum":-90,"maximum":90}},"required":["angle"],"additionalProperties":false}"#,
     )

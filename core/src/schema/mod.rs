@@ -11,6 +11,10 @@
 //! (`1.0` is in `enum: [1]`; `100.00000000000000001` is above `maximum: 100`), never
 //! through `f64`.
 //!
+//! [`validate`] walks the schema's text on every call; a [`Plan`] (the [`plan`]
+//! module, [`emcp::tool!`](crate::tool)) is the same schema compiled at compile time,
+//! checked with the same rules and answers without the walk.
+//!
 //! ```
 //! use emcp::json::parse;
 //! use emcp::schema::validate;
@@ -22,7 +26,11 @@
 
 use core::cmp::Ordering;
 
-use crate::json::{JsonWriter, Kind, Members, Str, Value};
+use crate::json::{JsonWriter, Kind, Str, Value};
+
+pub mod plan;
+
+pub use plan::{Plan, MAX_PLAN_PROPERTIES};
 
 /// The rule an argument broke.
 #[derive(Clone, Copy, Debug)]
@@ -161,11 +169,9 @@ const PROPERTY_KEYS: [&str; 8] = [
     "maxLength",
 ];
 
-/// Check `v` against the property schema whose members are `prop`.
-fn check_property<'s>(prop: Members<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
-    let mut found = [None; PROPERTY_KEYS.len()];
-    prop.file_into(&PROPERTY_KEYS, &mut found);
-    let [ty, allowed, bounds @ ..] = &found;
+/// Check `v` against a property schema's keywords.
+fn check_property<'s>(keywords: &Keywords<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
+    let [ty, allowed, bounds @ ..] = keywords;
     if let Some(t) = *ty {
         // A name, or an array of names (an array is no name, a name has no items).
         let ok = type_matches(t, v) || t.items().any(|n| type_matches(n, v));
@@ -239,11 +245,34 @@ pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Vi
     // argument's property is found by a walk over `properties` that stops at its key
     // (names as written), and its schema is then read once, not skipped and read again.
     let mut found = [None; 3];
-    schema.members().file_into(
-        &["properties", "required", "additionalProperties"],
-        &mut found,
-    );
+    schema.members().file_into(&SCHEMA_KEYS, &mut found);
     let [props, required, additional] = found;
+    let closed = additional.is_some_and(|v| v.raw() == b"false");
+    check(required, closed, args, |key, keywords| {
+        let Some((_, prop)) = props.and_then(|p| p.member_as_written(key)) else {
+            return false;
+        };
+        prop.file_into(&PROPERTY_KEYS, keywords);
+        true
+    })
+}
+
+/// The keywords [`validate`] reads at a schema's top level.
+const SCHEMA_KEYS: [&str; 3] = ["properties", "required", "additionalProperties"];
+
+/// A property's keywords, in [`PROPERTY_KEYS`] order.
+type Keywords<'s> = [Option<Value<'s>>; PROPERTY_KEYS.len()];
+
+/// The checks of [`validate`] and [`Plan::validate`], given the schema's `required`
+/// array, whether `additionalProperties` is false, and how to file the keywords of the
+/// property named (as written) by an argument's key into an empty [`Keywords`]
+/// (false when there is no such property).
+fn check<'s>(
+    required: Option<Value<'s>>,
+    closed: bool,
+    args: Option<Value<'s>>,
+    property: impl Fn(&[u8], &mut Keywords<'s>) -> bool,
+) -> Result<(), Violation<'s, 's>> {
     if let Some(required) = required {
         for name in required.items().filter_map(|n| n.as_str()) {
             if args.and_then(|a| a.member_as_written(name.raw())).is_none() {
@@ -254,7 +283,6 @@ pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Vi
             }
         }
     }
-    let closed = additional.is_some_and(|v| v.raw() == b"false");
     let Some(args) = args else { return Ok(()) };
     // Any argument given twice first, then the first argument that breaks a rule: the
     // walk goes on past a broken argument to look for a later one given twice.
@@ -274,9 +302,10 @@ pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Vi
         if broken.is_some() {
             continue;
         }
-        let rule = match props.and_then(|p| p.member_as_written(key.raw())) {
-            Some((_, prop)) => check_property(prop, value).err(),
-            None => closed.then_some(Rule::Unknown),
+        let mut keywords = [None; PROPERTY_KEYS.len()];
+        let rule = match property(key.raw(), &mut keywords) {
+            true => check_property(&keywords, value).err(),
+            false => closed.then_some(Rule::Unknown),
         };
         broken = rule.map(|rule| Violation {
             argument: key,
@@ -887,6 +916,22 @@ mod tests {
         ]
     }
 
+    /// Most generated schemas fit a plan (the property test above would otherwise
+    /// mostly compare the walk with itself).
+    #[test]
+    fn most_generated_schemas_compile() {
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let strategy = arb_schema();
+        let compiled = (0..1000)
+            .filter(|_| {
+                let schema = strategy.new_tree(&mut runner).unwrap().current();
+                Plan::compile(&schema).is_compiled()
+            })
+            .count();
+        assert!(compiled > 300, "{compiled} of 1000 compiled");
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4096))]
 
@@ -895,6 +940,27 @@ mod tests {
             let s = parse(schema.as_bytes()).unwrap();
             let a = (!args.is_empty()).then(|| parse(args.as_bytes()).unwrap());
             let ours = std::format!("{:?}", validate(s, a));
+            let theirs = std::format!("{:?}", reference::validate(s, a));
+            prop_assert_eq!(ours, theirs, "schema {} args {}", schema, args);
+        }
+
+        /// A compiled plan answers as the walk over the text, whitespace or not.
+        #[test]
+        fn plans_answer_as_the_reference(
+            schema in arb_schema(),
+            args in arb_args(),
+            spaced in any::<bool>(),
+        ) {
+            // No generated string holds `:` or `,`: spacing them out keeps the JSON.
+            let schema = if spaced {
+                schema.replace(':', " :\t").replace(',', " ,\n ")
+            } else {
+                schema
+            };
+            let s = parse(schema.as_bytes()).unwrap();
+            let a = (!args.is_empty()).then(|| parse(args.as_bytes()).unwrap());
+            let plan = Plan::compile(&schema);
+            let ours = std::format!("{:?}", plan.validate(a));
             let theirs = std::format!("{:?}", reference::validate(s, a));
             prop_assert_eq!(ours, theirs, "schema {} args {}", schema, args);
         }

@@ -1,0 +1,474 @@
+//! Input schemas compiled ahead of time: [`Plan`].
+//!
+//! [`validate`](super::validate) walks a schema's text on every call: its top level
+//! for `properties`, `required` and `additionalProperties`, then `properties` for the
+//! argument's property, then that property's keywords. A [`Plan`] does those walks
+//! once — at compile time, [`Plan::compile`] being a `const fn` — and keeps where each
+//! keyword's value is in the text. Checking arguments then reads only the arguments
+//! and the few values the rules compare with (an `enum` array, a bound), with the
+//! same rules and the same answers.
+//!
+//! A plan is attached to a tool with [`Tool::plan`](crate::registry::Tool::plan); a
+//! tool without one (every tool built at run time, e.g. from C) is checked by walking
+//! its schema as before. A schema the plan cannot hold — more than
+//! [`MAX_PLAN_PROPERTIES`] properties, a keyword spelled with an escape, text longer
+//! than 65,535 bytes — gives a plan that walks the text too.
+//!
+//! ```
+//! use emcp::json::parse;
+//! use emcp::schema::Plan;
+//!
+//! const SCHEMA: &str = r#"{"type":"object","properties":{"b":{"type":"integer","maximum":100}},"required":["b"]}"#;
+//! static PLAN: Plan<'static> = Plan::compile(SCHEMA);
+//! assert!(PLAN.is_compiled());
+//! assert!(PLAN.validate(Some(parse(br#"{"b":50}"#).unwrap())).is_ok());
+//! assert!(PLAN.validate(Some(parse(br#"{"b":150}"#).unwrap())).is_err());
+//! assert!(PLAN.validate(None).is_err());
+//! ```
+
+use super::{check, Violation, PROPERTY_KEYS};
+use crate::json::Value;
+
+/// Properties a [`Plan`] holds; a schema with more is checked by walking its text.
+pub const MAX_PLAN_PROPERTIES: usize = 8;
+
+/// Where a value (or a property name's content) is in the schema text. `end == 0`:
+/// absent (no value is empty, and no name ends at the text's first byte).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Span {
+    start: u16,
+    end: u16,
+}
+
+impl Span {
+    const NONE: Span = Span { start: 0, end: 0 };
+
+    /// `start..end` (both within a text of at most `u16::MAX` bytes).
+    const fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u16,
+            end: end as u16,
+        }
+    }
+}
+
+/// A property: its name as written, and its keywords' values in [`PROPERTY_KEYS`]
+/// order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Property {
+    name: Span,
+    keywords: [Span; PROPERTY_KEYS.len()],
+}
+
+impl Property {
+    const NONE: Property = Property {
+        name: Span::NONE,
+        keywords: [Span::NONE; PROPERTY_KEYS.len()],
+    };
+}
+
+/// A tool's input schema compiled for argument checking (see the [module
+/// docs](self)). About 320 bytes; build it in a `static` or an inline `const` block so
+/// that the compiling happens at compile time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan<'a> {
+    source: &'a str,
+    /// False: the schema did not fit the plan; [`Plan::validate`] walks `source`.
+    compiled: bool,
+    /// `additionalProperties` is `false`.
+    closed: bool,
+    required: Span,
+    count: u8,
+    properties: [Property; MAX_PLAN_PROPERTIES],
+}
+
+impl<'a> Plan<'a> {
+    /// Compile `schema` (JSON text; [`Server::new`](crate::Server::new) refuses a tool
+    /// whose schema is not a JSON object, and one whose plan was compiled from other
+    /// text). Keywords are found as [`validate`](super::validate) finds them: the
+    /// first of each name counts, and a property is found by its name as written.
+    pub const fn compile(schema: &'a str) -> Plan<'a> {
+        let mut plan = Plan {
+            source: schema,
+            compiled: false,
+            closed: false,
+            required: Span::NONE,
+            count: 0,
+            properties: [Property::NONE; MAX_PLAN_PROPERTIES],
+        };
+        let s = schema.as_bytes();
+        let open = skip_ws(s, 0);
+        if s.len() > u16::MAX as usize || byte(s, open) != b'{' {
+            return plan;
+        }
+        let mut seen = [false; 3];
+        let mut i = open + 1;
+        loop {
+            match member(s, i) {
+                Step::End => break,
+                Step::Bad => return plan,
+                Step::Member {
+                    key,
+                    escaped,
+                    value,
+                    next,
+                } => {
+                    // A keyword spelled with an escape is found by its decoded name:
+                    // left to the walk over the text.
+                    if escaped {
+                        return plan;
+                    }
+                    if !seen[0] && eq_at(s, key, b"properties") {
+                        seen[0] = true;
+                        if !plan.compile_properties(s, value) {
+                            return plan;
+                        }
+                    } else if !seen[1] && eq_at(s, key, b"required") {
+                        seen[1] = true;
+                        plan.required = Span::new(value.0, value.1);
+                    } else if !seen[2] && eq_at(s, key, b"additionalProperties") {
+                        seen[2] = true;
+                        plan.closed = eq_at(s, value, b"false");
+                    }
+                    i = next;
+                }
+            }
+        }
+        plan.compiled = true;
+        plan
+    }
+
+    /// File the properties of the `properties` value at `value`; false when they do
+    /// not fit the plan.
+    const fn compile_properties(&mut self, s: &[u8], value: (usize, usize)) -> bool {
+        // Not an object: no properties (as the walk over the text finds none).
+        if byte(s, value.0) != b'{' {
+            return true;
+        }
+        let mut i = value.0 + 1;
+        loop {
+            match member(s, i) {
+                Step::End => return true,
+                Step::Bad => return false,
+                Step::Member {
+                    key, value, next, ..
+                } => {
+                    let mut property = Property::NONE;
+                    // Names are compared as written: an escape in one is no matter.
+                    property.name = Span::new(key.0, key.1);
+                    if !keywords(s, value, &mut property.keywords) {
+                        return false;
+                    }
+                    match self.properties.split_at_mut_checked(self.count as usize) {
+                        Some((_, [slot, ..])) => *slot = property,
+                        _ => return false,
+                    }
+                    self.count += 1;
+                    i = next;
+                }
+            }
+        }
+    }
+
+    /// The schema text the plan was compiled from.
+    pub const fn source(&self) -> &'a str {
+        self.source
+    }
+
+    /// Whether the schema fitted the plan (otherwise [`Plan::validate`] walks the
+    /// schema's text, as [`validate`](super::validate) does).
+    pub const fn is_compiled(&self) -> bool {
+        self.compiled
+    }
+
+    /// Check `args` as [`validate`](super::validate) checks them against the schema
+    /// the plan was compiled from: the same rules, the same first violation.
+    ///
+    /// # Errors
+    ///
+    /// The first violation: missing required arguments first, then the arguments in
+    /// the order given.
+    pub fn validate<'s>(&self, args: Option<Value<'s>>) -> Result<(), Violation<'s, 's>>
+    where
+        'a: 's,
+    {
+        if !self.compiled {
+            return super::validate(Value::trusted(self.source.as_bytes()), args);
+        }
+        let properties = self
+            .properties
+            .get(..usize::from(self.count))
+            .unwrap_or_default();
+        check(
+            self.value(self.required),
+            self.closed,
+            args,
+            |key, found| {
+                let Some(p) = properties.iter().find(|p| self.text(p.name) == Some(key)) else {
+                    return false;
+                };
+                for (slot, &span) in found.iter_mut().zip(p.keywords.iter()) {
+                    *slot = self.value(span);
+                }
+                true
+            },
+        )
+    }
+
+    fn text(&self, span: Span) -> Option<&'a [u8]> {
+        self.source
+            .as_bytes()
+            .get(usize::from(span.start)..usize::from(span.end))
+    }
+
+    fn value(&self, span: Span) -> Option<Value<'a>> {
+        if span.end == 0 {
+            return None;
+        }
+        self.text(span).map(Value::trusted)
+    }
+}
+
+/// File the keywords of the property schema at `value` into `found` (the first of each
+/// name); false when one is spelled with an escape.
+const fn keywords(
+    s: &[u8],
+    value: (usize, usize),
+    found: &mut [Span; PROPERTY_KEYS.len()],
+) -> bool {
+    // Not an object: no keywords.
+    if byte(s, value.0) != b'{' {
+        return true;
+    }
+    let mut i = value.0 + 1;
+    loop {
+        match member(s, i) {
+            Step::End => return true,
+            Step::Bad => return false,
+            Step::Member {
+                key,
+                escaped,
+                value,
+                next,
+            } => {
+                if escaped {
+                    return false;
+                }
+                let mut k = 0;
+                while k < PROPERTY_KEYS.len() {
+                    if let Some((_, [name, ..])) = PROPERTY_KEYS.split_at_checked(k) {
+                        if eq_at(s, key, name.as_bytes()) {
+                            if let Some((_, [slot, ..])) = found.split_at_mut_checked(k) {
+                                if slot.end == 0 {
+                                    *slot = Span::new(value.0, value.1);
+                                }
+                            }
+                        }
+                    }
+                    k += 1;
+                }
+                i = next;
+            }
+        }
+    }
+}
+
+/// One step of a walk over an object's members.
+enum Step {
+    /// A member: its key's content, whether the key has an escape, its value, and
+    /// where the next step starts.
+    Member {
+        key: (usize, usize),
+        escaped: bool,
+        value: (usize, usize),
+        next: usize,
+    },
+    /// The object ends.
+    End,
+    /// Not JSON as expected.
+    Bad,
+}
+
+/// The member at `i` (just after the object's `{` or a member's `,`; whitespace
+/// allowed) of an object in `s`.
+const fn member(s: &[u8], i: usize) -> Step {
+    let i = skip_ws(s, i);
+    if byte(s, i) == b'}' {
+        return Step::End;
+    }
+    let Some((key_end, escaped)) = string_end(s, i) else {
+        return Step::Bad;
+    };
+    let colon = skip_ws(s, key_end);
+    if byte(s, colon) != b':' {
+        return Step::Bad;
+    }
+    let start = skip_ws(s, colon + 1);
+    let Some(end) = value_end(s, start) else {
+        return Step::Bad;
+    };
+    let after = skip_ws(s, end);
+    let next = match byte(s, after) {
+        b',' => after + 1,
+        b'}' => after,
+        _ => return Step::Bad,
+    };
+    Step::Member {
+        key: (i + 1, key_end - 1),
+        escaped,
+        value: (start, end),
+        next,
+    }
+}
+
+/// The byte at `i`, 0 past the end (no JSON token starts with it).
+const fn byte(s: &[u8], i: usize) -> u8 {
+    match s.split_at_checked(i) {
+        Some((_, [b, ..])) => *b,
+        _ => 0,
+    }
+}
+
+const fn skip_ws(s: &[u8], mut i: usize) -> usize {
+    while matches!(byte(s, i), b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// The string whose opening quote is at `i`: the index after its closing quote, and
+/// whether it has an escape.
+const fn string_end(s: &[u8], i: usize) -> Option<(usize, bool)> {
+    if byte(s, i) != b'"' {
+        return None;
+    }
+    let mut j = i + 1;
+    let mut escaped = false;
+    while j < s.len() {
+        match byte(s, j) {
+            b'\\' => {
+                escaped = true;
+                j += 2;
+            }
+            b'"' => return Some((j + 1, escaped)),
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+/// The end of the value at `i`: strings to their closing quote, containers by
+/// counting brackets outside strings, numbers and literals to the next delimiter.
+const fn value_end(s: &[u8], i: usize) -> Option<usize> {
+    match byte(s, i) {
+        b'"' => match string_end(s, i) {
+            Some((end, _)) => Some(end),
+            None => None,
+        },
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < s.len() {
+                match byte(s, j) {
+                    b'"' => match string_end(s, j) {
+                        Some((end, _)) => {
+                            j = end;
+                            continue;
+                        }
+                        None => return None,
+                    },
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            None
+        }
+        0 | b',' | b'}' | b']' | b':' => None,
+        _ => {
+            let mut j = i;
+            while j < s.len()
+                && !matches!(
+                    byte(s, j),
+                    b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'
+                )
+            {
+                j += 1;
+            }
+            Some(j)
+        }
+    }
+}
+
+/// Whether `s[span]` is `lit`.
+const fn eq_at(s: &[u8], span: (usize, usize), lit: &[u8]) -> bool {
+    if span.1 < span.0 || span.1 - span.0 != lit.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < lit.len() {
+        if byte(s, span.0 + k) != byte(lit, k) {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+
+    #[test]
+    fn fits_and_falls_back() {
+        let led = r#"{ "type": "object", "properties": { "color": { "type": "string", "enum": ["off", "red"] },
+            "brightness": { "type": "integer", "minimum": 0, "maximum": 100 } },
+            "required": ["color"], "additionalProperties": false }"#;
+        let plan = Plan::compile(led);
+        assert!(plan.is_compiled());
+        assert_eq!(plan.count, 2);
+        assert!(plan.closed);
+        assert_eq!(plan.text(plan.properties[1].name), Some(&b"brightness"[..]));
+        assert_eq!(
+            plan.value(plan.properties[1].keywords[3]).map(|v| v.raw()),
+            Some(&b"100"[..])
+        );
+        assert_eq!(
+            plan.value(plan.required).map(|v| v.raw()),
+            Some(&br#"["color"]"#[..])
+        );
+
+        // An escaped keyword, too many properties, not an object: the text is walked.
+        assert!(!Plan::compile(r#"{"propert\u0069es":{}}"#).is_compiled());
+        assert!(!Plan::compile(r#"{"properties":{"a":{"m\u0061ximum":1}}}"#).is_compiled());
+        let many =
+            r#"{"properties":{"a":{},"b":{},"c":{},"d":{},"e":{},"f":{},"g":{},"h":{},"i":{}}}"#;
+        assert!(!Plan::compile(many).is_compiled());
+        assert!(!Plan::compile("[]").is_compiled());
+        // An escaped property name is compared as written: it fits.
+        assert!(Plan::compile(r#"{"properties":{"\u0061":{}}}"#).is_compiled());
+        assert!(Plan::compile("{}").is_compiled());
+    }
+
+    /// Compiled at compile time (a `static`), and used.
+    #[test]
+    fn in_a_static() {
+        static PLAN: Plan<'static> = Plan::compile(
+            r#"{"properties":{"n":{"type":"integer","maximum":3}},"required":["n"]}"#,
+        );
+        assert!(PLAN.is_compiled());
+        let args = crate::json::parse(br#"{"n":4}"#).unwrap();
+        let v = PLAN.validate(Some(args)).unwrap_err();
+        assert!(matches!(v.rule, super::super::Rule::Maximum(b) if b.raw() == b"3"));
+        assert!(PLAN.validate(None).is_err());
+    }
+}
