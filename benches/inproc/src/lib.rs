@@ -132,11 +132,14 @@ pub fn answer<D: Device>(server: &mut Server<D>, line: &[u8]) -> String {
     String::from_utf8(out.0).expect("responses are UTF-8")
 }
 
-/// Check that `response` is one successful result line containing `expect`.
+/// Check that `response` is one line of JSON, a successful result, containing `expect`.
 pub fn check(response: &str, expect: &str) -> Result<(), String> {
     let one_line = response.ends_with('\n') && response.matches('\n').count() == 1;
     if !one_line {
         return Err(format!("not one line: {response:?}"));
+    }
+    if let Err(e) = serde_json::from_str::<serde_json::Value>(response) {
+        return Err(format!("not JSON ({e}): {response}"));
     }
     if !response.starts_with(r#"{"jsonrpc":"2.0","id":1,"result":{"#) {
         return Err(format!("not a result: {response}"));

@@ -485,6 +485,13 @@ impl<'s> JsonWriter<'s> {
         }
     }
 
+    /// Raw text that starts with a member's comma, dropped when none is due (a key
+    /// the crate spells as a literal, and what follows it).
+    #[cfg(all(target_pointer_width = "64", feature = "stateless"))]
+    pub(crate) fn raw_lead(&mut self, with_comma: &[u8]) {
+        self.put_lead(with_comma);
+    }
+
     /// Whether no error has occurred so far.
     pub fn is_ok(&self) -> bool {
         self.error.is_none()
@@ -848,24 +855,17 @@ impl<'s> JsonWriter<'s> {
 
     /// `magnitude` with its sign, in quotes when `quoted`.
     fn number(&mut self, magnitude: u64, negative: bool, quoted: bool) {
-        // Room for `,"-`, the 20 digits of u64::MAX (i64::MIN has 19) and `"`: the
-        // whole value is one write.
-        let mut buf = [0u8; 24];
-        let mut end = buf.len();
-        if quoted {
-            prepend(&mut buf, &mut end, b'"');
-        }
-        let mut start = format_u64(&mut buf, end, magnitude);
+        self.put_lead(if quoted { b",\"" } else { b"," });
+        // Room for `-` and the 20 digits of u64::MAX (i64::MIN has 19).
+        let mut buf = [0u8; 21];
+        let mut start = format_u64(&mut buf, 21, magnitude);
         if negative {
             prepend(&mut buf, &mut start, b'-');
         }
-        if quoted {
-            prepend(&mut buf, &mut start, b'"');
-        }
-        if self.comma {
-            prepend(&mut buf, &mut start, b',');
-        }
         self.put(buf.get(start..).unwrap_or_default());
+        if quoted {
+            self.put(b"\"");
+        }
         self.after_value();
     }
 
