@@ -14,8 +14,16 @@ use crate::framing::Frames;
 use crate::json::{IoSink, Sink};
 use crate::server::Server;
 
-/// Bytes read from the transport per call in [`serve`] (a stack buffer).
+/// Bytes read from the transport per call in [`serve`] (a stack buffer): 256 on a
+/// 32-bit target (a microcontroller's stack), 4 KiB on a 64-bit one, where most lines
+/// then arrive whole and are handled in place rather than copied into the framer.
+#[cfg(not(target_pointer_width = "64"))]
 pub const READ_CHUNK: usize = 256;
+/// Bytes read from the transport per call in [`serve`] (a stack buffer): 256 on a
+/// 32-bit target (a microcontroller's stack), 4 KiB on a 64-bit one, where most lines
+/// then arrive whole and are handled in place rather than copied into the framer.
+#[cfg(target_pointer_width = "64")]
+pub const READ_CHUNK: usize = 4096;
 
 /// Feed received bytes: frame them and handle every complete line.
 pub fn feed<D: Device, F: Frames + ?Sized, const L: usize, const J: usize, const W: usize>(

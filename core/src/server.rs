@@ -665,12 +665,18 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             }
             Ok(Message::Notification(n)) => self.notification(n),
             Ok(Message::Request(r)) => {
-                let mut g = Guard::new(out);
-                if let Err(f) = self.request(r, &p, m, claims, era, &mut g) {
+                // A sink that cannot take a line back is not watched for running full:
+                // nothing could be done about it.
+                let mut guard = None;
+                let sink: &mut dyn Sink = match out.can_rollback() {
+                    true => guard.insert(Guard::new(&mut *out)),
+                    false => &mut *out,
+                };
+                if let Err(f) = self.request(r, &p, m, claims, era, sink) {
                     crate::trace::trace!("request failed: {}", f.error);
-                    write_failure(&mut g, r.id, f);
+                    write_failure(sink, r.id, f);
                 }
-                if g.full {
+                if guard.is_some_and(|g| g.full) {
                     too_large(out, r.id);
                 }
             }

@@ -50,6 +50,15 @@ pub trait Sink {
         false
     }
 
+    /// Whether [`Sink::rollback`] may take lines back. The server watches such a sink
+    /// for running full, to take back a response that did not fit and answer with an
+    /// error instead; a sink that never can (a stream) is written to directly, one
+    /// indirection less per piece. The default is true (watched); [`IoSink`] says
+    /// false.
+    fn can_rollback(&self) -> bool {
+        true
+    }
+
     /// The lines that follow belong to the exchange of the client request whose id
     /// (JSON text) is `request` — for a `subscriptions/listen` stream, its subscription
     /// id — or, for `None`, to no request (an initialize-era session notification).
@@ -262,6 +271,11 @@ impl<W: embedded_io::Write> Sink for IoSink<W> {
             Ok(n) if n == bytes.len() => Ok(()),
             first => self.write_rest(bytes, first),
         }
+    }
+
+    /// A stream: what is written is gone.
+    fn can_rollback(&self) -> bool {
+        false
     }
 }
 
@@ -930,9 +944,14 @@ impl<'s> JsonWriter<'s> {
     /// Pre-validated JSON text as a value (e.g. a static schema, a raw id span); it is
     /// written verbatim, with the comma logic of a value.
     pub fn raw_value(&mut self, json: &[u8]) {
+        // On 64-bit targets no empty write when no comma is due; elsewhere the
+        // smaller code.
+        #[cfg(target_pointer_width = "64")]
         if self.comma {
             self.put(b",");
         }
+        #[cfg(not(target_pointer_width = "64"))]
+        self.put_lead(b",");
         self.put(json);
         self.after_value();
     }
