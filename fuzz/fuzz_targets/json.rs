@@ -14,6 +14,10 @@
 //!   `BufferTooSmall` one byte short), `decoded_len`, `eq_str`, `char_count`,
 //!   `pieces`, `as_plain`.
 //!
+//! Schema plans: an accepted object, as a tool's input schema, compiled into a
+//! `schema::Plan` answers every one of a few argument objects (and itself as arguments)
+//! exactly as `schema::validate` does.
+//!
 //! Writer, with the input as (lossy) UTF-8 text: strings written whole, in parts,
 //! by character and through `fmt`, as a key, base64 of the bytes, and integers and a
 //! float from the bytes — `serde_json` and `parse` read back exactly what was written.
@@ -51,6 +55,7 @@ fn scanner(data: &[u8]) {
         (_, Err(e)) if gave_up(e) => {}
         (Ok(v), Ok(j)) => {
             same(*v, j);
+            plan(*v, data);
             let d = emcp_fuzz::depth(j);
             match &ours {
                 Ok(o) => {
@@ -68,6 +73,32 @@ fn scanner(data: &[u8]) {
             "{:?}: ours {deep:?}, serde_json {theirs:?}",
             String::from_utf8_lossy(data)
         ),
+    }
+}
+
+/// An object `v` (the whole input `data`) as an input schema: its compiled plan answers
+/// as the walk over its text.
+fn plan(v: Value<'_>, data: &[u8]) {
+    if v.kind() != Kind::Object {
+        return;
+    }
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let compiled = emcp::schema::Plan::compile(text);
+    const ARGS: [&str; 6] = [
+        "{}",
+        r#"{"a":1}"#,
+        r#"{"a":"x","b":true,"c":[1]}"#,
+        r#"{"a":null,"a":2}"#,
+        r#"{"\u0061":1.5e1,"ab":"é"}"#,
+        r#"{"b":-1,"c":"abcdef","d":{}}"#,
+    ];
+    let args = ARGS.iter().map(|a| parse(a.as_bytes()).expect("valid arguments"));
+    for a in args.map(Some).chain([None, Some(v)]) {
+        let ours = format!("{:?}", compiled.validate(a));
+        let walked = format!("{:?}", emcp::schema::validate(v, a));
+        assert_eq!(ours, walked, "schema {text:?}, arguments {a:?}");
     }
 }
 
