@@ -32,7 +32,8 @@
 //! [`json::MAX_DEPTH`], id length [`rpc::MAX_ID_LEN`], URI length
 //! [`server::MAX_URI_LEN`], listen streams `L` and pending jobs `J` of [`Server`],
 //! subscribable resources [`subscription::MAX_RESOURCES`], template variables
-//! [`template::MAX_VARS`], completion values [`device::MAX_COMPLETIONS`].
+//! [`template::MAX_VARS`], completion values [`device::MAX_COMPLETIONS`], properties of
+//! a compiled schema [`schema::MAX_PLAN_PROPERTIES`].
 //!
 //! ## Panic contract
 //! No function of this crate panics, whatever bytes it is fed: the crate denies
