@@ -1759,9 +1759,9 @@ mod tests {
         ] {
             let mut s: Server<Kinds, 1, 1> = Server::new(Kinds::default(), config).unwrap();
             let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
-            for (method, params) in [("tools/list", ""), ("prompts/list", "")] {
+            for method in ["tools/list", "prompts/list"] {
                 let line = std::format!(
-                    r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{params}{meta}}}}}"#
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{meta}}}}}"#
                 );
                 let out = run(&mut s, &line);
                 let want =

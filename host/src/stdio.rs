@@ -348,7 +348,7 @@ impl embedded_io::Write for Stdout {
         if n <= 32 {
             if let Some(to) = self.buf.get_mut(start..start.wrapping_add(n)) {
                 self.len = start + n;
-                copy_short(to, bytes);
+                emcp::json::writer::copy_small(to, bytes);
                 return Ok(n);
             }
         }
@@ -358,34 +358,6 @@ impl embedded_io::Write for Stdout {
     fn flush(&mut self) -> Result<(), Self::Error> {
         self.drain()?;
         self.out.flush()
-    }
-}
-
-/// `to.copy_from_slice(from)` for at most 32 bytes of the same length, as two
-/// overlapping fixed-size copies (no call).
-#[inline(always)]
-fn copy_short(to: &mut [u8], from: &[u8]) {
-    fn two<const K: usize>(to: &mut [u8], from: &[u8]) {
-        if let (Some(a), Some(b)) = (to.first_chunk_mut::<K>(), from.first_chunk::<K>()) {
-            *a = *b;
-        }
-        if let (Some(a), Some(b)) = (to.last_chunk_mut::<K>(), from.last_chunk::<K>()) {
-            *a = *b;
-        }
-    }
-    let n = from.len();
-    if to.len() != n {
-        return;
-    }
-    match n {
-        16.. => two::<16>(to, from),
-        8.. => two::<8>(to, from),
-        4.. => two::<4>(to, from),
-        _ => {
-            for (a, b) in to.iter_mut().zip(from) {
-                *a = *b;
-            }
-        }
     }
 }
 

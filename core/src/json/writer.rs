@@ -285,11 +285,17 @@ impl<W: embedded_io::Write> Sink for IoSink<W> {
 #[cfg(target_pointer_width = "64")]
 const JOIN_MAX: usize = 32;
 
-/// `to.copy_from_slice(from)` for slices of the same length up to 32 bytes, as at most
-/// two overlapping fixed-size copies (no call); does nothing when the lengths differ.
-#[cfg(target_pointer_width = "64")]
+/// `to.copy_from_slice(from)`, up to 32 bytes as at most two overlapping fixed-size
+/// copies (no call: for the short pieces a [`JsonWriter`] writes, copied into a
+/// [`Sink`]'s buffer); does nothing when the lengths differ.
+///
+/// ```
+/// let mut to = [0u8; 11];
+/// emcp::json::writer::copy_small(&mut to, b"hello world");
+/// assert_eq!(&to, b"hello world");
+/// ```
 #[inline(always)]
-fn copy_small(to: &mut [u8], from: &[u8]) {
+pub fn copy_small(to: &mut [u8], from: &[u8]) {
     fn two<const K: usize>(to: &mut [u8], from: &[u8]) {
         if let (Some(a), Some(b)) = (to.first_chunk_mut::<K>(), from.first_chunk::<K>()) {
             *a = *b;
@@ -303,6 +309,7 @@ fn copy_small(to: &mut [u8], from: &[u8]) {
         return;
     }
     match n {
+        33.. => to.copy_from_slice(from),
         16.. => two::<16>(to, from),
         8.. => two::<8>(to, from),
         4.. => two::<4>(to, from),
@@ -1516,6 +1523,20 @@ mod tests {
             outv.extend_from_slice(&group[..3 - pad]);
         }
         outv
+    }
+
+    #[test]
+    fn copy_small_copies_every_length() {
+        let from: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37)).collect();
+        for n in 0..=from.len() {
+            let mut to = std::vec![0xAAu8; n];
+            copy_small(&mut to, &from[..n]);
+            assert_eq!(to, &from[..n], "length {n}");
+        }
+        // Different lengths: nothing copied.
+        let mut to = [0u8; 3];
+        copy_small(&mut to, b"ab");
+        assert_eq!(to, [0; 3]);
     }
 
     /// A short string written at once is the same text as written piece by piece,
