@@ -110,6 +110,11 @@ impl Sink for Output {
             Output::Buffer(sink) => sink.rollback(),
         }
     }
+
+    /// The callback streams (what it was given is gone); the buffer takes back.
+    fn can_rollback(&self) -> bool {
+        matches!(self, Output::Buffer(_))
+    }
 }
 
 /// A sink over the C write callback.
