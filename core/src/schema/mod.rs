@@ -248,52 +248,18 @@ pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Vi
     schema.members().file_into(&SCHEMA_KEYS, &mut found);
     let [props, required, additional] = found;
     let closed = additional.is_some_and(|v| v.raw() == b"false");
-    check(required, closed, args, |key, keywords| {
-        let Some((_, prop)) = props.and_then(|p| p.member_as_written(key)) else {
-            return false;
-        };
-        prop.file_into(&PROPERTY_KEYS, keywords);
-        true
-    })
-}
-
-/// The keywords [`validate`] reads at a schema's top level.
-const SCHEMA_KEYS: [&str; 3] = ["properties", "required", "additionalProperties"];
-
-/// A property's keywords, in [`PROPERTY_KEYS`] order.
-type Keywords<'s> = [Option<Value<'s>>; PROPERTY_KEYS.len()];
-
-/// The checks of [`validate`] and [`Plan::validate`], given the schema's `required`
-/// array, whether `additionalProperties` is false, and how to file the keywords of the
-/// property named (as written) by an argument's key into an empty [`Keywords`]
-/// (false when there is no such property).
-fn check<'s>(
-    required: Option<Value<'s>>,
-    closed: bool,
-    args: Option<Value<'s>>,
-    property: impl Fn(&[u8], &mut Keywords<'s>) -> bool,
-) -> Result<(), Violation<'s, 's>> {
-    if let Some(required) = required {
-        for name in required.items().filter_map(|n| n.as_str()) {
-            if args.and_then(|a| a.member_as_written(name.raw())).is_none() {
-                return Err(Violation {
-                    argument: name,
-                    rule: Rule::Required,
-                });
-            }
-        }
+    if let Some(name) = first_missing(required, args) {
+        return Err(Violation {
+            argument: name,
+            rule: Rule::Required,
+        });
     }
     let Some(args) = args else { return Ok(()) };
     // Any argument given twice first, then the first argument that breaks a rule: the
     // walk goes on past a broken argument to look for a later one given twice.
     let mut broken = None;
     for (i, (key, value)) in args.members().enumerate() {
-        // Given before when its first occurrence is not this one (the first is).
-        if i > 0
-            && args
-                .member_as_written(key.raw())
-                .is_some_and(|(first, _)| first != i)
-        {
+        if given_before(args, i, key) {
             return Err(Violation {
                 argument: key,
                 rule: Rule::Duplicate,
@@ -303,9 +269,12 @@ fn check<'s>(
             continue;
         }
         let mut keywords = [None; PROPERTY_KEYS.len()];
-        let rule = match property(key.raw(), &mut keywords) {
-            true => check_property(&keywords, value).err(),
-            false => closed.then_some(Rule::Unknown),
+        let rule = match props.and_then(|p| p.member_as_written(key.raw())) {
+            Some((_, prop)) => {
+                prop.file_into(&PROPERTY_KEYS, &mut keywords);
+                check_property(&keywords, value).err()
+            }
+            None => closed.then_some(Rule::Unknown),
         };
         broken = rule.map(|rule| Violation {
             argument: key,
@@ -313,6 +282,31 @@ fn check<'s>(
         });
     }
     broken.map_or(Ok(()), Err)
+}
+
+/// The keywords [`validate`] reads at a schema's top level.
+const SCHEMA_KEYS: [&str; 3] = ["properties", "required", "additionalProperties"];
+
+/// A property's keywords, in [`PROPERTY_KEYS`] order.
+type Keywords<'s> = [Option<Value<'s>>; PROPERTY_KEYS.len()];
+
+/// The first name of the `required` array (its strings, as written) that `args` lacks.
+#[inline(always)]
+fn first_missing<'s>(required: Option<Value<'s>>, args: Option<Value<'_>>) -> Option<Str<'s>> {
+    required?
+        .items()
+        .filter_map(|n| n.as_str())
+        .find(|name| args.and_then(|a| a.member_as_written(name.raw())).is_none())
+}
+
+/// Whether member `i` of `args`, named `key`, was given before: its name's first
+/// occurrence (as written) is not this one.
+#[inline(always)]
+fn given_before(args: Value<'_>, i: usize, key: Str<'_>) -> bool {
+    i > 0
+        && args
+            .member_as_written(key.raw())
+            .is_some_and(|(first, _)| first != i)
 }
 
 #[cfg(test)]

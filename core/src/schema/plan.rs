@@ -26,7 +26,9 @@
 //! assert!(PLAN.validate(None).is_err());
 //! ```
 
-use super::{check, Violation, PROPERTY_KEYS};
+use super::{
+    check_property, first_missing, given_before, Keywords, Rule, Violation, PROPERTY_KEYS,
+};
 use crate::json::Value;
 
 /// Properties a [`Plan`] holds; a schema with more is checked by walking its text.
@@ -78,6 +80,11 @@ pub struct Plan<'a> {
     /// `additionalProperties` is `false`.
     closed: bool,
     required: Span,
+    /// The declared properties `required` names, in its order (indices into
+    /// `properties`); `required_count == u8::MAX`: it names something else, and the
+    /// arguments are looked up by walking it.
+    required_props: [u8; MAX_PLAN_PROPERTIES],
+    required_count: u8,
     count: u8,
     properties: [Property; MAX_PLAN_PROPERTIES],
 }
@@ -93,6 +100,8 @@ impl<'a> Plan<'a> {
             compiled: false,
             closed: false,
             required: Span::NONE,
+            required_props: [0; MAX_PLAN_PROPERTIES],
+            required_count: 0,
             count: 0,
             properties: [Property::NONE; MAX_PLAN_PROPERTIES],
         };
@@ -134,8 +143,65 @@ impl<'a> Plan<'a> {
                 }
             }
         }
+        plan.compile_required(s);
         plan.compiled = true;
         plan
+    }
+
+    /// File the declared properties the `required` array names (its strings; other
+    /// items name nothing), or note that it names something else.
+    const fn compile_required(&mut self, s: &[u8]) {
+        if self.required.end == 0 || byte(s, self.required.start as usize) != b'[' {
+            return;
+        }
+        let mut i = self.required.start as usize + 1;
+        loop {
+            let at = skip_ws(s, i);
+            match byte(s, at) {
+                b']' => return,
+                b'"' => {
+                    let Some((end, _)) = string_end(s, at) else {
+                        self.required_count = u8::MAX;
+                        return;
+                    };
+                    let name = (at + 1, end - 1);
+                    let mut k = 0;
+                    let mut found = false;
+                    while k < self.count as usize && !found {
+                        if let Some((_, [p, ..])) = self.properties.split_at_checked(k) {
+                            found = eq_spans(s, name, (p.name.start as usize, p.name.end as usize));
+                        }
+                        if !found {
+                            k += 1;
+                        }
+                    }
+                    match self
+                        .required_props
+                        .split_at_mut_checked(self.required_count as usize)
+                    {
+                        Some((_, [slot, ..])) if found => *slot = k as u8,
+                        _ => {
+                            self.required_count = u8::MAX;
+                            return;
+                        }
+                    }
+                    self.required_count += 1;
+                    i = end;
+                }
+                _ => match value_end(s, at) {
+                    Some(end) => i = end,
+                    None => {
+                        self.required_count = u8::MAX;
+                        return;
+                    }
+                },
+            }
+            let after = skip_ws(s, i);
+            match byte(s, after) {
+                b',' => i = after + 1,
+                _ => i = after,
+            }
+        }
     }
 
     /// File the properties of the `properties` value at `value`; false when they do
@@ -199,20 +265,71 @@ impl<'a> Plan<'a> {
             .properties
             .get(..usize::from(self.count))
             .unwrap_or_default();
-        check(
-            self.value(self.required),
-            self.closed,
-            args,
-            |key, found| {
-                let Some(p) = properties.iter().find(|p| self.text(p.name) == Some(key)) else {
-                    return false;
-                };
-                for (slot, &span) in found.iter_mut().zip(p.keywords.iter()) {
-                    *slot = self.value(span);
-                }
-                true
-            },
-        )
+        // One walk over the arguments: which declared properties are given, the first
+        // argument given twice, the first that breaks a rule.
+        let mut given = 0u32;
+        let mut duplicate = None;
+        let mut broken = None;
+        for (i, (key, value)) in args.iter().flat_map(|a| a.members()).enumerate() {
+            if duplicate.is_none() && args.is_some_and(|a| given_before(a, i, key)) {
+                duplicate = Some(key);
+            }
+            let found = properties
+                .iter()
+                .position(|p| self.text(p.name) == Some(key.raw()));
+            if let Some(k) = found {
+                given |= 1 << k;
+            }
+            if broken.is_some() || duplicate.is_some() {
+                continue;
+            }
+            let rule = match found.and_then(|k| properties.get(k)) {
+                Some(p) => check_property(&self.keywords(p), value).err(),
+                None => self.closed.then_some(Rule::Unknown),
+            };
+            broken = rule.map(|rule| Violation {
+                argument: key,
+                rule,
+            });
+        }
+        // As `validate` answers: a missing required argument first, then one given
+        // twice, then the first broken rule.
+        let missing = match self.required_props.get(..usize::from(self.required_count)) {
+            Some(required) => required
+                .iter()
+                .find(|&&k| given & 1 << k == 0)
+                .and_then(|&k| properties.get(usize::from(k)))
+                .and_then(|p| self.name(p)),
+            None => first_missing(self.value(self.required), args),
+        };
+        if let Some(name) = missing {
+            return Err(Violation {
+                argument: name,
+                rule: Rule::Required,
+            });
+        }
+        if let Some(key) = duplicate {
+            return Err(Violation {
+                argument: key,
+                rule: Rule::Duplicate,
+            });
+        }
+        broken.map_or(Ok(()), Err)
+    }
+
+    /// The name of `p` as a string (its span and the quotes around it).
+    fn name(&self, p: &Property) -> Option<crate::json::Str<'a>> {
+        let quoted = usize::from(p.name.start).checked_sub(1)?..usize::from(p.name.end) + 1;
+        Value::trusted(self.source.as_bytes().get(quoted)?).as_str()
+    }
+
+    /// The keywords of `p`, as values.
+    fn keywords(&self, p: &Property) -> Keywords<'a> {
+        let mut found: Keywords<'a> = [None; PROPERTY_KEYS.len()];
+        for (slot, &span) in found.iter_mut().zip(p.keywords.iter()) {
+            *slot = self.value(span);
+        }
+        found
     }
 
     fn text(&self, span: Span) -> Option<&'a [u8]> {
@@ -404,6 +521,21 @@ const fn value_end(s: &[u8], i: usize) -> Option<usize> {
             Some(j)
         }
     }
+}
+
+/// Whether `s[a]` and `s[b]` are the same bytes.
+const fn eq_spans(s: &[u8], a: (usize, usize), b: (usize, usize)) -> bool {
+    if a.1 < a.0 || b.1 < b.0 || a.1 - a.0 != b.1 - b.0 {
+        return false;
+    }
+    let mut k = 0;
+    while k < a.1 - a.0 {
+        if byte(s, a.0 + k) != byte(s, b.0 + k) {
+            return false;
+        }
+        k += 1;
+    }
+    true
 }
 
 /// Whether `s[span]` is `lit`.
