@@ -2,7 +2,7 @@
 //!
 //! Values are explicit and grouped by hundreds; a retired value stays reserved forever.
 //! A status is a plain `uint32_t` on the C side, so a callback may return any value:
-//! Rust reads it with a total conversion ([`is_ok`], [`step`]), never a transmute.
+//! Rust reads it with a total conversion (`is_ok`, `step`), never a transmute.
 
 /// A status code.
 pub type emcp_status = u32;

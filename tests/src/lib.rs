@@ -7,7 +7,7 @@
 //! - `< JSON` — the next line the server must write, byte for byte;
 //! - `#` comments and blank lines.
 //!
-//! [`run_in_process`] feeds the whole input to a sensor-board server in chunks (whole,
+//! [`run_chunks`] feeds the whole input to a sensor-board server in chunks (whole,
 //! one byte at a time, random splits) and polls only at the end, so the output must
 //! not depend on the chunking.
 
