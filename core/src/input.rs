@@ -76,16 +76,19 @@ impl Capabilities {
     /// Read a `ClientCapabilities` object (`None`: nothing declared). A capability is
     /// declared when its member is present and an object.
     pub fn from_value(caps: Option<Value<'_>>) -> Self {
-        let mut bits = 0;
-        for c in [
+        const ALL: [Capability; 3] = [
             Capability::Elicitation,
             Capability::Sampling,
             Capability::Roots,
-        ] {
-            if caps
-                .and_then(|v| v.get(c.name()))
-                .is_some_and(|v| v.kind() == crate::json::Kind::Object)
-            {
+        ];
+        // One walk over the object (usually `{}`), the first member of each name.
+        let mut found = [None; ALL.len()];
+        if let Some(v) = caps {
+            v.members().file_into(&ALL.map(Capability::name), &mut found);
+        }
+        let mut bits = 0;
+        for (c, v) in ALL.iter().zip(found) {
+            if v.is_some_and(|v| v.kind() == crate::json::Kind::Object) {
                 bits |= c.bit();
             }
         }
