@@ -10,7 +10,8 @@
 #    Rust board, the C board, the rmcp board and the Python SDK board
 #    (benches/peers/), every response checked; child CPU per message net of start-up,
 #    messages per second, peak RSS, and each board's CPU per message as a multiple of
-#    emcp's (Rust board, same era).
+#    emcp's (Rust board, same era). The fast boards run in rounds (5; --quick: 1), every
+#    board and era once per round, and a ratio is the median of the rounds' own ratios.
 # 3. Footprint of the firmware image (examples/firmware/size.sh), and in full mode the
 #    matrix of image variants x Cortex-M3/M4F (size.sh --matrix).
 # 4. Scaling: RAM against response size (benches/inproc scaling).
@@ -86,37 +87,72 @@ fi
 harness=target/release/stdio-harness
 rmcp_board=benches/peers/rmcp-board/target/release/rmcp-board
 python_board=(.tools/venv/bin/python benches/peers/python-board/board.py)
-run() { # name era n -- command...
-    local name=$1 era=$2 n=$3
-    shift 4
+run() { # file name era n runs -- command...
+    local file=$1 name=$2 era=$3 n=$4 r=$5
+    shift 6
     log "stdio: $name ($era, N=$n)"
-    "$harness" --json --quiet --name "$name" --era "$era" --n "$n" --runs "$runs" -- "$@" \
-        >>"$tmp/stdio.jsonl"
+    "$harness" --json --quiet --name "$name" --era "$era" --n "$n" --runs "$r" -- "$@" \
+        >>"$file"
 }
-run emcp-rust legacy "$n_fast" -- target/release/sensor-board
-run emcp-rust modern "$n_fast" -- target/release/sensor-board
-run emcp-c legacy "$n_fast" -- target/c-sensor-board/c-sensor-board
-run emcp-c modern "$n_fast" -- target/c-sensor-board/c-sensor-board
-run rmcp legacy "$n_fast" -- "$rmcp_board"
-run rmcp modern "$n_fast" -- "$rmcp_board"
-run python-sdk legacy "$n_slow" -- "${python_board[@]}"
-run python-sdk modern "$n_slow" -- "${python_board[@]}"
+# The fast boards in rounds, each round running every board and era once: a ratio is
+# taken between runs of the same round (the same state of a shared machine), and its
+# median over the rounds reported with its range.
+rounds=$([ "$quick" = 1 ] && echo 1 || echo 5)
+for round in $(seq 1 "$rounds"); do
+    f="$tmp/stdio-fast.jsonl"
+    for era in legacy modern; do
+        run "$f" emcp-rust "$era" "$n_fast" 1 -- target/release/sensor-board
+        run "$f" emcp-c "$era" "$n_fast" 1 -- target/c-sensor-board/c-sensor-board
+        run "$f" rmcp "$era" "$n_fast" 1 -- "$rmcp_board"
+    done
+done
+run "$tmp/stdio-slow.jsonl" python-sdk legacy "$n_slow" "$runs" -- "${python_board[@]}"
+run "$tmp/stdio-slow.jsonl" python-sdk modern "$n_slow" "$runs" -- "${python_board[@]}"
 
 echo "### End to end over stdio (pipelined, every response checked)"
 echo
-python3 - "$tmp/stdio.jsonl" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
-base = {r["era"]: r["cpu_us_per_msg"] for r in rows if r["name"] == "emcp-rust"}
+echo "Fast boards: $rounds round(s), each running every board and era once (one measured"
+echo "run and one start-up run); CPU and msg/s are medians over the rounds, × emcp-rust the"
+echo "median of each round's own ratio (range in brackets). The Python SDK: median of $runs"
+echo "runs, against the median of emcp-rust."
+echo
+python3 - "$tmp/stdio-fast.jsonl" "$tmp/stdio-slow.jsonl" <<'PY'
+import json, statistics, sys
+fast = [json.loads(l) for l in open(sys.argv[1])]
+slow = [json.loads(l) for l in open(sys.argv[2])]
+keys = []
+for r in fast + slow:
+    if (r["name"], r["era"]) not in keys:
+        keys.append((r["name"], r["era"]))
+def rows(name, era, src):
+    return [r for r in src if r["name"] == name and r["era"] == era]
+# Round k of a fast board is its k-th row (rows are appended round by round).
+base_rows = {era: rows("emcp-rust", era, fast) for era in ("legacy", "modern")}
+base_med = {era: statistics.median(r["cpu_us_per_msg"] for r in rs) for era, rs in base_rows.items() if rs}
 print("| board | era | N | CPU µs/msg | × emcp-rust | msg/s | peak RSS KiB |")
 print("|---|---|---:|---:|---:|---:|---:|")
-for r in rows:
-    cpu, b = r["cpu_us_per_msg"], base.get(r["era"])
+for name, era in keys:
+    rs = rows(name, era, fast) or rows(name, era, slow)
+    cpus = [r["cpu_us_per_msg"] for r in rs]
+    cpu = statistics.median(cpus)
+    if rows(name, era, fast):
+        ratios = [r["cpu_us_per_msg"] / b["cpu_us_per_msg"]
+                  for r, b in zip(rs, base_rows[era]) if b["cpu_us_per_msg"] > 0]
+    else:
+        ratios = [cpu / base_med[era]] if base_med.get(era) else []
     # A small N of a slow-starting server can end below the start-up run's noise.
     cpu_s = f"{cpu:.2f}" if cpu > 0 else "n/a (N too small)"
-    ratio = f"{cpu / b:.1f}" if cpu > 0 and b else "n/a"
-    print(f'| {r["name"]} | {r["era"]} {r["protocol_version"]} | {r["n"]} | {cpu_s} | '
-          f'{ratio} | {r["msgs_per_s"]:.0f} | {r["peak_rss_kib"]} |')
+    if ratios and cpu > 0:
+        ratio = f"{statistics.median(ratios):.1f}"
+        if len(ratios) > 1:
+            ratio += f" ({min(ratios):.1f}–{max(ratios):.1f})"
+    else:
+        ratio = "n/a"
+    msgs = statistics.median(r["msgs_per_s"] for r in rs)
+    rss = max(r["peak_rss_kib"] for r in rs)
+    r0 = rs[0]
+    print(f'| {name} | {era} {r0["protocol_version"]} | {r0["n"]} | {cpu_s} | '
+          f'{ratio} | {msgs:.0f} | {rss} |')
 PY
 echo
 
