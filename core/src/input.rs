@@ -84,7 +84,8 @@ impl Capabilities {
         // One walk over the object (usually `{}`), the first member of each name.
         let mut found = [None; ALL.len()];
         if let Some(v) = caps {
-            v.members().file_into(&ALL.map(Capability::name), &mut found);
+            v.members()
+                .file_into(&ALL.map(Capability::name), &mut found);
         }
         let mut bits = 0;
         for (c, v) in ALL.iter().zip(found) {

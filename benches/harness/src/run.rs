@@ -3,7 +3,7 @@
 //! arrived, so that checking does not compete with the server for the CPU), close
 //! stdin, reap the child with `wait4` for its CPU time and peak RSS.
 
-use std::io::{BufRead as _, BufReader, Write as _};
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
@@ -122,6 +122,7 @@ pub fn run(config: &Config, n: u64) -> Result<Stats, String> {
     };
     let mut reader = Reader {
         inner: BufReader::with_capacity(256 * 1024, stdout),
+        ahead: Vec::new(),
         line: Vec::with_capacity(16 * 1024),
         bytes: 0,
         notifications: 0,
@@ -208,6 +209,8 @@ fn wait4(pid: libc::pid_t) -> Result<(libc::c_int, libc::rusage), String> {
 /// Reads messages from the child, skipping (and counting) notifications.
 struct Reader {
     inner: BufReader<ChildStdout>,
+    /// Output read ahead of the lines handed out (by [`Reader::read_raw`]), served first.
+    ahead: Vec<u8>,
     line: Vec<u8>,
     bytes: u64,
     notifications: u64,
@@ -232,16 +235,26 @@ impl Reader {
 
     /// The next non-blank line (trimmed), or `None` at end of output.
     fn next_line(&mut self) -> Result<Option<Vec<u8>>, String> {
+        while let Some(end) = self.ahead.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.ahead.drain(..=end).collect();
+            self.bytes += line.len() as u64;
+            let text = line.trim_ascii();
+            if !text.is_empty() {
+                return Ok(Some(text.to_vec()));
+            }
+        }
         loop {
             self.line.clear();
+            // A line begun in the bytes read ahead ends here.
+            self.line.append(&mut self.ahead);
             let got = self
                 .inner
                 .read_until(b'\n', &mut self.line)
                 .map_err(|e| format!("reading the server's stdout: {e}"))?;
-            if got == 0 {
+            if got == 0 && self.line.is_empty() {
                 return Ok(None);
             }
-            self.bytes += got as u64;
+            self.bytes += self.line.len() as u64;
             let text = self.line.trim_ascii();
             if !text.is_empty() {
                 return Ok(Some(text.to_vec()));
@@ -249,11 +262,13 @@ impl Reader {
         }
     }
 
-    /// The next line that is not a notification, kept as it is for [`Reader::message`]
-    /// later: while the server is being measured the harness only reads (a light parse
-    /// of the top level tells notifications from responses), so that its own CPU use
-    /// disturbs the measured server as little as possible.
-    fn next_unchecked(&mut self) -> Result<Vec<u8>, String> {
+    /// Read raw output until it holds `n` lines that are not notifications, and return
+    /// those lines, unchecked, for [`Reader::message`] later (notifications among them
+    /// counted; what came after them kept for [`Reader::next_line`]). While the server
+    /// is being measured the harness only copies bytes and counts newlines — lines are
+    /// told apart once at least `n` have arrived — so that its own CPU use disturbs the
+    /// measured server as little as possible.
+    fn read_raw(&mut self, n: u64) -> Result<Vec<Vec<u8>>, String> {
         #[derive(serde::Deserialize)]
         struct Top<'a> {
             #[serde(borrow)]
@@ -261,16 +276,54 @@ impl Reader {
             #[serde(borrow)]
             method: Option<&'a serde_json::value::RawValue>,
         }
+        let mut raw = std::mem::take(&mut self.ahead);
+        let buffered = self.inner.buffer().len();
+        raw.extend_from_slice(self.inner.buffer());
+        self.inner.consume(buffered);
+        let mut newlines = raw.iter().filter(|&&b| b == b'\n').count() as u64;
+        let mut chunk = vec![0u8; 1 << 20];
+        let mut need = n;
         loop {
-            let line = self
-                .next_line()?
-                .ok_or_else(|| "the server closed its stdout (exited?)".to_string())?;
-            let top: Top<'_> = serde_json::from_slice(&line).map_err(|e| invalid(&e, &line))?;
-            if top.method.is_some() && top.id.is_none() {
-                self.notifications += 1;
-                continue;
+            while newlines < need {
+                let got = self
+                    .inner
+                    .get_mut()
+                    .read(&mut chunk)
+                    .map_err(|e| format!("reading the server's stdout: {e}"))?;
+                let new = chunk.get(..got).unwrap_or_default();
+                if new.is_empty() {
+                    return Err("the server closed its stdout (exited?)".to_string());
+                }
+                newlines += new.iter().filter(|&&b| b == b'\n').count() as u64;
+                raw.extend_from_slice(new);
             }
-            return Ok(line);
+            // Tell the lines apart: enough that are not notifications?
+            let mut lines = Vec::with_capacity(n as usize);
+            let mut notifications = 0;
+            let mut used = 0;
+            for line in raw.split_inclusive(|&b| b == b'\n') {
+                if lines.len() as u64 == n || !line.ends_with(b"\n") {
+                    break;
+                }
+                used += line.len();
+                let text = line.trim_ascii();
+                if text.is_empty() {
+                    continue;
+                }
+                let top: Top<'_> = serde_json::from_slice(text).map_err(|e| invalid(&e, text))?;
+                if top.method.is_some() && top.id.is_none() {
+                    notifications += 1;
+                } else {
+                    lines.push(text.to_vec());
+                }
+            }
+            if lines.len() as u64 == n {
+                self.notifications += notifications;
+                self.bytes += used as u64;
+                self.ahead = raw.split_off(used);
+                return Ok(lines);
+            }
+            need = newlines + (n - lines.len() as u64);
         }
     }
 
@@ -396,14 +449,10 @@ fn converse(
                 (stdin, r)
             });
             // Read while the server runs, check once it has answered everything.
-            let mut lines = Vec::with_capacity(n as usize);
-            let mut read = || -> Result<(), String> {
-                for _ in 0..n {
-                    lines.push(reader.next_unchecked()?);
-                }
-                Ok(())
+            let (lines, mut outcome) = match reader.read_raw(n) {
+                Ok(lines) => (lines, Ok(())),
+                Err(e) => (Vec::new(), Err(e)),
             };
-            let mut outcome = read();
             stats.wall = start.elapsed();
             for line in &lines {
                 if outcome.is_err() {
