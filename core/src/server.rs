@@ -1741,8 +1741,13 @@ mod tests {
     /// the server keeps it written (short) or writes it each time (too long to keep).
     #[test]
     fn modern_results_carry_server_info() {
-        let long = "t".repeat(120);
-        let long: &'static str = std::boxed::Box::leak(long.into_boxed_str());
+        // Longer than `SERVER_INFO_LEN` with the other members.
+        const LONG: &str = concat!(
+            "tttttttttttttttttttttttttttttttttttttttt",
+            "tttttttttttttttttttttttttttttttttttttttt",
+            "tttttttttttttttttttttttttttttttttttttttt"
+        );
+        let long = LONG;
         for (config, info) in [
             (
                 Config::new("k", "1"),

@@ -917,13 +917,15 @@ mod tests {
         use proptest::strategy::ValueTree;
         let mut runner = proptest::test_runner::TestRunner::deterministic();
         let strategy = arb_schema();
-        let compiled = (0..1000)
+        // Fewer under Miri, which runs ~1000 times slower.
+        let total = if cfg!(miri) { 40 } else { 1000 };
+        let compiled = (0..total)
             .filter(|_| {
                 let schema = strategy.new_tree(&mut runner).unwrap().current();
                 Plan::compile(&schema).is_compiled()
             })
             .count();
-        assert!(compiled > 300, "{compiled} of 1000 compiled");
+        assert!(compiled * 10 > total * 3, "{compiled} of {total} compiled");
     }
 
     proptest! {
