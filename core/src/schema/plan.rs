@@ -28,6 +28,7 @@
 
 use super::{
     check_property, first_missing, given_before, Keywords, Rule, Violation, PROPERTY_KEYS,
+    SCHEMA_KEYS,
 };
 use crate::json::Value;
 
@@ -51,6 +52,11 @@ impl Span {
             start: start as u16,
             end: end as u16,
         }
+    }
+
+    /// `(start, end)`.
+    const fn range(self) -> (usize, usize) {
+        (self.start as usize, self.end as usize)
     }
 }
 
@@ -107,42 +113,19 @@ impl<'a> Plan<'a> {
         };
         let s = schema.as_bytes();
         let open = skip_ws(s, 0);
-        if s.len() > u16::MAX as usize || byte(s, open) != b'{' {
+        let mut top = [Span::NONE; SCHEMA_KEYS.len()];
+        if s.len() > u16::MAX as usize
+            || byte(s, open) != b'{'
+            || !file_keys(s, open, &SCHEMA_KEYS, &mut top)
+        {
             return plan;
         }
-        let mut seen = [false; 3];
-        let mut i = open + 1;
-        loop {
-            match member(s, i) {
-                Step::End => break,
-                Step::Bad => return plan,
-                Step::Member {
-                    key,
-                    escaped,
-                    value,
-                    next,
-                } => {
-                    // A keyword spelled with an escape is found by its decoded name:
-                    // left to the walk over the text.
-                    if escaped {
-                        return plan;
-                    }
-                    if !seen[0] && eq_at(s, key, b"properties") {
-                        seen[0] = true;
-                        if !plan.compile_properties(s, value) {
-                            return plan;
-                        }
-                    } else if !seen[1] && eq_at(s, key, b"required") {
-                        seen[1] = true;
-                        plan.required = Span::new(value.0, value.1);
-                    } else if !seen[2] && eq_at(s, key, b"additionalProperties") {
-                        seen[2] = true;
-                        plan.closed = eq_at(s, value, b"false");
-                    }
-                    i = next;
-                }
-            }
+        let [properties, required, additional] = top;
+        if properties.end != 0 && !plan.compile_properties(s, properties.range()) {
+            return plan;
         }
+        plan.required = required;
+        plan.closed = additional.end != 0 && eq_at(s, additional.range(), b"false");
         plan.compile_required(s);
         plan.compiled = true;
         plan
@@ -222,7 +205,7 @@ impl<'a> Plan<'a> {
                     let mut property = Property::NONE;
                     // Names are compared as written: an escape in one is no matter.
                     property.name = Span::new(key.0, key.1);
-                    if !keywords(s, value, &mut property.keywords) {
+                    if !file_keys(s, value.0, &PROPERTY_KEYS, &mut property.keywords) {
                         return false;
                     }
                     match self.properties.split_at_mut_checked(self.count as usize) {
@@ -346,18 +329,15 @@ impl<'a> Plan<'a> {
     }
 }
 
-/// File the keywords of the property schema at `value` into `found` (the first of each
-/// name); false when one is spelled with an escape.
-const fn keywords(
-    s: &[u8],
-    value: (usize, usize),
-    found: &mut [Span; PROPERTY_KEYS.len()],
-) -> bool {
-    // Not an object: no keywords.
-    if byte(s, value.0) != b'{' {
+/// File the members of the object at `at` named by `names` into `found` (their values;
+/// the first of each name); false when a member name is spelled with an escape (found
+/// by its decoded name: left to the walk over the text). A value that is not an
+/// object has no members.
+const fn file_keys(s: &[u8], at: usize, names: &[&str], found: &mut [Span]) -> bool {
+    if byte(s, at) != b'{' {
         return true;
     }
-    let mut i = value.0 + 1;
+    let mut i = at + 1;
     loop {
         match member(s, i) {
             Step::End => return true,
@@ -372,8 +352,8 @@ const fn keywords(
                     return false;
                 }
                 let mut k = 0;
-                while k < PROPERTY_KEYS.len() {
-                    if let Some((_, [name, ..])) = PROPERTY_KEYS.split_at_checked(k) {
+                while k < names.len() {
+                    if let Some((_, [name, ..])) = names.split_at_checked(k) {
                         if eq_at(s, key, name.as_bytes()) {
                             if let Some((_, [slot, ..])) = found.split_at_mut_checked(k) {
                                 if slot.end == 0 {
