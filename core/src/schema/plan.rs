@@ -152,7 +152,7 @@ impl<'a> Plan<'a> {
                     let mut found = false;
                     while k < self.count as usize && !found {
                         if let Some((_, [p, ..])) = self.properties.split_at_checked(k) {
-                            found = eq_spans(s, name, (p.name.start as usize, p.name.end as usize));
+                            found = eq_at(s, name, slice(s, p.name.range()));
                         }
                         if !found {
                             k += 1;
@@ -308,11 +308,7 @@ impl<'a> Plan<'a> {
 
     /// The keywords of `p`, as values.
     fn keywords(&self, p: &Property) -> Keywords<'a> {
-        let mut found: Keywords<'a> = [None; PROPERTY_KEYS.len()];
-        for (slot, &span) in found.iter_mut().zip(p.keywords.iter()) {
-            *slot = self.value(span);
-        }
-        found
+        p.keywords.map(|span| self.value(span))
     }
 
     fn text(&self, span: Span) -> Option<&'a [u8]> {
@@ -503,19 +499,15 @@ const fn value_end(s: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-/// Whether `s[a]` and `s[b]` are the same bytes.
-const fn eq_spans(s: &[u8], a: (usize, usize), b: (usize, usize)) -> bool {
-    if a.1 < a.0 || b.1 < b.0 || a.1 - a.0 != b.1 - b.0 {
-        return false;
+/// `s[span]`; empty when the span is not within `s`.
+const fn slice(s: &[u8], span: (usize, usize)) -> &[u8] {
+    match s.split_at_checked(span.1) {
+        Some((head, _)) => match head.split_at_checked(span.0) {
+            Some((_, part)) => part,
+            None => &[],
+        },
+        None => &[],
     }
-    let mut k = 0;
-    while k < a.1 - a.0 {
-        if byte(s, a.0 + k) != byte(s, b.0 + k) {
-            return false;
-        }
-        k += 1;
-    }
-    true
 }
 
 /// Whether `s[span]` is `lit`.
