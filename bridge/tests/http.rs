@@ -3,11 +3,11 @@
 
 mod common;
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
-use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::{json, Value};
@@ -15,19 +15,18 @@ use serde_json::{json, Value};
 struct Server {
     child: Child,
     port: u16,
+    /// The bridge's stderr so far (its notes on the device: connected, reset, ...).
+    log: Arc<Mutex<String>>,
 }
 
 impl Server {
+    /// A bridge on a port it picks itself (`--http 127.0.0.1:0`, the port read from
+    /// its "served at" line): a port picked here and handed over could be taken by
+    /// another test's server in between, and the test would talk to that one.
     fn start(device: &[&str]) -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let addr = format!("127.0.0.1:{port}");
         let mut args = vec![
             "--http",
-            &addr,
+            "127.0.0.1:0",
             "exec",
             "--restart-delay",
             "20ms",
@@ -35,19 +34,41 @@ impl Server {
             DEVICE,
         ];
         args.extend(device);
-        let child = Command::new(BRIDGE)
+        let mut child = Command::new(BRIDGE)
             .args(&args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let deadline = Instant::now() + WAIT;
-        while TcpStream::connect(&addr).is_err() {
-            assert!(Instant::now() < deadline, "the bridge does not listen");
-            thread::sleep(Duration::from_millis(20));
-        }
-        Server { child, port }
+        let stderr = child.stderr.take().unwrap();
+        let log = Arc::new(Mutex::new(String::new()));
+        let sink = Arc::clone(&log);
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { return };
+                if let Some(rest) = line.split_once("served at http://127.0.0.1:") {
+                    let _ = tx.send(rest.1.trim_end_matches("/mcp").parse::<u16>());
+                }
+                let mut log = sink.lock().unwrap();
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        let port = match rx.recv_timeout(WAIT) {
+            Ok(Ok(port)) => port,
+            other => panic!(
+                "the bridge does not say where it listens ({other:?}): {}",
+                log.lock().unwrap()
+            ),
+        };
+        Server { child, port, log }
+    }
+
+    /// What the bridge has written to stderr so far.
+    fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
     }
 
     /// POST `body` (with extra header lines); status, headers (lowercase names) and the
@@ -155,14 +176,18 @@ fn an_http_session_survives_a_device_reset() {
     let (_, _, body) = srv.post(&request("2", "ping", "{}"), &s); // line 4: reset
     assert_eq!(
         (body[0]["id"].clone(), error_code(&body[0])),
-        (json!(2), Some(-32000))
+        (json!(2), Some(-32000)),
+        "bridge log:\n{}",
+        srv.log()
     );
     let (status, _, body) = srv.post(&call("3", "read_sensor", r#"{"sensor":"temperature"}"#), &s);
     assert_eq!(status, 200);
     assert_eq!(body[0]["id"], 3);
     assert_eq!(
-        body[0]["result"]["content"][0]["text"], "temperature: 21.5 C",
-        "{body:?}"
+        body[0]["result"]["content"][0]["text"],
+        "temperature: 21.5 C",
+        "{body:?}\nbridge log:\n{}",
+        srv.log()
     );
     // An unknown session is 404, as in the core.
     assert_eq!(
@@ -175,10 +200,10 @@ fn an_http_session_survives_a_device_reset() {
 /// Clients that use the same ids at the same time each get their own answers.
 #[test]
 fn concurrent_clients_with_the_same_ids() {
-    let srv = std::sync::Arc::new(Server::start(&[]));
+    let srv = Arc::new(Server::start(&[]));
     let workers: Vec<_> = (0..4)
         .map(|w| {
-            let srv = std::sync::Arc::clone(&srv);
+            let srv = Arc::clone(&srv);
             thread::spawn(move || {
                 let sensors = ["temperature", "humidity", "pressure", "temperature"];
                 for _ in 0..10 {
