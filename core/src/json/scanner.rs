@@ -1001,9 +1001,10 @@ impl<'a> Str<'a> {
     pub(crate) fn eq_bytes(&self, s: &[u8]) -> bool {
         // An escape is longer than the character it stands for, so content no longer
         // than `s` matches only when it has no escapes and the same bytes.
+        // Same bytes: equal unless they hold a `\` (an escape in the content, whose
+        // decoding is shorter than `s`), looked for a word at a time.
         if self.raw.len() <= s.len() {
-            return self.raw.len() == s.len()
-                && self.raw.iter().zip(s).all(|(&a, &b)| a == b && a != b'\\');
+            return self.raw == s && find_quote_or_backslash(self.raw).is_none();
         }
         let mut want = s;
         let mut rest = self.raw;
