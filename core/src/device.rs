@@ -12,6 +12,10 @@ use crate::json::{JsonWriter, Str, Value};
 use crate::registry::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
 use crate::rpc::{self, Id};
 
+/// The opening of a text content block, up to its text (comma first, dropped when
+/// none is due).
+const TEXT_BLOCK: &[u8] = b",{\"type\":\"text\",\"text\":";
+
 /// What a tool handler did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -204,11 +208,11 @@ impl<'a> Exchange<'a> {
         }
     }
 
-    /// Open the result envelope and, in it, the array `key` the content goes into.
-    fn begin_list(&self, w: &mut JsonWriter<'_>, key: &'static str) {
+    /// Open the result envelope and, in it, the array the content goes into: `open` is
+    /// its key and bracket after a comma (`,"content":[`), written at once.
+    fn begin_list(&self, w: &mut JsonWriter<'_>, open: &'static [u8]) {
         self.begin_result(w);
-        w.key_lit(key);
-        w.begin_array();
+        w.begin(open);
     }
 
     fn log(&self, w: &mut JsonWriter<'_>, level: LogLevel, logger: &str, data: &str) -> bool {
@@ -396,7 +400,7 @@ impl<'a> ToolCall<'a> {
     fn block(&mut self) -> bool {
         match self.phase {
             Phase::Idle => {
-                self.ex.begin_list(&mut self.w, "content");
+                self.ex.begin_list(&mut self.w, b",\"content\":[");
                 self.phase = Phase::Content;
                 true
             }
@@ -427,22 +431,29 @@ impl<'a> ToolCall<'a> {
         true
     }
 
-    /// A text content block.
-    pub fn text(&mut self, text: &str) -> bool {
-        if !self.block_head("text") {
+    /// A text block up to its text (`{"type":"text","text":`, one write).
+    fn text_head(&mut self) -> bool {
+        if !self.block() {
             return false;
         }
-        self.w.key_lit("text");
+        self.w.begin(TEXT_BLOCK);
+        true
+    }
+
+    /// A text content block.
+    pub fn text(&mut self, text: &str) -> bool {
+        if !self.text_head() {
+            return false;
+        }
         self.w.str(text);
         self.w.end_object();
         true
     }
     /// A text content block formatted with `format_args!`.
     pub fn text_fmt(&mut self, args: fmt::Arguments<'_>) -> bool {
-        if !self.block_head("text") {
+        if !self.text_head() {
             return false;
         }
-        self.w.key_lit("text");
         self.w.string_fmt(args);
         self.w.end_object();
         true
@@ -450,10 +461,9 @@ impl<'a> ToolCall<'a> {
     /// Start a text block written in parts with [`ToolCall::part`]; it ends at the next
     /// block or at the end of the result.
     pub fn text_begin(&mut self) -> bool {
-        if !self.block_head("text") {
+        if !self.text_head() {
             return false;
         }
-        self.w.key_lit("text");
         self.w.string_begin();
         self.phase = Phase::Text;
         true
@@ -639,9 +649,8 @@ impl<'a> ToolCall<'a> {
             crate::policy::Verdict::Allow => return,
         };
         self.is_error = true;
-        if self.block_head("text") {
+        if self.text_head() {
             let mut buf = [0u8; 20];
-            self.w.key_lit("text");
             self.w.string_begin();
             self.w.string_part("Rate limit exceeded: retry in ");
             // Digits need no escaping.
@@ -655,8 +664,7 @@ impl<'a> ToolCall<'a> {
 
     /// An argument violated the input schema: a text block naming it, `isError`.
     pub(crate) fn violation(&mut self, v: &crate::schema::Violation<'_, '_>) {
-        if self.block_head("text") {
-            self.w.key_lit("text");
+        if self.text_head() {
             v.write_message(&mut self.w);
             self.w.end_object();
         }
@@ -683,8 +691,7 @@ impl<'a> ToolCall<'a> {
 }
 
 fn write_contents_head(w: &mut JsonWriter<'_>, uri: &str, mime: Option<&str>) {
-    w.begin_object();
-    w.key_lit("uri");
+    w.begin(b",{\"uri\":");
     w.str(uri);
     crate::registry::opt_str(w, "mimeType", mime);
 }
@@ -744,7 +751,7 @@ impl<'a> ResourceRead<'a> {
     /// stream. False once the result is closed.
     fn settle(&mut self) -> bool {
         match self.phase {
-            Phase::Idle => self.ex.begin_list(&mut self.w, "contents"),
+            Phase::Idle => self.ex.begin_list(&mut self.w, b",\"contents\":["),
             Phase::Text | Phase::Data => {
                 self.w.string_end_any();
                 self.w.end_object();
@@ -945,8 +952,7 @@ impl<'a> PromptGet<'a> {
             return false;
         }
         self.phase = Phase::Content;
-        self.w.begin_object();
-        self.w.key_lit("role");
+        self.w.begin(b",{\"role\":");
         self.w.str_lit(match role {
             Role::User => "user",
             Role::Assistant => "assistant",
@@ -956,7 +962,7 @@ impl<'a> PromptGet<'a> {
         true
     }
     fn description_less(&mut self) {
-        self.ex.begin_list(&mut self.w, "messages");
+        self.ex.begin_list(&mut self.w, b",\"messages\":[");
     }
     /// A text message.
     pub fn text(&mut self, role: Role, text: &str) -> bool {

@@ -244,8 +244,7 @@ impl<'a> Resource<'a> {
     /// closure it costs more code than a call.
     #[inline(never)]
     pub fn write(&self, w: &mut JsonWriter<'_>) {
-        w.begin_object();
-        w.key_lit("uri");
+        w.begin(b",{\"uri\":");
         w.str(self.uri);
         write_names(w, self.name, self.title, self.description);
         opt_str(w, "mimeType", self.mime_type);
@@ -306,8 +305,7 @@ impl<'a> ResourceTemplate<'a> {
     /// as [`Resource::write`].
     #[inline(never)]
     pub fn write(&self, w: &mut JsonWriter<'_>) {
-        w.begin_object();
-        w.key_lit("uriTemplate");
+        w.begin(b",{\"uriTemplate\":");
         w.str(self.uri_template);
         write_names(w, self.name, self.title, self.description);
         opt_str(w, "mimeType", self.mime_type);

@@ -642,7 +642,11 @@ impl<'s> JsonWriter<'s> {
         self.put(escape.get(..len).unwrap_or_default());
     }
 
-    fn begin(&mut self, open: &[u8]) {
+    /// Open a container whose opening text is `open`: its first byte the comma, its
+    /// last the bracket, what is between written as it is (`,"content":[`, or
+    /// `,{"type":"text","text":` — an object opened up to its next value). The comma
+    /// is dropped when none is due.
+    pub(crate) fn begin(&mut self, open: &[u8]) {
         self.open_with(open, true);
     }
 
