@@ -203,8 +203,7 @@ impl<'a> Exchange<'a> {
     pub(crate) fn begin_result(&self, w: &mut JsonWriter<'_>) {
         rpc::begin_result(w, self.id);
         if self.modern {
-            w.key_lit("resultType");
-            w.str_lit("complete");
+            w.member_lit(b",\"resultType\":\"complete\"");
         }
     }
 
@@ -684,8 +683,7 @@ impl<'a> ToolCall<'a> {
         }
         self.phase = Phase::Closed;
         if self.is_error {
-            self.w.key_lit("isError");
-            self.w.bool(true);
+            self.w.member_lit(b",\"isError\":true");
         }
     }
 }

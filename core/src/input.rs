@@ -269,8 +269,7 @@ impl<'a> Input<'a> {
             }
             if !self.asking {
                 crate::rpc::begin_result(w, ex.id);
-                w.key_lit("resultType");
-                w.str_lit("input_required");
+                w.member_lit(b",\"resultType\":\"input_required\"");
                 w.key_lit("inputRequests");
                 w.begin_object();
                 self.asking = true;

@@ -352,8 +352,7 @@ impl<'a> PromptArgument<'a> {
         w.begin_object();
         write_names(w, self.name, self.title, self.description);
         if self.required {
-            w.key_lit("required");
-            w.bool(true);
+            w.member_lit(b",\"required\":true");
         }
         w.end_object();
     }

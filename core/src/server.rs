@@ -1012,8 +1012,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             if let Some(ttl) = ttl {
                 w.key_lit("ttlMs");
                 w.u64(u64::from(ttl));
-                w.key_lit("cacheScope");
-                w.str_lit("public");
+                w.member_lit(b",\"cacheScope\":\"public\"");
             }
             #[cfg(all(target_pointer_width = "64", feature = "stateless"))]
             if !self.server_info.is_empty() {
@@ -1446,8 +1445,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         w.end_array();
         w.key_lit("total");
         w.u64(c.count as u64);
-        w.key_lit("hasMore");
-        w.bool(false);
+        w.member_lit(b",\"hasMore\":false");
         w.end_object();
         self.end_result(w, ex.modern, None);
         Ok(())

@@ -692,6 +692,13 @@ impl<'s> JsonWriter<'s> {
         }
     }
 
+    /// A member the crate spells whole as a literal, comma first (`,"isError":true`):
+    /// written at once, the comma dropped when none is due.
+    pub(crate) fn member_lit(&mut self, member: &'static [u8]) {
+        self.put_lead(member);
+        self.after_value();
+    }
+
     // ---- containers -------------------------------------------------------------
 
     /// `{`
