@@ -291,7 +291,7 @@ impl<'a> Input<'a> {
             return false;
         }
         self.next_id = id.wrapping_add(1);
-        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        w.raw(crate::rpc::ID);
         let mut digits = [0u8; 20];
         w.raw(crate::json::writer::decimal(u64::from(id), &mut digits));
         w.raw(b",\"method\":");

@@ -201,13 +201,12 @@ pub fn begin_result(w: &mut JsonWriter<'_>, id: Id<'_>) {
     begin_message(w, ID, id.raw(), b",\"result\":{");
 }
 
-/// The member a response starts with, before the id.
-const ID: &[u8] = b"\"id\":";
+/// A response's opening, up to its id.
+pub(crate) const ID: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
 
-/// Start a message: `{"jsonrpc":"2.0",`, then `head` and `text` as they are, then
-/// `tail`, which opens an object (ends in `{`).
+/// Start a message: `head` (`{"jsonrpc":"2.0",` and the member before `text`) and
+/// `text` as they are, then `tail`, which opens an object (ends in `{`).
 fn begin_message(w: &mut JsonWriter<'_>, head: &[u8], text: &[u8], tail: &[u8]) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",");
     w.raw(head);
     w.raw(text);
     w.begin_object_raw(tail);
@@ -225,7 +224,7 @@ pub fn end_response(w: &mut JsonWriter<'_>) {
 pub fn begin_notification(w: &mut JsonWriter<'_>, name: &str) {
     begin_message(
         w,
-        b"\"method\":\"notifications/",
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/",
         name.as_bytes(),
         b"\",\"params\":{",
     );
