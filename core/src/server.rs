@@ -342,8 +342,11 @@ enum Method {
 }
 
 impl Method {
-    /// Every method, in the order of [`Method::NAMES`].
+    /// Every method, in the order of [`Method::NAMES`] (the calls first: looked up in
+    /// this order, they are found first).
     const ALL: [Method; 15] = [
+        Method::ToolsCall,
+        Method::ResourcesRead,
         Method::Discover,
         Method::Listen,
         Method::Initialize,
@@ -355,8 +358,6 @@ impl Method {
         Method::ResourcesList,
         Method::TemplatesList,
         Method::PromptsList,
-        Method::ToolsCall,
-        Method::ResourcesRead,
         Method::PromptsGet,
         Method::Complete,
     ];
@@ -364,6 +365,8 @@ impl Method {
     /// The wire name of each of [`Method::ALL`] (two arrays rather than one of pairs:
     /// no padding after each name, which a small image notices).
     const NAMES: [&'static str; 15] = [
+        "tools/call",
+        "resources/read",
         "server/discover",
         "subscriptions/listen",
         "initialize",
@@ -375,8 +378,6 @@ impl Method {
         "resources/list",
         "resources/templates/list",
         "prompts/list",
-        "tools/call",
-        "resources/read",
         "prompts/get",
         "completion/complete",
     ];
