@@ -1000,9 +1000,8 @@ impl<'a> Str<'a> {
     /// escapes, which needs no UTF-8 check to be compared).
     pub(crate) fn eq_bytes(&self, s: &[u8]) -> bool {
         // An escape is longer than the character it stands for, so content no longer
-        // than `s` matches only when it has no escapes and the same bytes.
-        // Same bytes: equal unless they hold a `\` (an escape in the content, whose
-        // decoding is shorter than `s`), looked for a word at a time.
+        // than `s` matches only when it has the same bytes and no escape (a `\`,
+        // looked for a word at a time once the bytes are equal).
         if self.raw.len() <= s.len() {
             return self.raw == s && find_quote_or_backslash(self.raw).is_none();
         }

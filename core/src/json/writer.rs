@@ -642,10 +642,10 @@ impl<'s> JsonWriter<'s> {
         self.put(escape.get(..len).unwrap_or_default());
     }
 
-    /// Open a container whose opening text is `open`: its first byte the comma, its
-    /// last the bracket, what is between written as it is (`,"content":[`, or
-    /// `,{"type":"text","text":` — an object opened up to its next value). The comma
-    /// is dropped when none is due.
+    /// Open a container whose opening text is `open`, written as it is: a comma, then
+    /// a key and the bracket (`,"content":[`), or the brace and the object's first
+    /// members up to the next value (`,{"type":"text","text":`). The comma is dropped
+    /// when none is due.
     pub(crate) fn begin(&mut self, open: &[u8]) {
         self.open_with(open, true);
     }
