@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
@@ -41,19 +41,10 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let log = Arc::new(Mutex::new(String::new()));
-        let sink = Arc::clone(&log);
         let (tx, rx) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { return };
-                if let Some(rest) = line.split_once("served at http://127.0.0.1:") {
-                    let _ = tx.send(rest.1.trim_end_matches("/mcp").parse::<u16>());
-                }
-                let mut log = sink.lock().unwrap();
-                log.push_str(&line);
-                log.push('\n');
+        let log = keep_stderr(child.stderr.take().unwrap(), move |line| {
+            if let Some((_, rest)) = line.split_once("served at http://127.0.0.1:") {
+                let _ = tx.send(rest.trim_end_matches("/mcp").parse::<u16>());
             }
         });
         let port = match rx.recv_timeout(WAIT) {

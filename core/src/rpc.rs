@@ -201,7 +201,7 @@ pub fn begin_result(w: &mut JsonWriter<'_>, id: Id<'_>) {
     begin_message(w, ID, id.raw(), b",\"result\":{");
 }
 
-/// A response's opening, up to its id.
+/// A message's opening up to its id: every response, and a request of the server's own.
 pub(crate) const ID: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
 
 /// Start a message: `head` (`{"jsonrpc":"2.0",` and the member before `text`) and

@@ -3,10 +3,10 @@
 #![allow(dead_code)]
 
 use std::ffi::CStr;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
@@ -59,6 +59,27 @@ impl Drop for TempDir {
     }
 }
 
+/// Keep a child's stderr in a shared string, a line at a time; each line is also shown
+/// to `watch` (e.g. to find where a bridge listens).
+pub fn keep_stderr(
+    stderr: ChildStderr,
+    mut watch: impl FnMut(&str) + Send + 'static,
+) -> Arc<Mutex<String>> {
+    let log = Arc::new(Mutex::new(String::new()));
+    let sink = Arc::clone(&log);
+    thread::spawn(move || {
+        for line in BufReader::new(stderr).split(b'\n') {
+            let Ok(line) = line else { return };
+            let line = String::from_utf8_lossy(&line);
+            watch(&line);
+            let mut log = sink.lock().unwrap();
+            log.push_str(&line);
+            log.push('\n');
+        }
+    });
+    log
+}
+
 /// A running bridge: lines to its stdin, JSON lines from its stdout, its stderr kept.
 pub struct Bridge {
     child: Child,
@@ -77,7 +98,7 @@ impl Bridge {
             .spawn()
             .expect("start emcp-bridge");
         let stdout = child.stdout.take().unwrap();
-        let mut stderr = child.stderr.take().unwrap();
+        let stderr = child.stderr.take().unwrap();
         let (tx, lines) = mpsc::channel();
         thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -87,24 +108,11 @@ impl Bridge {
                 }
             }
         });
-        let log = Arc::new(Mutex::new(String::new()));
-        let sink = Arc::clone(&log);
-        thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = stderr.read(&mut buf) {
-                if n == 0 {
-                    return;
-                }
-                sink.lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        });
         Bridge {
             stdin: child.stdin.take(),
             child,
             lines,
-            stderr: log,
+            stderr: keep_stderr(stderr, |_| {}),
         }
     }
 
