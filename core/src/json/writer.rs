@@ -313,9 +313,12 @@ pub fn copy_small(to: &mut [u8], from: &[u8]) {
         16.. => two::<16>(to, from),
         8.. => two::<8>(to, from),
         4.. => two::<4>(to, from),
+        // 0 to 3 bytes: the first, middle and last (no loop, which would become a call).
         _ => {
-            for (a, b) in to.iter_mut().zip(from) {
-                *a = *b;
+            for k in [0, n / 2, n.wrapping_sub(1)] {
+                if let (Some(a), Some(&b)) = (to.get_mut(k), from.get(k)) {
+                    *a = b;
+                }
             }
         }
     }
@@ -588,8 +591,7 @@ impl<'s> JsonWriter<'s> {
     /// escape (most keys and many values) goes to the sink as one write.
     fn put_string(&mut self, content: &[u8], close: &[u8], verbatim: bool) {
         #[cfg(target_pointer_width = "64")]
-        if content.len() <= JOIN_MAX && (verbatim || find_special(content).is_none()) {
-            self.put_joined(content, close);
+        if self.put_joined(content, close, verbatim) {
             return;
         }
         self.put_parts(content, close, verbatim);
@@ -607,25 +609,39 @@ impl<'s> JsonWriter<'s> {
         self.put(close);
     }
 
-    /// `,"` (comma when due), `content` (at most [`JOIN_MAX`] bytes, nothing to
-    /// escape) and `close` (at most 2 bytes) assembled on the stack, written at once.
+    /// [`put_string`](Self::put_string) for content of at most [`JOIN_MAX`] bytes with
+    /// nothing to escape: `,"` (comma when due), `content` and `close` (at most 2 bytes)
+    /// assembled on the stack and written at once. False, having written nothing, for
+    /// any other content.
     #[cfg(target_pointer_width = "64")]
     #[inline]
-    fn put_joined(&mut self, content: &[u8], close: &[u8]) {
-        let mut buf = [0u8; JOIN_MAX + 4];
+    fn put_joined(&mut self, content: &[u8], close: &[u8], verbatim: bool) -> bool {
+        // Blanks after the content: no byte to escape, so the copy is searched a whole
+        // word at a time, without a byte loop for a last partial word.
+        let mut buf = [b' '; JOIN_MAX + 4];
         let [comma, quote, body @ ..] = &mut buf;
         *comma = b',';
         *quote = b'"';
         let n = content.len();
-        if let Some(to) = body.get_mut(..n) {
-            copy_small(to, content);
+        let Some(to) = body.get_mut(..n).filter(|_| n <= JOIN_MAX) else {
+            return false;
+        };
+        copy_small(to, content);
+        let words = n.next_multiple_of(core::mem::size_of::<usize>());
+        if !verbatim && find_special(body.get(..words).unwrap_or_default()).is_some() {
+            return false;
         }
-        for (to, &b) in body.iter_mut().skip(n).zip(close.iter().take(2)) {
-            *to = b;
+        if let Some(end) = body.get_mut(n..).and_then(|s| s.first_chunk_mut::<2>()) {
+            *end = match *close {
+                [a] => [a, b' '],
+                [a, b, ..] => [a, b],
+                [] => [b' '; 2],
+            };
         }
         let start = usize::from(!self.comma);
         let end = 2 + n + close.len().min(2);
         self.put(buf.get(start..end).unwrap_or_default());
+        true
     }
 
     /// The escape for `b`: `\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f` or `\u00XX`.
@@ -1230,6 +1246,26 @@ mod tests {
             }),
             r#"[{"k":[]},3]"#
         );
+    }
+
+    /// Every length around the one-write limit, with a character to escape at every
+    /// position (the first and last bytes of the content included), escapes as
+    /// serde_json does — as a value and as a key.
+    #[test]
+    fn escapes_at_every_position_of_short_strings() {
+        for len in 0..=40 {
+            let plain = "a".repeat(len);
+            assert_eq!(str_out(&plain), serde_json::to_string(&plain).unwrap());
+            for at in 0..len {
+                for special in ['"', '\\', '\n', '\u{1f}', '\u{0}'] {
+                    let mut s = plain.clone();
+                    s.replace_range(at..=at, special.encode_utf8(&mut [0; 4]));
+                    let want = serde_json::to_string(&s).unwrap();
+                    assert_eq!(str_out(&s), want, "{s:?}");
+                    assert_eq!(out(|w| w.key(&s)), want + ":", "{s:?}");
+                }
+            }
+        }
     }
 
     #[test]
