@@ -309,12 +309,14 @@ fn value_end<'a>(
         // A value starts at `i` (whitespace already skipped), after its key in an
         // object.
         if in_object {
+            let key_start = i + 1;
             let (end, plain) = key_end(input, i, utf8).ok_or(ScanError::Syntax)?;
-            let key = Str {
-                raw: input.get(i + 1..end - 1).unwrap_or_default(),
-            };
             i = after_colon(input, end).ok_or(ScanError::Syntax)?;
             if let (true, Some(l)) = (depth <= live, picks.levels.get_mut(depth - 1)) {
+                // The key's content, only looked at here (most members are not).
+                let key = Str {
+                    raw: input.get(key_start..end - 1).unwrap_or_default(),
+                };
                 if depth == PICK_LEVELS && !picks.prefix.is_empty() {
                     picks.prefixed |= key.raw.starts_with(picks.prefix);
                 }
