@@ -317,8 +317,9 @@ fn value_end<'a>(
                 let key = Str {
                     raw: input.get(key_start..end - 1).unwrap_or_default(),
                 };
-                if depth == PICK_LEVELS && !picks.prefix.is_empty() {
-                    picks.prefixed |= key.raw.starts_with(picks.prefix);
+                // Once one name has the prefix, the others need no look.
+                if depth == PICK_LEVELS && !picks.prefixed && !picks.prefix.is_empty() {
+                    picks.prefixed = key.raw.starts_with(picks.prefix);
                 }
                 l.slot = match key.position_in_known(l.keys, plain) {
                     Some(k) if matches!(l.found.get(k), Some(None)) => k,
