@@ -114,6 +114,18 @@ fn find_special(s: &[u8]) -> Option<usize> {
     )
 }
 
+/// [`find_special`] that also stops at a byte above 0x7F: the scanner's search
+/// through strings while the input's UTF-8 has not been checked (64-bit hosts only,
+/// where it is inline).
+#[inline]
+fn find_special_or_high(s: &[u8]) -> Option<usize> {
+    swar::find(
+        s,
+        |v| swar::eq(v, b'"') | swar::eq(v, b'\\') | swar::below(v, 0x20) | v,
+        |b| b < 0x20 || b == b'"' || b == b'\\' || b > 0x7F,
+    )
+}
+
 /// Index of the first `"` or `\\` in `s`: where validated string content ends or has
 /// an escape (it holds no raw control character). Inline, for navigation's hot loop.
 #[inline]
@@ -255,6 +267,11 @@ mod swar {
         }
 
         fn check_all(s: &[u8]) {
+            let stop = |b: u8| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b);
+            assert_eq!(
+                super::super::find_special_or_high(s),
+                s.iter().position(|&b| stop(b))
+            );
             check_with!(super, s);
             check_with!(super::narrow, s);
             check_with!(super::wide, s);

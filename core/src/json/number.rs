@@ -62,7 +62,8 @@ struct Parts<'a> {
     /// the exponent read saturating at `±`[`EXP_LIMIT`] and the sum saturating at the
     /// `i32` range. Meaningless for zero.
     scale: i32,
-    /// Length of the literal in bytes.
+    /// Length of the literal in bytes (read by the scanner on 32-bit targets).
+    #[cfg_attr(all(target_pointer_width = "64", not(test)), allow(dead_code))]
     end: usize,
 }
 
@@ -183,7 +184,50 @@ impl<'a> Parts<'a> {
 
 /// Length of the JSON number literal at the start of `s` (RFC 8259 grammar: no leading
 /// zeros), for the scanner; `None` if `s` does not start with one.
+///
+/// On 64-bit hosts a walk over the grammar that keeps nothing (speed: every message
+/// has its id); elsewhere [`Parts::new`]'s (one copy in flash).
+#[cfg(target_pointer_width = "64")]
 pub(crate) fn literal_len(s: &[u8]) -> Option<usize> {
+    // The number of digits from `i` on.
+    let digits = |i: usize| {
+        s.get(i..)
+            .map_or(0, |r| r.iter().take_while(|b| b.is_ascii_digit()).count())
+    };
+    let mut i = usize::from(s.first() == Some(&b'-'));
+    // The integer part: a zero, or digits not starting with one.
+    let int = digits(i);
+    match s.get(i)? {
+        b'0' if int == 1 => {}
+        b'1'..=b'9' => {}
+        _ => return None,
+    }
+    i += int;
+    if s.get(i) == Some(&b'.') {
+        i += match digits(i + 1) {
+            0 => return None,
+            n => 1 + n,
+        };
+    }
+    if matches!(s.get(i), Some(b'e' | b'E')) {
+        i += 1 + usize::from(matches!(s.get(i + 1), Some(b'+' | b'-')));
+        i += match digits(i) {
+            0 => return None,
+            n => n,
+        };
+    }
+    Some(i)
+}
+
+/// Length of the JSON number literal at the start of `s`.
+#[cfg(not(target_pointer_width = "64"))]
+pub(crate) fn literal_len(s: &[u8]) -> Option<usize> {
+    literal_len_by_parts(s)
+}
+
+/// [`literal_len`] by [`Parts::new`].
+#[cfg(any(test, not(target_pointer_width = "64")))]
+fn literal_len_by_parts(s: &[u8]) -> Option<usize> {
     Some(Parts::new(s, false)?.end)
 }
 
@@ -1045,7 +1089,51 @@ mod tests {
         spell(m < 0, m.unsigned_abs(), e, style)
     }
 
+    #[test]
+    fn literal_len_agrees_with_parts() {
+        for s in [
+            "0",
+            "-0",
+            "1",
+            "-",
+            "",
+            "01",
+            "-01",
+            "0.5",
+            "0.",
+            "1e",
+            "1e+",
+            "1e-5",
+            "1E+05",
+            "12.34e-5x",
+            "1.e5",
+            ".5",
+            "-.5",
+            "00",
+            "9,",
+            "1]",
+            "1.5.5",
+            "1e5e5",
+            "-a",
+            "0x1",
+            "123456789012345678901234567890",
+        ] {
+            let b = s.as_bytes();
+            assert_eq!(literal_len(b), literal_len_by_parts(b), "{s:?}");
+        }
+    }
+
     proptest! {
+        #[test]
+        fn literal_len_agrees_with_parts_everywhere(
+            s in proptest::collection::vec(
+                proptest::sample::select(b"0123456789-+.eEx ,]".to_vec()),
+                0..12,
+            )
+        ) {
+            prop_assert_eq!(literal_len(&s), literal_len_by_parts(&s));
+        }
+
         #[test]
         fn clinger_fast_path_is_exact(m in 0u64..=(1 << 53), e in -22i32..=22, neg: bool) {
             let s = spell(neg, m, e, 0);

@@ -21,7 +21,7 @@
 
 use core::fmt;
 
-use super::{find_quote_or_backslash, find_special, SHORT_ESCAPES};
+use super::{find_quote_or_backslash, find_special, find_special_or_high, SHORT_ESCAPES};
 
 /// Default maximum nesting depth (objects + arrays) the scanner accepts.
 ///
@@ -202,26 +202,38 @@ pub(crate) fn parse_picking<'a>(
     max_depth: usize,
     picks: &mut Picks<'_, 'a>,
 ) -> Result<Value<'a>, ScanError> {
-    // UTF-8 first, with `core`'s validator (the firmware links it anyway): input that
-    // is not UTF-8 is reported as such whatever else is wrong with it, and the scan
-    // below only has to look at ASCII bytes.
-    if core::str::from_utf8(input).is_err() {
+    // On 64-bit hosts, one pass: the only bytes above 0x7F valid JSON can hold are in
+    // strings, whose scan stops at the first such byte and checks the whole input's
+    // UTF-8 then (once). A line that is rejected is checked too: input that is not
+    // UTF-8 is reported as such whatever else is wrong with it. Elsewhere (flash),
+    // the input is checked first, with `core`'s validator either way.
+    if !FUSED_UTF8 && core::str::from_utf8(input).is_err() {
         return Err(ScanError::InvalidUtf8);
     }
+    // Whether the whole input is known to be UTF-8.
+    let mut utf8 = !FUSED_UTF8;
     let start = skip_ws(input, 0);
-    let end = value_end(input, start, max_depth.min(DEPTH_LIMIT), picks)?;
-    if skip_ws(input, end) != input.len() {
-        return Err(ScanError::Syntax);
-    }
-    match input.get(start..end) {
-        Some(raw) => Ok(Value { raw }),
-        None => Err(ScanError::Syntax),
+    let scanned =
+        value_end(input, start, max_depth.min(DEPTH_LIMIT), picks, &mut utf8).and_then(|end| {
+            match skip_ws(input, end) == input.len() {
+                true => input.get(start..end).ok_or(ScanError::Syntax),
+                false => Err(ScanError::Syntax),
+            }
+        });
+    match scanned {
+        Ok(raw) => Ok(Value { raw }),
+        Err(_) if !utf8 && core::str::from_utf8(input).is_err() => Err(ScanError::InvalidUtf8),
+        Err(e) => Err(e),
     }
 }
 
 // ---------------------------------------------------------------------------
 // Validation
 // ---------------------------------------------------------------------------
+
+/// Whether [`parse_picking`] checks UTF-8 while it scans strings (64-bit hosts)
+/// rather than over the whole input first (smaller: 32-bit targets).
+const FUSED_UTF8: bool = cfg!(target_pointer_width = "64");
 
 #[inline]
 fn is_ws(b: u8) -> bool {
@@ -284,6 +296,7 @@ fn value_end<'a>(
     mut i: usize,
     max_depth: usize,
     picks: &mut Picks<'_, 'a>,
+    utf8: &mut bool,
 ) -> Result<usize, ScanError> {
     let mut depth: usize = 0;
     let mut stack = BitStack([0; DEPTH_LIMIT / 32]);
@@ -296,14 +309,17 @@ fn value_end<'a>(
         // A value starts at `i` (whitespace already skipped), after its key in an
         // object.
         if in_object {
-            let (end, plain) = key_end(input, i).ok_or(ScanError::Syntax)?;
-            let key = Str {
-                raw: input.get(i + 1..end - 1).unwrap_or_default(),
-            };
+            let key_start = i + 1;
+            let (end, plain) = key_end(input, i, utf8).ok_or(ScanError::Syntax)?;
             i = after_colon(input, end).ok_or(ScanError::Syntax)?;
             if let (true, Some(l)) = (depth <= live, picks.levels.get_mut(depth - 1)) {
-                if depth == PICK_LEVELS && !picks.prefix.is_empty() {
-                    picks.prefixed |= key.raw.starts_with(picks.prefix);
+                // The key's content, only looked at here (most members are not).
+                let key = Str {
+                    raw: input.get(key_start..end - 1).unwrap_or_default(),
+                };
+                // Once one name has the prefix, the others need no look.
+                if depth == PICK_LEVELS && !picks.prefixed && !picks.prefix.is_empty() {
+                    picks.prefixed = key.raw.starts_with(picks.prefix);
                 }
                 l.slot = match key.position_in_known(l.keys, plain) {
                     Some(k) if matches!(l.found.get(k), Some(None)) => k,
@@ -316,7 +332,7 @@ fn value_end<'a>(
             return Err(ScanError::Syntax);
         };
         match b {
-            b'"' => i = string_end(input, i + 1).ok_or(ScanError::Syntax)?,
+            b'"' => i = string_end(input, i + 1, utf8).ok_or(ScanError::Syntax)?,
             b'-' | b'0'..=b'9' => i = number_end(input, i).ok_or(ScanError::Syntax)?,
             b'{' | b'[' => {
                 if depth >= max_depth {
@@ -383,12 +399,12 @@ fn value_end<'a>(
 }
 
 /// The key (a string) at `i`; returns the index just after its closing quote, and
-/// whether the key has no escape.
-fn key_end(input: &[u8], i: usize) -> Option<(usize, bool)> {
+/// whether the key has no escape. `utf8`: as for [`string_scan`].
+fn key_end(input: &[u8], i: usize, utf8: &mut bool) -> Option<(usize, bool)> {
     if input.get(i) != Some(&b'"') {
         return None;
     }
-    string_scan(input, i + 1)
+    string_scan(input, i + 1, utf8)
 }
 
 /// The `:` after a key at `i`, whitespace around it allowed; returns the index of the
@@ -402,24 +418,41 @@ fn after_colon(input: &[u8], i: usize) -> Option<usize> {
 }
 
 /// String content starting at `i` (just after the opening quote); returns the index
-/// just after the closing quote, `None` if the string is malformed. Non-ASCII bytes
-/// need no look: the whole input is valid UTF-8.
-fn string_end(input: &[u8], i: usize) -> Option<usize> {
-    string_scan(input, i).map(|(end, _)| end)
+/// just after the closing quote, `None` if the string is malformed. `utf8`: as for
+/// [`string_scan`].
+fn string_end(input: &[u8], i: usize, utf8: &mut bool) -> Option<usize> {
+    string_scan(input, i, utf8).map(|(end, _)| end)
 }
 
-/// [`string_end`], and whether the string has no escape.
-#[inline]
-fn string_scan(input: &[u8], mut i: usize) -> Option<(usize, bool)> {
+/// [`string_end`], and whether the string has no escape. `utf8` tells whether the
+/// whole input is known to be UTF-8; at the first byte above 0x7F while it is not,
+/// the input is checked (`None` when it is not UTF-8), so that non-ASCII bytes then
+/// need no look. Always inline on 64-bit hosts (out of line, its two callers in
+/// [`value_end`] pay a call per string).
+#[cfg_attr(target_pointer_width = "64", inline(always))]
+#[cfg_attr(not(target_pointer_width = "64"), inline)]
+fn string_scan(input: &[u8], mut i: usize, utf8: &mut bool) -> Option<(usize, bool)> {
     let mut plain = true;
     loop {
-        i += find_special(input.get(i..)?)?;
+        let rest = input.get(i..)?;
+        i += match FUSED_UTF8 && !*utf8 {
+            true => find_special_or_high(rest)?,
+            false => find_special(rest)?,
+        };
         match input.get(i) {
             Some(b'"') => return Some((i + 1, plain)),
             // An escape: the index after it.
             Some(b'\\') => {
                 plain = false;
                 i = input.len() - decode_escape(input.get(i + 1..)?)?.1.len();
+            }
+            // The first non-ASCII byte: the search goes on from it once the input is
+            // known to be UTF-8.
+            Some(0x80..) if FUSED_UTF8 && !*utf8 => {
+                *utf8 = core::str::from_utf8(input).is_ok();
+                if !*utf8 {
+                    return None;
+                }
             }
             _ => return None,
         }
@@ -447,6 +480,36 @@ fn hex4(s: &[u8]) -> Option<u32> {
         unit = unit << 4 | char::from(b).to_digit(16)?;
     }
     Some(unit)
+}
+
+/// Whether `a` and `b` are the same bytes. On 64-bit hosts: lengths first, then a
+/// word at a time, inline (no `memcmp` call for the short member names of a
+/// message). Elsewhere `==` (smaller).
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    /// The first and the last `N` bytes of `s` (overlapping when shorter than
+    /// `2 * N`).
+    #[inline(always)]
+    fn ends<const N: usize>(s: &[u8]) -> Option<([u8; N], [u8; N])> {
+        Some((*s.first_chunk::<N>()?, *s.last_chunk::<N>()?))
+    }
+    if a.len() != b.len() {
+        return false;
+    }
+    match a.len() {
+        0..4 => a == b,
+        4..8 => ends::<4>(a) == ends::<4>(b),
+        8..=16 => ends::<8>(a) == ends::<8>(b),
+        _ => a == b,
+    }
+}
+
+/// Whether `a` and `b` are the same bytes.
+#[cfg(not(target_pointer_width = "64"))]
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a == b
 }
 
 // ---------------------------------------------------------------------------
@@ -985,11 +1048,13 @@ impl<'a> Str<'a> {
     }
 
     /// [`Str::position_in`] when the caller knows whether the content has no escape
-    /// (`plain`).
+    /// (`plain`). Always inline on 64-bit hosts: [`value_end`] matches every member
+    /// name of the levels it picks from with it.
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(crate) fn position_in_known(&self, names: &[&str], plain: bool) -> Option<usize> {
         names.iter().position(|name| {
             if plain {
-                self.raw == name.as_bytes()
+                same_bytes(self.raw, name.as_bytes())
             } else {
                 self.eq_str(name)
             }
@@ -1467,9 +1532,31 @@ mod tests {
             b"[1,\xff]",
             b"{} \xc3",
             b"[1,,\xff]", // syntax error first: still InvalidUtf8
+            // Valid non-ASCII first, the bad bytes later (in a string or not).
+            b"[\"\xc3\xa9\",\"\xff\"]",
+            b"{\"\xc3\xa9\":1,\"a\":\"x\xc3\"}",
+            b"[\"\xc3\xa9\"] \xff",
+            b"[\"\xc3\xa9\",,\"\xff\"]",
+            b"[[[[1]]]]\xff", // too deep (below) and not UTF-8
         ] {
             assert_eq!(err(bad), ScanError::InvalidUtf8, "{bad:?}");
         }
+        assert_eq!(
+            parse_with_depth(b"[[[[1]]]]\xff", 2).unwrap_err(),
+            ScanError::InvalidUtf8
+        );
+        // Non-ASCII text anywhere in strings, keys included; errors after it.
+        let v = ok(
+            "{\"\u{e9}t\u{e9}\":[\"\u{1f600}\",\"a\u{e9}b\u{e9}\"],\"k\":\"\u{e9}\\n\u{e9}\"}"
+                .as_bytes(),
+        );
+        assert_eq!(v.get("\u{e9}t\u{e9}").unwrap().items().count(), 2);
+        assert_eq!(err("[\"\u{e9}\",]".as_bytes()), ScanError::Syntax);
+        assert_eq!(err("[\"\u{e9}\"] x".as_bytes()), ScanError::Syntax);
+        assert_eq!(
+            parse_with_depth("[[\"\u{e9}\"]]".as_bytes(), 1).unwrap_err(),
+            ScanError::TooDeep
+        );
         // Valid UTF-8 outside a string is a syntax error.
         assert_eq!(err("é".as_bytes()), ScanError::Syntax);
     }
@@ -1653,6 +1740,30 @@ mod tests {
         ] {
             assert!(!ok(no).is_integral(), "{:?}", String::from_utf8_lossy(no));
         }
+    }
+
+    #[test]
+    fn same_bytes_is_eq() {
+        let a: Vec<u8> = (0u8..48).map(|b| b.wrapping_mul(37) ^ 0x55).collect();
+        for len in 0..=a.len() {
+            let x = &a[..len];
+            assert!(same_bytes(x, x));
+            let mut y = x.to_vec();
+            for at in 0..len {
+                y[at] ^= 0x80;
+                assert!(!same_bytes(x, &y), "{len} {at}");
+                y[at] ^= 0x80;
+            }
+            assert!(!same_bytes(x, &a[..len.saturating_sub(1)]) || len == 0);
+            assert!(!same_bytes(x, &a[1..]) || len == a.len() - 1);
+        }
+        let names = ["jsonrpc", "id", "method", "params", "result", "error"];
+        let v = ok(br#"["params","id","res","_meta","error"]"#);
+        let at: Vec<Option<usize>> = v
+            .items()
+            .map(|i| i.as_str().unwrap().position_in(&names))
+            .collect();
+        assert_eq!(at, [Some(3), Some(1), None, None, Some(5)]);
     }
 
     #[test]
