@@ -583,6 +583,12 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// A value whose text is exactly `raw` (found by a walk over validated text, no
+    /// whitespace around it): nothing is trimmed.
+    pub(crate) fn exact(raw: &'a [u8]) -> Value<'a> {
+        Value { raw }
+    }
+
     /// The value's bytes exactly as they appear in the input (valid JSON text).
     ///
     /// ```

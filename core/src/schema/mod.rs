@@ -30,6 +30,8 @@ use crate::json::{JsonWriter, Kind, Str, Value};
 
 pub mod plan;
 
+#[cfg(target_pointer_width = "64")]
+pub(crate) use plan::Filed;
 pub use plan::{Plan, MAX_PLAN_PROPERTIES};
 
 /// The rule an argument broke.

@@ -85,6 +85,8 @@ pub struct Plan<'a> {
     compiled: bool,
     /// `additionalProperties` is `false`.
     closed: bool,
+    /// No declared property's name is spelled with an escape.
+    plain_names: bool,
     required: Span,
     /// The declared properties `required` names, in its order (indices into
     /// `properties`); `required_count == u8::MAX`: it names something else, and the
@@ -105,6 +107,7 @@ impl<'a> Plan<'a> {
             source: schema,
             compiled: false,
             closed: false,
+            plain_names: true,
             required: Span::NONE,
             required_props: [0; MAX_PLAN_PROPERTIES],
             required_count: 0,
@@ -200,8 +203,14 @@ impl<'a> Plan<'a> {
                 Step::End => return true,
                 Step::Bad => return false,
                 Step::Member {
-                    key, value, next, ..
+                    key,
+                    escaped,
+                    value,
+                    next,
                 } => {
+                    if escaped {
+                        self.plain_names = false;
+                    }
                     let mut property = Property::NONE;
                     // Names are compared as written: an escape in one is no matter.
                     property.name = Span::new(key.0, key.1);
@@ -241,6 +250,20 @@ impl<'a> Plan<'a> {
     where
         'a: 's,
     {
+        self.validate_filing(args, &mut None)
+    }
+
+    /// [`Plan::validate`], and the arguments filed by property into `filed` when the
+    /// plan can answer lookups by name for them (see [`Filed`]); `filed` is left as it
+    /// was otherwise.
+    pub(crate) fn validate_filing<'p, 's>(
+        &'p self,
+        args: Option<Value<'s>>,
+        filed: &mut Option<Filed<'p, 's>>,
+    ) -> Result<(), Violation<'s, 's>>
+    where
+        'a: 's,
+    {
         if !self.compiled {
             return super::validate(Value::trusted(self.source.as_bytes()), args);
         }
@@ -248,20 +271,40 @@ impl<'a> Plan<'a> {
             .properties
             .get(..usize::from(self.count))
             .unwrap_or_default();
-        // One walk over the arguments: which declared properties are given, the first
-        // argument given twice, the first that breaks a rule.
+        // One walk over the arguments: which declared properties are given (and their
+        // values), the first argument given twice, the first that breaks a rule.
+        let mut values = [None; MAX_PLAN_PROPERTIES];
         let mut given = 0u32;
+        // Keys as written are keys decoded while none has an escape (a declared name
+        // has none when `plain_names`; the others are looked at).
+        let mut plain = self.plain_names;
         let mut duplicate = None;
         let mut broken = None;
         for (i, (key, value)) in args.iter().flat_map(|a| a.members()).enumerate() {
-            if duplicate.is_none() && args.is_some_and(|a| given_before(a, i, key)) {
-                duplicate = Some(key);
-            }
             let found = properties
                 .iter()
                 .position(|p| self.text(p.name) == Some(key.raw()));
-            if let Some(k) = found {
-                given |= 1 << k;
+            let twice = match found {
+                // A declared name: given before when its bit is set.
+                Some(k) => {
+                    let bit = 1u32 << k;
+                    let twice = given & bit != 0;
+                    if !twice {
+                        given |= bit;
+                        if let Some(slot) = values.get_mut(k) {
+                            *slot = Some(value);
+                        }
+                    }
+                    twice
+                }
+                // Another name: looked for among the members before it.
+                None => {
+                    plain = plain && !key.has_escapes();
+                    args.is_some_and(|a| given_before(a, i, key))
+                }
+            };
+            if duplicate.is_none() && twice {
+                duplicate = Some(key);
             }
             if broken.is_some() || duplicate.is_some() {
                 continue;
@@ -297,7 +340,22 @@ impl<'a> Plan<'a> {
                 rule: Rule::Duplicate,
             });
         }
-        broken.map_or(Ok(()), Err)
+        if let Some(broken) = broken {
+            return Err(broken);
+        }
+        if plain {
+            *filed = Some(Filed { plan: self, values });
+        }
+        Ok(())
+    }
+
+    /// The index of the declared property whose name is written `name`.
+    #[cfg(target_pointer_width = "64")]
+    fn property(&self, name: &[u8]) -> Option<usize> {
+        self.properties
+            .get(..usize::from(self.count))?
+            .iter()
+            .position(|p| self.text(p.name) == Some(name))
     }
 
     /// The name of `p` as a string (its span and the quotes around it).
@@ -321,7 +379,29 @@ impl<'a> Plan<'a> {
         if span.end == 0 {
             return None;
         }
-        self.text(span).map(Value::trusted)
+        self.text(span).map(Value::exact)
+    }
+}
+
+/// The arguments of a call that passed a [`Plan`]'s check, filed by declared property,
+/// so that a handler's lookup by name ([`ToolCall::arg`](crate::ToolCall::arg)) needs
+/// no walk. Kept only when no argument's name is spelled with an escape: a name as
+/// written is then its decoded name, and the value filed under a declared name is the
+/// first (the only) argument of that name, as [`Value::get`] finds it.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(target_pointer_width = "64"), allow(dead_code))] // read on 64-bit only
+pub(crate) struct Filed<'p, 's> {
+    plan: &'p Plan<'p>,
+    values: [Option<Value<'s>>; MAX_PLAN_PROPERTIES],
+}
+
+#[cfg(target_pointer_width = "64")]
+impl<'s> Filed<'_, 's> {
+    /// The argument named `name`, as [`Value::get`] finds it in the arguments; `None`
+    /// when `name` is not a declared property (the arguments are then walked).
+    pub(crate) fn get(&self, name: &str) -> Option<Option<Value<'s>>> {
+        let k = self.plan.property(name.as_bytes())?;
+        Some(self.values.get(k).copied().flatten())
     }
 }
 
@@ -561,6 +641,45 @@ mod tests {
         // An escaped property name is compared as written: it fits.
         assert!(Plan::compile(r#"{"properties":{"\u0061":{}}}"#).is_compiled());
         assert!(Plan::compile("{}").is_compiled());
+    }
+
+    /// What the filed arguments answer is what a walk over them answers (`Value::get`),
+    /// or nothing (the walk is then done): escaped names, undeclared ones, absent ones.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn filed_arguments_answer_as_the_walk() {
+        let schemas = [
+            r#"{"properties":{"a":{"type":"integer"},"bc":{},"\u0064":{}}}"#,
+            r#"{"properties":{"a":{},"bc":{"enum":["x","y"]}},"additionalProperties":false}"#,
+        ];
+        let args = [
+            r#"{"a":1,"bc":"x"}"#,
+            r#"{"bc":"y"}"#,
+            r#"{"\u0061":2,"a":1}"#,
+            r#"{"a":1,"\u0062c":"x"}"#,
+            r#"{"\u0064":3,"a":4}"#,
+            r#"{"d":3}"#,
+            r#"{"e":1,"a":2}"#,
+            "{}",
+        ];
+        for schema in schemas {
+            let plan = Plan::compile(schema);
+            assert!(plan.is_compiled());
+            for text in args {
+                let a = crate::json::parse(text.as_bytes()).unwrap();
+                let mut filed = None;
+                let ok = plan.validate_filing(Some(a), &mut filed).is_ok();
+                assert_eq!(ok, plan.validate(Some(a)).is_ok(), "{schema} {text}");
+                let Some(filed) = filed else { continue };
+                assert!(ok);
+                for name in ["a", "bc", "d", "\\u0064", "\\u0061", "e", ""] {
+                    if let Some(v) = filed.get(name) {
+                        let walked = a.get(name).map(|v| v.raw());
+                        assert_eq!(v.map(|v| v.raw()), walked, "{schema} {text} {name}");
+                    }
+                }
+            }
+        }
     }
 
     /// Compiled at compile time (a `static`), and used.
