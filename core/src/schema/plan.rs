@@ -27,8 +27,8 @@
 //! ```
 
 use super::{
-    check_property, first_missing, given_before, Keywords, Rule, Violation, PROPERTY_KEYS,
-    SCHEMA_KEYS,
+    check_bounds, first_missing, given_before, is_type, json_eq, type_matches, Rule, Violation,
+    PROPERTY_KEYS, SCHEMA_KEYS, TYPE_NAMES,
 };
 use crate::json::Value;
 
@@ -60,20 +60,33 @@ impl Span {
     }
 }
 
-/// A property: its name as written, and its keywords' values in [`PROPERTY_KEYS`]
-/// order.
+/// A property: its name as written, its keywords' values in [`PROPERTY_KEYS`] order,
+/// and what its `type` and `enum` are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Property {
     name: Span,
     keywords: [Span; PROPERTY_KEYS.len()],
+    /// The index of the `type` in [`TYPE_NAMES`], or [`ANY_TYPE`], or [`TYPE_LIST`].
+    ty: u8,
+    /// `enum` is an array of strings without escapes (an argument is one of them when
+    /// its text is one of theirs, or when it is a string with escapes equal to one).
+    plain_enum: bool,
 }
 
 impl Property {
     const NONE: Property = Property {
         name: Span::NONE,
         keywords: [Span::NONE; PROPERTY_KEYS.len()],
+        ty: ANY_TYPE,
+        plain_enum: false,
     };
 }
+
+/// [`Property::ty`] of a `type` that names no type of [`TYPE_NAMES`] (anything goes).
+const ANY_TYPE: u8 = TYPE_NAMES.len() as u8;
+
+/// [`Property::ty`] of a `type` that is not a string (an array of names).
+const TYPE_LIST: u8 = ANY_TYPE + 1;
 
 /// A tool's input schema compiled for argument checking (see the [module
 /// docs](self)). About 320 bytes; build it in a `static` or an inline `const` block so
@@ -217,6 +230,9 @@ impl<'a> Plan<'a> {
                     if !file_keys(s, value.0, &PROPERTY_KEYS, &mut property.keywords) {
                         return false;
                     }
+                    let [ty, allowed, ..] = property.keywords;
+                    property.ty = type_code(s, ty);
+                    property.plain_enum = plain_strings(s, allowed);
                     match self.properties.split_at_mut_checked(self.count as usize) {
                         Some((_, [slot, ..])) => *slot = property,
                         _ => return false,
@@ -310,7 +326,7 @@ impl<'a> Plan<'a> {
                 continue;
             }
             let rule = match found.and_then(|k| properties.get(k)) {
-                Some(p) => check_property(&self.keywords(p), value).err(),
+                Some(p) => self.check(p, value).err(),
                 None => self.closed.then_some(Rule::Unknown),
             };
             broken = rule.map(|rule| Violation {
@@ -364,9 +380,40 @@ impl<'a> Plan<'a> {
         Value::trusted(self.source.as_bytes().get(quoted)?).as_str()
     }
 
-    /// The keywords of `p`, as values.
-    fn keywords(&self, p: &Property) -> Keywords<'a> {
-        p.keywords.map(|span| self.value(span))
+    /// Check `v` against property `p`, as [`check_property`](super::check_property)
+    /// does with its keywords: `type` by the index found when compiling, `enum` of
+    /// plain strings by their texts.
+    fn check(&self, p: &Property, v: Value<'_>) -> Result<(), Rule<'a>> {
+        let [ty, allowed, bounds @ ..] = p.keywords;
+        if let Some(t) = self.value(ty) {
+            let ok = match p.ty {
+                ANY_TYPE => true,
+                // A name, or an array of names (an array is no name, a name has no items).
+                TYPE_LIST => type_matches(t, v) || t.items().any(|n| type_matches(n, v)),
+                i => is_type(usize::from(i), v),
+            };
+            if !ok {
+                return Err(Rule::Type(t));
+            }
+        }
+        if let Some(e) = self.value(allowed) {
+            // Not of the same text: only a string with escapes can still be equal.
+            let ok = match p.plain_enum && in_plain_strings(e.raw(), v.raw()) {
+                true => true,
+                false => {
+                    (!p.plain_enum || v.as_str().is_some_and(|s| s.has_escapes()))
+                        && e.items().any(|allowed| json_eq(v, allowed))
+                }
+            };
+            if !ok {
+                return Err(Rule::Enum(e));
+            }
+        }
+        if bounds.iter().all(|b| b.end == 0) {
+            return Ok(());
+        }
+        let bounds: Bounds<'a> = bounds.map(|span| self.value(span));
+        check_bounds(&bounds, v)
     }
 
     fn text(&self, span: Span) -> Option<&'a [u8]> {
@@ -402,6 +449,76 @@ impl<'s> Filed<'_, 's> {
     pub(crate) fn get(&self, name: &str) -> Option<Option<Value<'s>>> {
         let k = self.plan.property(name.as_bytes())?;
         Some(self.values.get(k).copied().flatten())
+    }
+}
+
+/// A property's bounds, as values.
+type Bounds<'s> = [Option<Value<'s>>; PROPERTY_KEYS.len() - 2];
+
+/// Whether `want` is the text of one of the strings of `list`, the text of an array of
+/// strings without escapes.
+fn in_plain_strings(list: &[u8], want: &[u8]) -> bool {
+    let mut rest = list;
+    // An item: from its opening quote to the next quote (none is escaped).
+    while let Some(open) = rest.iter().position(|&b| b == b'"') {
+        let Some(item) = rest.get(open..) else { break };
+        let Some(len) = item.iter().skip(1).position(|&b| b == b'"') else {
+            break;
+        };
+        let Some((item, after)) = item.split_at_checked(len + 2) else {
+            break;
+        };
+        if item == want {
+            return true;
+        }
+        rest = after;
+    }
+    false
+}
+
+/// [`Property::ty`] of the `type` value at `span`.
+const fn type_code(s: &[u8], span: Span) -> u8 {
+    let (start, end) = span.range();
+    if end == 0 {
+        return ANY_TYPE;
+    }
+    if byte(s, start) != b'"' {
+        return TYPE_LIST;
+    }
+    let mut i = 0;
+    while i < TYPE_NAMES.len() {
+        // A name spelled with an escape is no name of the list (as `type_matches`
+        // compares them): anything goes.
+        if let Some((_, [name, ..])) = TYPE_NAMES.split_at_checked(i) {
+            if eq_at(s, (start + 1, end - 1), name.as_bytes()) {
+                return i as u8;
+            }
+        }
+        i += 1;
+    }
+    ANY_TYPE
+}
+
+/// Whether the value at `span` is an array of strings without escapes.
+const fn plain_strings(s: &[u8], span: Span) -> bool {
+    let (start, end) = span.range();
+    if end == 0 || byte(s, start) != b'[' {
+        return false;
+    }
+    let mut i = skip_ws(s, start + 1);
+    if byte(s, i) == b']' {
+        return true;
+    }
+    loop {
+        match string_end(s, i) {
+            Some((after, false)) => i = skip_ws(s, after),
+            _ => return false,
+        }
+        match byte(s, i) {
+            b']' => return true,
+            b',' => i = skip_ws(s, i + 1),
+            _ => return false,
+        }
     }
 }
 
