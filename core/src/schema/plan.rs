@@ -296,7 +296,9 @@ impl<'a> Plan<'a> {
         let mut plain = self.plain_names;
         let mut duplicate = None;
         let mut broken = None;
-        for (i, (key, value)) in args.iter().flat_map(|a| a.members()).enumerate() {
+        // No arguments: no members (an empty text has none).
+        let members = args.unwrap_or(Value::exact(&[])).members();
+        for (i, (key, value)) in members.enumerate() {
             let found = properties
                 .iter()
                 .position(|p| self.text(p.name) == Some(key.raw()));
@@ -384,8 +386,8 @@ impl<'a> Plan<'a> {
     /// does with its keywords: `type` by the index found when compiling, `enum` of
     /// plain strings by their texts.
     fn check(&self, p: &Property, v: Value<'_>) -> Result<(), Rule<'a>> {
-        let [ty, allowed, bounds @ ..] = p.keywords;
-        if let Some(t) = self.value(ty) {
+        let [ty, allowed, bounds @ ..] = &p.keywords;
+        if let Some(t) = self.value(*ty) {
             let ok = match p.ty {
                 ANY_TYPE => true,
                 // A name, or an array of names (an array is no name, a name has no items).
@@ -396,7 +398,7 @@ impl<'a> Plan<'a> {
                 return Err(Rule::Type(t));
             }
         }
-        if let Some(e) = self.value(allowed) {
+        if let Some(e) = self.value(*allowed) {
             // Not of the same text: only a string with escapes can still be equal.
             let ok = match p.plain_enum && in_plain_strings(e.raw(), v.raw()) {
                 true => true,
