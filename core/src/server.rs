@@ -1236,7 +1236,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         call.can_defer = !self.jobs.is_full();
         #[cfg(feature = "input")]
         {
-            call.input = input;
+            (call.input.inputs, call.input.state) = input;
             call.input.next_id = self.next_request;
             call.input.can_wait = call.can_defer
                 && !self.waits.is_full()
@@ -1384,7 +1384,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         let mut get = PromptGet::new(JsonWriter::new(out), ex, index, args);
         #[cfg(feature = "input")]
         {
-            get.input = input;
+            (get.input.inputs, get.input.state) = input;
         }
         let result = self.device.get_prompt(&mut get);
         let written = get.written();
@@ -1461,26 +1461,26 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
 impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
     /// The input side of a 2026-07-28 tools/call or prompts/get: `inputResponses`, and
     /// `requestState` opened with the server's key for `owner` (-32602 when it does
-    /// not verify). Nothing for the initialize era.
+    /// not verify). Nothing for the initialize era. (The two fields of an
+    /// [`Input`](crate::input::Input) they fill, not a whole one to be copied.)
     fn modern_input<'a>(
         &self,
         p: &Params<'a>,
         ex: Exchange<'_>,
         owner: &str,
         buf: &'a mut [u8; crate::input::MAX_STATE + crate::input::TAG_LEN],
-    ) -> Result<crate::input::Input<'a>, DispatchError> {
-        let mut input = crate::input::Input::default();
+    ) -> Result<(Option<Value<'a>>, Option<&'a [u8]>), DispatchError> {
         if !ex.modern {
-            return Ok(input);
+            return Ok((None, None));
         }
-        input.inputs = p.0[P_INPUTS];
-        if let Some(state) = p.0[P_STATE] {
+        let mut state = None;
+        if let Some(sealed) = p.0[P_STATE] {
             let bad = DispatchError::InvalidParams("Invalid requestState");
-            let text = state.as_str().ok_or(bad)?;
+            let text = sealed.as_str().ok_or(bad)?;
             let key = self.state_key.as_ref().ok_or(bad)?;
-            input.state = Some(key.open(owner, text, buf).map_err(|_| bad)?);
+            state = Some(key.open(owner, text, buf).map_err(|_| bad)?);
         }
-        Ok(input)
+        Ok((p.0[P_INPUTS], state))
     }
 
     /// `requestState` of an input-required result: the handler's state sealed for
