@@ -384,7 +384,12 @@ impl Method {
 
     /// The method a request names, if the server knows it.
     fn parse(name: Str<'_>) -> Option<Method> {
-        let i = name.position_in(&Self::NAMES)?;
+        // A name written as one of them (they have no escapes) is that one, with no look
+        // for an escape; any other is decoded as it is compared.
+        let i = match Self::NAMES.iter().position(|n| n.as_bytes() == name.raw()) {
+            Some(i) => i,
+            None => name.position_in(&Self::NAMES)?,
+        };
         Self::ALL.get(i).copied()
     }
 }
@@ -1956,6 +1961,16 @@ mod tests {
                 Some(i),
                 "{m:?} twice"
             );
+        }
+        // Spelled with escapes: decoded; a name that is none of them: none.
+        for (text, method) in [
+            (r#""tools\/call""#, Some(Method::ToolsCall)),
+            (r#""\u0070ing""#, Some(Method::Ping)),
+            (r#""tools/cal""#, None),
+            (r#""tools\/calls""#, None),
+        ] {
+            let v = json::parse(text.as_bytes()).unwrap();
+            assert_eq!(Method::parse(v.as_str().unwrap()), method, "{text}");
         }
     }
 
