@@ -548,7 +548,8 @@ fn next_member(s: &[u8]) -> Option<(&[u8], Value<'_>, &[u8])> {
     let [key @ .., b'"'] = s.get(i + 1..key_end)? else {
         return None;
     };
-    let (value, rest) = split_value(s, after_colon(s, key_end)?)?;
+    // Validated: the key is followed by its colon (whitespace around it allowed).
+    let (value, rest) = split_value(s, skip_ws(s, skip_ws(s, key_end) + 1))?;
     Some((key, value, rest))
 }
 
