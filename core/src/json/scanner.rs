@@ -1010,6 +1010,9 @@ impl<'a> Str<'a> {
         // than `s` matches only when it has the same bytes and no escape (a `\`,
         // looked for a word at a time once the bytes are equal).
         if self.raw.len() <= s.len() {
+            #[cfg(target_pointer_width = "64")]
+            return super::same_unescaped(self.raw, s);
+            #[cfg(not(target_pointer_width = "64"))]
             return self.raw == s && find_quote_or_backslash(self.raw).is_none();
         }
         let mut want = s;
