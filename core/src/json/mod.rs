@@ -117,7 +117,7 @@ fn find_special(s: &[u8]) -> Option<usize> {
 /// Index of the first `"` or `\\` in `s`: where validated string content ends or has
 /// an escape (it holds no raw control character). Inline, for navigation's hot loop.
 #[inline]
-fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
+pub(crate) fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
     swar::find(
         s,
         |v| swar::ascii_only(swar::eq(v, b'"') | swar::eq(v, b'\\'), v),

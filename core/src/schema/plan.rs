@@ -460,20 +460,22 @@ type Bounds<'s> = [Option<Value<'s>>; PROPERTY_KEYS.len() - 2];
 /// Whether `want` is the text of one of the strings of `list`, the text of an array of
 /// strings without escapes.
 fn in_plain_strings(list: &[u8], want: &[u8]) -> bool {
+    // No backslash in `list`: the quotes are found a word at a time.
+    let find_quote = crate::json::find_quote_or_backslash;
     let mut rest = list;
-    // An item: from its opening quote to the next quote (none is escaped).
-    while let Some(open) = rest.iter().position(|&b| b == b'"') {
+    while let Some(open) = find_quote(rest) {
         let Some(item) = rest.get(open..) else { break };
-        let Some(len) = item.iter().skip(1).position(|&b| b == b'"') else {
-            break;
-        };
-        let Some((item, after)) = item.split_at_checked(len + 2) else {
-            break;
-        };
-        if item == want {
+        // An item is `want` when it starts with it: then `want` is a string without
+        // escapes (`list` has no backslash), with no quote but its last byte, and the
+        // item's closing quote (the next quote) is that one.
+        if item.starts_with(want) {
             return true;
         }
-        rest = after;
+        let Some(after) = item.get(1..) else { break };
+        let Some(close) = find_quote(after) else {
+            break;
+        };
+        rest = after.get(close + 1..).unwrap_or_default();
     }
     false
 }
