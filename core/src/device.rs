@@ -353,7 +353,7 @@ impl<'a> ToolCall<'a> {
     pub fn arg(&self, name: &str) -> Option<Value<'a>> {
         // A declared property's argument, as filed while the plan checked them.
         #[cfg(target_pointer_width = "64")]
-        if let Some(value) = self.filed.and_then(|f| f.get(name)) {
+        if let Some(value) = self.filed.as_ref().and_then(|f| f.get(name)) {
             return value;
         }
         self.args.and_then(|a| a.get(name))
