@@ -270,8 +270,8 @@ impl<'a> Plan<'a> {
     }
 
     /// [`Plan::validate`], and the arguments filed by property into `filed` when the
-    /// plan can answer lookups by name for them (see [`Filed`]); `filed` is left as it
-    /// was otherwise.
+    /// plan can answer lookups by name for them (see [`Filed`]); `filed` is `None`
+    /// otherwise (and when the text was walked).
     pub(crate) fn validate_filing<'p, 's>(
         &'p self,
         args: Option<Value<'s>>,
@@ -281,6 +281,7 @@ impl<'a> Plan<'a> {
         'a: 's,
     {
         if !self.compiled {
+            *filed = None;
             return super::validate(Value::trusted(self.source.as_bytes()), args);
         }
         let properties = self
@@ -288,8 +289,14 @@ impl<'a> Plan<'a> {
             .get(..usize::from(self.count))
             .unwrap_or_default();
         // One walk over the arguments: which declared properties are given (and their
-        // values), the first argument given twice, the first that breaks a rule.
-        let mut values = [None; MAX_PLAN_PROPERTIES];
+        // values, filed in place), the first argument given twice, the first that
+        // breaks a rule.
+        let values = &mut filed
+            .insert(Filed {
+                plan: self,
+                values: [None; MAX_PLAN_PROPERTIES],
+            })
+            .values;
         let mut given = 0u32;
         // Keys as written are keys decoded while none has an escape (a declared name
         // has none when `plain_names`; the others are looked at).
@@ -346,25 +353,21 @@ impl<'a> Plan<'a> {
                 .and_then(|p| self.name(p)),
             None => first_missing(self.value(self.required), args),
         };
-        if let Some(name) = missing {
-            return Err(Violation {
+        let checked = match (missing, duplicate) {
+            (Some(name), _) => Err(Violation {
                 argument: name,
                 rule: Rule::Required,
-            });
-        }
-        if let Some(key) = duplicate {
-            return Err(Violation {
+            }),
+            (None, Some(key)) => Err(Violation {
                 argument: key,
                 rule: Rule::Duplicate,
-            });
+            }),
+            (None, None) => broken.map_or(Ok(()), Err),
+        };
+        if checked.is_err() || !plain {
+            *filed = None;
         }
-        if let Some(broken) = broken {
-            return Err(broken);
-        }
-        if plain {
-            *filed = Some(Filed { plan: self, values });
-        }
-        Ok(())
+        checked
     }
 
     /// The index of the declared property whose name is written `name`.
