@@ -1015,6 +1015,13 @@ impl<'a> Str<'a> {
             #[cfg(not(target_pointer_width = "64"))]
             return self.raw == s && find_quote_or_backslash(self.raw).is_none();
         }
+        self.eq_decoded(s)
+    }
+
+    /// [`Str::eq_bytes`] for content longer than `s`: decoded as it is compared. Out of
+    /// line on 64-bit hosts, so that the common case above saves no registers for it.
+    #[cfg_attr(target_pointer_width = "64", inline(never))]
+    fn eq_decoded(&self, s: &[u8]) -> bool {
         let mut want = s;
         let mut rest = self.raw;
         while let Some(piece) = next_raw_piece(&mut rest) {
