@@ -549,8 +549,14 @@ fn next_member(s: &[u8]) -> Option<(&[u8], Value<'_>, &[u8])> {
     let [key @ .., b'"'] = s.get(i + 1..key_end)? else {
         return None;
     };
-    // Validated: the key is followed by its colon (whitespace around it allowed).
-    let (value, rest) = split_value(s, skip_ws(s, skip_ws(s, key_end) + 1))?;
+    // Validated: the key is followed by its colon (whitespace around it allowed), not
+    // checked again on 64-bit hosts; a small target calls the parser's helper (one
+    // copy in flash).
+    #[cfg(target_pointer_width = "64")]
+    let at = skip_ws(s, skip_ws(s, key_end) + 1);
+    #[cfg(not(target_pointer_width = "64"))]
+    let at = after_colon(s, key_end)?;
+    let (value, rest) = split_value(s, at)?;
     Some((key, value, rest))
 }
 
