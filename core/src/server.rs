@@ -1466,8 +1466,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
 impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
     /// The input side of a 2026-07-28 tools/call or prompts/get: `inputResponses`, and
     /// `requestState` opened with the server's key for `owner` (-32602 when it does
-    /// not verify). Nothing for the initialize era. (The two fields of an
-    /// [`Input`](crate::input::Input) they fill, not a whole one to be copied.)
+    /// not verify). Nothing for the initialize era. The caller puts them into the two
+    /// fields of its [`Input`](crate::input::Input) (cheaper than copying a whole one).
     fn modern_input<'a>(
         &self,
         p: &Params<'a>,
