@@ -305,6 +305,11 @@ pub struct ToolCall<'a> {
     pub(crate) ex: Exchange<'a>,
     pub(crate) tool: usize,
     pub(crate) args: Option<Value<'a>>,
+    /// The arguments filed by declared property while a compiled schema checked them
+    /// ([`ToolCall::arg`] looks there first). On 64-bit hosts only: a small target
+    /// keeps the walk, its flash being scarcer than its cycles.
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) filed: Option<crate::schema::Filed<'a, 'a>>,
     pub(crate) can_defer: bool,
     pub(crate) state: u32,
     pub(crate) is_error: bool,
@@ -325,6 +330,8 @@ impl<'a> ToolCall<'a> {
             ex,
             tool,
             args,
+            #[cfg(target_pointer_width = "64")]
+            filed: None,
             can_defer: false,
             state: 0,
             is_error: false,
@@ -344,6 +351,11 @@ impl<'a> ToolCall<'a> {
     }
     /// One argument by name.
     pub fn arg(&self, name: &str) -> Option<Value<'a>> {
+        // A declared property's argument, as filed while the plan checked them.
+        #[cfg(target_pointer_width = "64")]
+        if let Some(value) = self.filed.as_ref().and_then(|f| f.get(name)) {
+            return value;
+        }
         self.args.and_then(|a| a.get(name))
     }
     /// Decode the arguments into a `#[derive(Deserialize)]` struct with serde-json-core;

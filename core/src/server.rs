@@ -384,7 +384,12 @@ impl Method {
 
     /// The method a request names, if the server knows it.
     fn parse(name: Str<'_>) -> Option<Method> {
-        let i = name.position_in(&Self::NAMES)?;
+        // A name written as one of them (they have no escapes) is that one, with no look
+        // for an escape; any other is decoded as it is compared.
+        let i = match Self::NAMES.iter().position(|n| n.as_bytes() == name.raw()) {
+            Some(i) => i,
+            None => name.position_in(&Self::NAMES)?,
+        };
         Self::ALL.get(i).copied()
     }
 }
@@ -1213,6 +1218,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         // The schema was checked when the server was built (descriptors are static):
         // not parsed again, and not walked at all when compiled into a plan.
         let checked = match self.device.tool_plan(index) {
+            #[cfg(target_pointer_width = "64")]
+            Some(plan) => plan.validate_filing(args, &mut call.filed),
+            #[cfg(not(target_pointer_width = "64"))]
             Some(plan) => plan.validate(args),
             None => crate::schema::validate(Value::trusted(tool.input_schema.as_bytes()), args),
         };
@@ -1233,7 +1241,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         call.can_defer = !self.jobs.is_full();
         #[cfg(feature = "input")]
         {
-            call.input = input;
+            (call.input.inputs, call.input.state) = input;
             call.input.next_id = self.next_request;
             call.input.can_wait = call.can_defer
                 && !self.waits.is_full()
@@ -1381,7 +1389,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         let mut get = PromptGet::new(JsonWriter::new(out), ex, index, args);
         #[cfg(feature = "input")]
         {
-            get.input = input;
+            (get.input.inputs, get.input.state) = input;
         }
         let result = self.device.get_prompt(&mut get);
         let written = get.written();
@@ -1458,26 +1466,26 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
 impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
     /// The input side of a 2026-07-28 tools/call or prompts/get: `inputResponses`, and
     /// `requestState` opened with the server's key for `owner` (-32602 when it does
-    /// not verify). Nothing for the initialize era.
+    /// not verify). Nothing for the initialize era. The caller puts them into the two
+    /// fields of its [`Input`](crate::input::Input) (cheaper than copying a whole one).
     fn modern_input<'a>(
         &self,
         p: &Params<'a>,
         ex: Exchange<'_>,
         owner: &str,
         buf: &'a mut [u8; crate::input::MAX_STATE + crate::input::TAG_LEN],
-    ) -> Result<crate::input::Input<'a>, DispatchError> {
-        let mut input = crate::input::Input::default();
+    ) -> Result<(Option<Value<'a>>, Option<&'a [u8]>), DispatchError> {
         if !ex.modern {
-            return Ok(input);
+            return Ok((None, None));
         }
-        input.inputs = p.0[P_INPUTS];
-        if let Some(state) = p.0[P_STATE] {
+        let mut state = None;
+        if let Some(sealed) = p.0[P_STATE] {
             let bad = DispatchError::InvalidParams("Invalid requestState");
-            let text = state.as_str().ok_or(bad)?;
+            let text = sealed.as_str().ok_or(bad)?;
             let key = self.state_key.as_ref().ok_or(bad)?;
-            input.state = Some(key.open(owner, text, buf).map_err(|_| bad)?);
+            state = Some(key.open(owner, text, buf).map_err(|_| bad)?);
         }
-        Ok(input)
+        Ok((p.0[P_INPUTS], state))
     }
 
     /// `requestState` of an input-required result: the handler's state sealed for
@@ -1953,6 +1961,16 @@ mod tests {
                 Some(i),
                 "{m:?} twice"
             );
+        }
+        // Spelled with escapes: decoded; a name that is none of them: none.
+        for (text, method) in [
+            (r#""tools\/call""#, Some(Method::ToolsCall)),
+            (r#""\u0070ing""#, Some(Method::Ping)),
+            (r#""tools/cal""#, None),
+            (r#""tools\/calls""#, None),
+        ] {
+            let v = json::parse(text.as_bytes()).unwrap();
+            assert_eq!(Method::parse(v.as_str().unwrap()), method, "{text}");
         }
     }
 

@@ -129,7 +129,7 @@ fn find_special_or_high(s: &[u8]) -> Option<usize> {
 /// Index of the first `"` or `\\` in `s`: where validated string content ends or has
 /// an escape (it holds no raw control character). Inline, for navigation's hot loop.
 #[inline]
-fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
+pub(crate) fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
     swar::find(
         s,
         |v| swar::ascii_only(swar::eq(v, b'"') | swar::eq(v, b'\\'), v),
@@ -147,6 +147,59 @@ pub(crate) fn find_newline(s: &[u8]) -> Option<usize> {
         |v| swar::ascii_only(swar::eq(v, b'\n'), v),
         |b| b == b'\n',
     )
+}
+
+/// Whether `a` and `b` are the same bytes and hold no backslash: validated string content
+/// that equals a text without escapes. On 64-bit hosts, a word at a time in one pass
+/// (rather than a comparison, then a search for a backslash).
+#[cfg(target_pointer_width = "64")]
+#[inline]
+pub(crate) fn same_unescaped(a: &[u8], b: &[u8]) -> bool {
+    const ONES: u64 = u64::MAX / 0xFF;
+    const ONES32: u32 = u32::MAX / 0xFF;
+    /// The word of `s` at `i` (zero when out of range: never, by the callers' bounds).
+    fn word(s: &[u8], i: usize) -> u64 {
+        s.get(i..)
+            .and_then(|s| s.first_chunk::<8>())
+            .map_or(0, |w| u64::from_le_bytes(*w))
+    }
+    /// The half word of `s` at `i` (likewise).
+    fn half(s: &[u8], i: usize) -> u32 {
+        s.get(i..)
+            .and_then(|s| s.first_chunk::<4>())
+            .map_or(0, |w| u32::from_le_bytes(*w))
+    }
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n < 4 {
+        return a.iter().zip(b).all(|(&x, &y)| x == y && x != b'\\');
+    }
+    if n < 8 {
+        // Two overlapping half words: the first four bytes and the last four.
+        let (x, y) = (half(a, 0), half(a, n - 4));
+        let (tx, ty) = (x ^ (ONES32 * 0x5C), y ^ (ONES32 * 0x5C));
+        let backslash =
+            (tx.wrapping_sub(ONES32) & !tx | ty.wrapping_sub(ONES32) & !ty) & (ONES32 << 7);
+        return x == half(b, 0) && y == half(b, n - 4) && backslash == 0;
+    }
+    let mut i = 0;
+    loop {
+        // The last word overlaps the one before it when `n` is no multiple of 8.
+        let at = i.min(n - 8);
+        let x = word(a, at);
+        // A backslash is a zero byte of `t` (found exactly: no borrow reaches below the
+        // lowest zero byte, and one above it does not matter).
+        let t = x ^ (ONES * 0x5C);
+        if x != word(b, at) || t.wrapping_sub(ONES) & !t & (ONES << 7) != 0 {
+            return false;
+        }
+        i += 8;
+        if i >= n {
+            return true;
+        }
+    }
 }
 
 /// Word-at-a-time byte search ("SWAR"): finds the first byte of interest in a slice
@@ -320,6 +373,37 @@ mod swar {
                 )
             ) {
                 check_all(&s);
+            }
+        }
+    }
+}
+
+#[cfg(all(test, target_pointer_width = "64"))]
+#[allow(clippy::indexing_slicing)]
+mod same_unescaped_tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    /// Against its definition: every length to 40, a backslash or a difference at
+    /// every position.
+    #[test]
+    fn as_defined() {
+        let check = |a: &[u8], b: &[u8]| {
+            let want = a == b && !a.contains(&b'\\');
+            assert_eq!(super::same_unescaped(a, b), want, "{a:?} {b:?}");
+        };
+        for len in 0..=40usize {
+            let base: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            check(&base, &base);
+            check(&base, &base[..len.saturating_sub(1)]);
+            for at in 0..len {
+                for b in [b'\\', b'A', 0x5D, 0xDC, 0x5B] {
+                    let mut other = base.clone();
+                    other[at] = b;
+                    check(&other, &other);
+                    check(&base, &other);
+                    check(&other, &base);
+                }
             }
         }
     }

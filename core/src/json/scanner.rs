@@ -602,6 +602,7 @@ fn split_value(s: &[u8], i: usize) -> Option<(Value<'_>, &[u8])> {
 
 /// The next member of a validated object, `s` being just after the `{` or after the
 /// previous member's value: (key content, value, rest).
+#[cfg_attr(target_pointer_width = "64", inline(never))]
 fn next_member(s: &[u8]) -> Option<(&[u8], Value<'_>, &[u8])> {
     let i = skip_comma(s, 0);
     if s.get(i) != Some(&b'"') {
@@ -611,7 +612,14 @@ fn next_member(s: &[u8]) -> Option<(&[u8], Value<'_>, &[u8])> {
     let [key @ .., b'"'] = s.get(i + 1..key_end)? else {
         return None;
     };
-    let (value, rest) = split_value(s, after_colon(s, key_end)?)?;
+    // Validated: the key is followed by its colon (whitespace around it allowed), not
+    // checked again on 64-bit hosts; a small target calls the parser's helper (one
+    // copy in flash).
+    #[cfg(target_pointer_width = "64")]
+    let at = skip_ws(s, skip_ws(s, key_end) + 1);
+    #[cfg(not(target_pointer_width = "64"))]
+    let at = after_colon(s, key_end)?;
+    let (value, rest) = split_value(s, at)?;
     Some((key, value, rest))
 }
 
@@ -644,6 +652,12 @@ impl<'a> Value<'a> {
         Value {
             raw: text.get(start..end).unwrap_or_default(),
         }
+    }
+
+    /// A value whose text is exactly `raw` (found by a walk over validated text, no
+    /// whitespace around it): nothing is trimmed.
+    pub(crate) fn exact(raw: &'a [u8]) -> Value<'a> {
+        Value { raw }
     }
 
     /// The value's bytes exactly as they appear in the input (valid JSON text).
@@ -872,7 +886,14 @@ pub struct Members<'a> {
 impl<'a> Iterator for Members<'a> {
     type Item = (Str<'a>, Value<'a>);
 
+    // On 64-bit hosts inline, with the end of compact text seen before any call.
+    #[cfg_attr(target_pointer_width = "64", inline)]
     fn next(&mut self) -> Option<Self::Item> {
+        #[cfg(target_pointer_width = "64")]
+        if let [b'}', ..] | [] = self.rest {
+            self.rest = &[];
+            return None;
+        }
         match next_member(self.rest) {
             Some((key, value, rest)) => {
                 self.rest = rest;
@@ -1068,8 +1089,18 @@ impl<'a> Str<'a> {
         // than `s` matches only when it has the same bytes and no escape (a `\`,
         // looked for a word at a time once the bytes are equal).
         if self.raw.len() <= s.len() {
+            #[cfg(target_pointer_width = "64")]
+            return super::same_unescaped(self.raw, s);
+            #[cfg(not(target_pointer_width = "64"))]
             return self.raw == s && find_quote_or_backslash(self.raw).is_none();
         }
+        self.eq_decoded(s)
+    }
+
+    /// [`Str::eq_bytes`] for content longer than `s`: decoded as it is compared. Out of
+    /// line on 64-bit hosts, so that the common case above saves no registers for it.
+    #[cfg_attr(target_pointer_width = "64", inline(never))]
+    fn eq_decoded(&self, s: &[u8]) -> bool {
         let mut want = s;
         let mut rest = self.raw;
         while let Some(piece) = next_raw_piece(&mut rest) {

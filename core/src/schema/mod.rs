@@ -30,6 +30,8 @@ use crate::json::{JsonWriter, Kind, Str, Value};
 
 pub mod plan;
 
+#[cfg(target_pointer_width = "64")]
+pub(crate) use plan::Filed;
 pub use plan::{Plan, MAX_PLAN_PROPERTIES};
 
 /// The rule an argument broke.
@@ -137,9 +139,15 @@ fn type_matches(name: Value<'_>, v: Value<'_>) -> bool {
         return false;
     };
     match TYPE_NAMES.iter().position(|n| n.as_bytes() == name.raw()) {
-        Some(i) => TYPE_KINDS.get(i) == Some(&v.kind()) && (i != INTEGER || v.is_integral()),
+        Some(i) => is_type(i, v),
         None => true, // unknown type names are not ours to judge
     }
+}
+
+/// Whether `v` is of the type [`TYPE_NAMES`]`[i]` names.
+#[inline]
+fn is_type(i: usize, v: Value<'_>) -> bool {
+    TYPE_KINDS.get(i) == Some(&v.kind()) && (i != INTEGER || v.is_integral())
 }
 
 fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
@@ -184,6 +192,12 @@ fn check_property<'s>(keywords: &Keywords<'s>, v: Value<'_>) -> Result<(), Rule<
             return Err(Rule::Enum(e));
         }
     }
+    check_bounds(bounds, v)
+}
+
+/// Check `v` against a property schema's bounds (its keywords from `minimum` on).
+#[inline]
+fn check_bounds<'s>(bounds: &[Option<Value<'s>>; 6], v: Value<'_>) -> Result<(), Rule<'s>> {
     // Numbers compare by their exact decimal values: `100.00000000000000001` is above a
     // maximum of 100 although both are the same `f64`.
     for (i, (bound, breaks)) in bounds.iter().zip(BOUND_BREAKS.iter()).enumerate() {
@@ -815,6 +829,8 @@ mod tests {
         let values = prop::sample::select(std::vec![
             r#""string""#,
             r#""integer""#,
+            r#""boolean""#,
+            r#"["y","x"]"#,
             r#""number""#,
             r#""null""#,
             r#""str\u0069ng""#,
@@ -892,6 +908,7 @@ mod tests {
             r#""\u0078""#,
             r#""y""#,
             r#""a""#,
+            r#""ab""#,
             r#""abc""#,
             r#""é€""#,
             r#""3""#,
@@ -959,6 +976,19 @@ mod tests {
             let ours = std::format!("{:?}", plan.validate(a));
             let theirs = std::format!("{:?}", reference::validate(s, a));
             prop_assert_eq!(ours, theirs, "schema {} args {}", schema, args);
+            // The arguments filed as checked answer lookups as a walk over them does.
+            #[cfg(target_pointer_width = "64")]
+            if let (Some(a), Some(filed)) = (a, {
+                let mut filed = None;
+                let _ = plan.validate_filing(a, &mut filed);
+                filed
+            }) {
+                for name in ["a", "b", "c", "ab", r"\u0061"] {
+                    if let Some(v) = filed.get(name) {
+                        prop_assert_eq!(v.map(|v| v.raw()), a.get(name).map(|v| v.raw()));
+                    }
+                }
+            }
         }
 
         #[test]

@@ -27,8 +27,8 @@
 //! ```
 
 use super::{
-    check_property, first_missing, given_before, Keywords, Rule, Violation, PROPERTY_KEYS,
-    SCHEMA_KEYS,
+    check_bounds, first_missing, given_before, is_type, json_eq, type_matches, Rule, Violation,
+    PROPERTY_KEYS, SCHEMA_KEYS, TYPE_NAMES,
 };
 use crate::json::Value;
 
@@ -60,20 +60,33 @@ impl Span {
     }
 }
 
-/// A property: its name as written, and its keywords' values in [`PROPERTY_KEYS`]
-/// order.
+/// A property: its name as written, its keywords' values in [`PROPERTY_KEYS`] order,
+/// and what its `type` and `enum` are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Property {
     name: Span,
     keywords: [Span; PROPERTY_KEYS.len()],
+    /// The index of the `type` in [`TYPE_NAMES`], or [`ANY_TYPE`], or [`TYPE_LIST`].
+    ty: u8,
+    /// `enum` is an array of strings without escapes (an argument is one of them when
+    /// its text is one of theirs, or when it is a string with escapes equal to one).
+    plain_enum: bool,
 }
 
 impl Property {
     const NONE: Property = Property {
         name: Span::NONE,
         keywords: [Span::NONE; PROPERTY_KEYS.len()],
+        ty: ANY_TYPE,
+        plain_enum: false,
     };
 }
+
+/// [`Property::ty`] of a `type` that names no type of [`TYPE_NAMES`] (anything goes).
+const ANY_TYPE: u8 = TYPE_NAMES.len() as u8;
+
+/// [`Property::ty`] of a `type` that is not a string (an array of names).
+const TYPE_LIST: u8 = ANY_TYPE + 1;
 
 /// A tool's input schema compiled for argument checking (see the [module
 /// docs](self)). About 320 bytes; build it in a `static` or an inline `const` block so
@@ -85,6 +98,8 @@ pub struct Plan<'a> {
     compiled: bool,
     /// `additionalProperties` is `false`.
     closed: bool,
+    /// No declared property's name is spelled with an escape.
+    plain_names: bool,
     required: Span,
     /// The declared properties `required` names, in its order (indices into
     /// `properties`); `required_count == u8::MAX`: it names something else, and the
@@ -105,6 +120,7 @@ impl<'a> Plan<'a> {
             source: schema,
             compiled: false,
             closed: false,
+            plain_names: true,
             required: Span::NONE,
             required_props: [0; MAX_PLAN_PROPERTIES],
             required_count: 0,
@@ -200,14 +216,23 @@ impl<'a> Plan<'a> {
                 Step::End => return true,
                 Step::Bad => return false,
                 Step::Member {
-                    key, value, next, ..
+                    key,
+                    escaped,
+                    value,
+                    next,
                 } => {
+                    if escaped {
+                        self.plain_names = false;
+                    }
                     let mut property = Property::NONE;
                     // Names are compared as written: an escape in one is no matter.
                     property.name = Span::new(key.0, key.1);
                     if !file_keys(s, value.0, &PROPERTY_KEYS, &mut property.keywords) {
                         return false;
                     }
+                    let [ty, allowed, ..] = property.keywords;
+                    property.ty = type_code(s, ty);
+                    property.plain_enum = plain_strings(s, allowed);
                     match self.properties.split_at_mut_checked(self.count as usize) {
                         Some((_, [slot, ..])) => *slot = property,
                         _ => return false,
@@ -241,33 +266,76 @@ impl<'a> Plan<'a> {
     where
         'a: 's,
     {
+        self.validate_filing(args, &mut None)
+    }
+
+    /// [`Plan::validate`], and the arguments filed by property into `filed` when the
+    /// plan can answer lookups by name for them (see [`Filed`]); `filed` is `None`
+    /// otherwise (and when the text was walked).
+    pub(crate) fn validate_filing<'p, 's>(
+        &'p self,
+        args: Option<Value<'s>>,
+        filed: &mut Option<Filed<'p, 's>>,
+    ) -> Result<(), Violation<'s, 's>>
+    where
+        'a: 's,
+    {
         if !self.compiled {
+            *filed = None;
             return super::validate(Value::trusted(self.source.as_bytes()), args);
         }
         let properties = self
             .properties
             .get(..usize::from(self.count))
             .unwrap_or_default();
-        // One walk over the arguments: which declared properties are given, the first
-        // argument given twice, the first that breaks a rule.
+        // One walk over the arguments: which declared properties are given (and their
+        // values, filed in place), the first argument given twice, the first that
+        // breaks a rule.
+        let values = &mut filed
+            .insert(Filed {
+                plan: self,
+                values: [None; MAX_PLAN_PROPERTIES],
+            })
+            .values;
         let mut given = 0u32;
+        // Keys as written are keys decoded while none has an escape (a declared name
+        // has none when `plain_names`; the others are looked at).
+        let mut plain = self.plain_names;
         let mut duplicate = None;
         let mut broken = None;
-        for (i, (key, value)) in args.iter().flat_map(|a| a.members()).enumerate() {
-            if duplicate.is_none() && args.is_some_and(|a| given_before(a, i, key)) {
-                duplicate = Some(key);
-            }
+        // No arguments: no members (an empty text has none).
+        let members = args.unwrap_or(Value::exact(&[])).members();
+        for (i, (key, value)) in members.enumerate() {
             let found = properties
                 .iter()
                 .position(|p| self.text(p.name) == Some(key.raw()));
-            if let Some(k) = found {
-                given |= 1 << k;
+            let twice = match found {
+                // A declared name: given before when its bit is set.
+                Some(k) => {
+                    let bit = 1u32 << k;
+                    let twice = given & bit != 0;
+                    if !twice {
+                        given |= bit;
+                        if let Some(slot) = values.get_mut(k) {
+                            *slot = Some(value);
+                        }
+                    }
+                    twice
+                }
+                // Another name: looked for among the members before it.
+                None => {
+                    plain = plain && !key.has_escapes();
+                    args.is_some_and(|a| given_before(a, i, key))
+                }
+            };
+            if duplicate.is_none() && twice {
+                duplicate = Some(key);
             }
             if broken.is_some() || duplicate.is_some() {
                 continue;
             }
             let rule = match found.and_then(|k| properties.get(k)) {
-                Some(p) => check_property(&self.keywords(p), value).err(),
+                Some(p) => self.check(p, value).err(),
                 None => self.closed.then_some(Rule::Unknown),
             };
             broken = rule.map(|rule| Violation {
@@ -285,19 +353,30 @@ impl<'a> Plan<'a> {
                 .and_then(|p| self.name(p)),
             None => first_missing(self.value(self.required), args),
         };
-        if let Some(name) = missing {
-            return Err(Violation {
+        let checked = match (missing, duplicate) {
+            (Some(name), _) => Err(Violation {
                 argument: name,
                 rule: Rule::Required,
-            });
-        }
-        if let Some(key) = duplicate {
-            return Err(Violation {
+            }),
+            (None, Some(key)) => Err(Violation {
                 argument: key,
                 rule: Rule::Duplicate,
-            });
+            }),
+            (None, None) => broken.map_or(Ok(()), Err),
+        };
+        if checked.is_err() || !plain {
+            *filed = None;
         }
-        broken.map_or(Ok(()), Err)
+        checked
+    }
+
+    /// The index of the declared property whose name is written `name`.
+    #[cfg(target_pointer_width = "64")]
+    fn property(&self, name: &[u8]) -> Option<usize> {
+        self.properties
+            .get(..usize::from(self.count))?
+            .iter()
+            .position(|p| self.text(p.name) == Some(name))
     }
 
     /// The name of `p` as a string (its span and the quotes around it).
@@ -306,9 +385,40 @@ impl<'a> Plan<'a> {
         Value::trusted(self.source.as_bytes().get(quoted)?).as_str()
     }
 
-    /// The keywords of `p`, as values.
-    fn keywords(&self, p: &Property) -> Keywords<'a> {
-        p.keywords.map(|span| self.value(span))
+    /// Check `v` against property `p`, as [`check_property`](super::check_property)
+    /// does with its keywords: `type` by the index found when compiling, `enum` of
+    /// plain strings by their texts.
+    fn check(&self, p: &Property, v: Value<'_>) -> Result<(), Rule<'a>> {
+        let [ty, allowed, bounds @ ..] = &p.keywords;
+        if let Some(t) = self.value(*ty) {
+            let ok = match p.ty {
+                ANY_TYPE => true,
+                // A name, or an array of names (an array is no name, a name has no items).
+                TYPE_LIST => type_matches(t, v) || t.items().any(|n| type_matches(n, v)),
+                i => is_type(usize::from(i), v),
+            };
+            if !ok {
+                return Err(Rule::Type(t));
+            }
+        }
+        if let Some(e) = self.value(*allowed) {
+            // Not of the same text: only a string with escapes can still be equal.
+            let ok = match p.plain_enum && in_plain_strings(e.raw(), v.raw()) {
+                true => true,
+                false => {
+                    (!p.plain_enum || v.as_str().is_some_and(|s| s.has_escapes()))
+                        && e.items().any(|allowed| json_eq(v, allowed))
+                }
+            };
+            if !ok {
+                return Err(Rule::Enum(e));
+            }
+        }
+        if bounds.iter().all(|b| b.end == 0) {
+            return Ok(());
+        }
+        let bounds: Bounds<'a> = bounds.map(|span| self.value(span));
+        check_bounds(&bounds, v)
     }
 
     fn text(&self, span: Span) -> Option<&'a [u8]> {
@@ -321,7 +431,101 @@ impl<'a> Plan<'a> {
         if span.end == 0 {
             return None;
         }
-        self.text(span).map(Value::trusted)
+        self.text(span).map(Value::exact)
+    }
+}
+
+/// The arguments of a call that passed a [`Plan`]'s check, filed by declared property,
+/// so that a handler's lookup by name ([`ToolCall::arg`](crate::ToolCall::arg)) needs
+/// no walk. Kept only when no argument's name is spelled with an escape: a name as
+/// written is then its decoded name, and the value filed under a declared name is the
+/// first (the only) argument of that name, as [`Value::get`] finds it.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(target_pointer_width = "64"), allow(dead_code))] // read on 64-bit only
+pub(crate) struct Filed<'p, 's> {
+    plan: &'p Plan<'p>,
+    values: [Option<Value<'s>>; MAX_PLAN_PROPERTIES],
+}
+
+#[cfg(target_pointer_width = "64")]
+impl<'s> Filed<'_, 's> {
+    /// The argument named `name`, as [`Value::get`] finds it in the arguments; `None`
+    /// when `name` is not a declared property (the arguments are then walked).
+    pub(crate) fn get(&self, name: &str) -> Option<Option<Value<'s>>> {
+        let k = self.plan.property(name.as_bytes())?;
+        Some(self.values.get(k).copied().flatten())
+    }
+}
+
+/// A property's bounds, as values.
+type Bounds<'s> = [Option<Value<'s>>; PROPERTY_KEYS.len() - 2];
+
+/// Whether `want` is the text of one of the strings of `list`, the text of an array of
+/// strings without escapes.
+fn in_plain_strings(list: &[u8], want: &[u8]) -> bool {
+    // No backslash in `list`: the quotes are found a word at a time.
+    let find_quote = crate::json::find_quote_or_backslash;
+    let mut rest = list;
+    while let Some(open) = find_quote(rest) {
+        let Some(item) = rest.get(open..) else { break };
+        // An item is `want` when it starts with it: then `want` is a string without
+        // escapes (`list` has no backslash), with no quote but its last byte, and the
+        // item's closing quote (the next quote) is that one.
+        if item.starts_with(want) {
+            return true;
+        }
+        let Some(after) = item.get(1..) else { break };
+        let Some(close) = find_quote(after) else {
+            break;
+        };
+        rest = after.get(close + 1..).unwrap_or_default();
+    }
+    false
+}
+
+/// [`Property::ty`] of the `type` value at `span`.
+const fn type_code(s: &[u8], span: Span) -> u8 {
+    let (start, end) = span.range();
+    if end == 0 {
+        return ANY_TYPE;
+    }
+    if byte(s, start) != b'"' {
+        return TYPE_LIST;
+    }
+    let mut i = 0;
+    while i < TYPE_NAMES.len() {
+        // A name spelled with an escape is no name of the list (as `type_matches`
+        // compares them): anything goes.
+        if let Some((_, [name, ..])) = TYPE_NAMES.split_at_checked(i) {
+            if eq_at(s, (start + 1, end - 1), name.as_bytes()) {
+                return i as u8;
+            }
+        }
+        i += 1;
+    }
+    ANY_TYPE
+}
+
+/// Whether the value at `span` is an array of strings without escapes.
+const fn plain_strings(s: &[u8], span: Span) -> bool {
+    let (start, end) = span.range();
+    if end == 0 || byte(s, start) != b'[' {
+        return false;
+    }
+    let mut i = skip_ws(s, start + 1);
+    if byte(s, i) == b']' {
+        return true;
+    }
+    loop {
+        match string_end(s, i) {
+            Some((after, false)) => i = skip_ws(s, after),
+            _ => return false,
+        }
+        match byte(s, i) {
+            b']' => return true,
+            b',' => i = skip_ws(s, i + 1),
+            _ => return false,
+        }
     }
 }
 
@@ -561,6 +765,45 @@ mod tests {
         // An escaped property name is compared as written: it fits.
         assert!(Plan::compile(r#"{"properties":{"\u0061":{}}}"#).is_compiled());
         assert!(Plan::compile("{}").is_compiled());
+    }
+
+    /// What the filed arguments answer is what a walk over them answers (`Value::get`),
+    /// or nothing (the walk is then done): escaped names, undeclared ones, absent ones.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn filed_arguments_answer_as_the_walk() {
+        let schemas = [
+            r#"{"properties":{"a":{"type":"integer"},"bc":{},"\u0064":{}}}"#,
+            r#"{"properties":{"a":{},"bc":{"enum":["x","y"]}},"additionalProperties":false}"#,
+        ];
+        let args = [
+            r#"{"a":1,"bc":"x"}"#,
+            r#"{"bc":"y"}"#,
+            r#"{"\u0061":2,"a":1}"#,
+            r#"{"a":1,"\u0062c":"x"}"#,
+            r#"{"\u0064":3,"a":4}"#,
+            r#"{"d":3}"#,
+            r#"{"e":1,"a":2}"#,
+            "{}",
+        ];
+        for schema in schemas {
+            let plan = Plan::compile(schema);
+            assert!(plan.is_compiled());
+            for text in args {
+                let a = crate::json::parse(text.as_bytes()).unwrap();
+                let mut filed = None;
+                let ok = plan.validate_filing(Some(a), &mut filed).is_ok();
+                assert_eq!(ok, plan.validate(Some(a)).is_ok(), "{schema} {text}");
+                let Some(filed) = filed else { continue };
+                assert!(ok);
+                for name in ["a", "bc", "d", "\\u0064", "\\u0061", "e", ""] {
+                    if let Some(v) = filed.get(name) {
+                        let walked = a.get(name).map(|v| v.raw());
+                        assert_eq!(v.map(|v| v.raw()), walked, "{schema} {text} {name}");
+                    }
+                }
+            }
+        }
     }
 
     /// Compiled at compile time (a `static`), and used.
