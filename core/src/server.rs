@@ -33,12 +33,14 @@ const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
 const META_PREFIX: &[u8] = b"io.modelcontextprotocol/";
 
 /// The members of `params` the server reads, found in one pass ([`Params`]).
-const PARAM_KEYS: [&str; 5] = [
+const PARAM_KEYS: [&str; 7] = [
     "_meta",
     "name",
     "arguments",
     "inputResponses",
     "requestState",
+    "uri",
+    "cursor",
 ];
 /// Index of `_meta` in [`PARAM_KEYS`].
 const P_META: usize = 0;
@@ -52,6 +54,10 @@ const P_INPUTS: usize = 3;
 /// Index of `requestState` in [`PARAM_KEYS`].
 #[cfg(feature = "input")]
 const P_STATE: usize = 4;
+/// Index of `uri` in [`PARAM_KEYS`].
+const P_URI: usize = 5;
+/// Index of `cursor` in [`PARAM_KEYS`].
+const P_CURSOR: usize = 6;
 
 /// The members of `params._meta` the server reads: the progress token, then the
 /// 2026-07-28 version, capabilities and log level.
@@ -65,7 +71,7 @@ const META_KEYS: [&str; 4] = [
 /// The members of a request's `params` named by [`PARAM_KEYS`] (first wins, as with
 /// [`Value::get`]), filed while the request is validated.
 #[derive(Clone, Copy, Default)]
-struct Params<'a>([Option<Value<'a>>; 5]);
+struct Params<'a>([Option<Value<'a>>; PARAM_KEYS.len()]);
 
 /// The members of `params._meta` named by [`META_KEYS`].
 type Meta<'a> = [Option<Value<'a>>; 4];
@@ -973,7 +979,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 self.empty_result(r.id, out);
             }
             Some(m @ (M::Subscribe | M::Unsubscribe)) if !modern && self.has_resources() => {
-                let uri = uri_param(r.params)?;
+                let uri = uri_param(p)?;
                 let bit = self.resource_bit(uri).ok_or(Failure {
                     error: DispatchError::ResourceNotFound { modern: false },
                     data: ErrorData::Uri(uri),
@@ -985,14 +991,14 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 }
                 self.empty_result(r.id, out);
             }
-            Some(m @ M::ToolsList) if self.has_tools() => return self.list(r, ex, out, m),
+            Some(m @ M::ToolsList) if self.has_tools() => return self.list(p, ex, out, m),
             Some(m @ (M::ResourcesList | M::TemplatesList)) if self.has_resources() => {
-                return self.list(r, ex, out, m)
+                return self.list(p, ex, out, m)
             }
-            Some(m @ M::PromptsList) if self.has_prompts() => return self.list(r, ex, out, m),
+            Some(m @ M::PromptsList) if self.has_prompts() => return self.list(p, ex, out, m),
             Some(M::ToolsCall) if self.has_tools() => return self.call_tool(r, p, ex, out),
             Some(M::ResourcesRead) if self.has_resources() => {
-                return self.read_resource(r, ex, out)
+                return self.read_resource(p, ex, out)
             }
             Some(M::PromptsGet) if self.has_prompts() => return self.get_prompt(p, ex, out),
             Some(M::Complete) if self.device.completions() => return self.complete(r, ex, out),
@@ -1136,7 +1142,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     /// A paginated `*/list` result of the descriptors [`Server::item`] walks for `list`.
     fn list<'a>(
         &self,
-        r: Request<'a>,
+        p: &Params<'a>,
         ex: Exchange<'a>,
         out: &mut dyn Sink,
         list: Method,
@@ -1147,7 +1153,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             Method::TemplatesList => "resourceTemplates",
             _ => "prompts",
         };
-        let cursor = r.params.and_then(|p| p.get("cursor"));
+        let cursor = p.0[P_CURSOR];
         let total = count(&|i| self.item(list, i, None));
         let (start, end) = page(cursor, total, self.config.page_size)?;
         let mut w = JsonWriter::new(out);
@@ -1315,11 +1321,11 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
 
     fn read_resource<'a>(
         &mut self,
-        r: Request<'a>,
+        p: &Params<'a>,
         ex: Exchange<'a>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
-        let raw_uri = uri_param(r.params)?;
+        let raw_uri = uri_param(p)?;
         let not_found = Failure {
             error: DispatchError::ResourceNotFound { modern: ex.modern },
             data: ErrorData::Uri(raw_uri),
@@ -1584,9 +1590,10 @@ fn str_member<'a>(object: Value<'a>, key: &str) -> Option<Str<'a>> {
     object.get(key).and_then(|v| v.as_str())
 }
 
-fn uri_param(params: Option<Value<'_>>) -> Result<Str<'_>, DispatchError> {
-    params
-        .and_then(|p| str_member(p, "uri"))
+/// `params.uri` as a string (filed while the request was validated).
+fn uri_param<'a>(p: &Params<'a>) -> Result<Str<'a>, DispatchError> {
+    p.0[P_URI]
+        .and_then(|v| v.as_str())
         .ok_or(DispatchError::MissingParam("uri"))
 }
 
