@@ -290,7 +290,13 @@ impl BitStack {
 /// Validate the value starting at `i` (whitespace already skipped), nesting at most
 /// `max_depth` deep, filing the members `picks` names; returns the index just after it.
 ///
+/// The objects picked from (the top level, then the first member named `open` at each
+/// level, when it is an object: at most [`PICK_LEVELS`], all objects) are walked here,
+/// member by member; every other value, containers included, is validated by
+/// [`plain_end`], which does no pick bookkeeping at all.
+///
 /// Indices only ever advance past bytes that exist, so `i + 1` cannot overflow.
+#[cfg(target_pointer_width = "64")]
 fn value_end<'a>(
     input: &'a [u8],
     mut i: usize,
@@ -298,7 +304,137 @@ fn value_end<'a>(
     picks: &mut Picks<'_, 'a>,
     utf8: &mut bool,
 ) -> Result<usize, ScanError> {
-    let mut depth: usize = 0;
+    if input.get(i) != Some(&b'{') {
+        return plain_end(input, i, 0, max_depth, utf8);
+    }
+    if max_depth == 0 {
+        return Err(ScanError::TooDeep);
+    }
+    // The depth of the object whose members are read (1: the top level).
+    let mut depth: usize = 1;
+    i = skip_ws(input, i + 1);
+    // Whether `i` is at the `}` of an empty object just opened.
+    let mut empty = input.get(i) == Some(&b'}');
+    'member: loop {
+        if !empty {
+            // A member's key at `i`.
+            let key_start = i + 1;
+            let (end, plain) = key_end(input, i, utf8).ok_or(ScanError::Syntax)?;
+            i = after_colon(input, end).ok_or(ScanError::Syntax)?;
+            // The key's content, only looked at here (most members are not).
+            let key = Str {
+                raw: input.get(key_start..end - 1).unwrap_or_default(),
+            };
+            // Once one name has the prefix, the others need no look.
+            if depth == PICK_LEVELS && !picks.prefixed && !picks.prefix.is_empty() {
+                picks.prefixed = key.raw.starts_with(picks.prefix);
+            }
+            let l = picks.levels.get_mut(depth - 1).ok_or(ScanError::Syntax)?;
+            let slot = match key.position_in_known(l.keys, plain) {
+                Some(k) if matches!(l.found.get(k), Some(None)) => k,
+                _ => NOT_FILED,
+            };
+            if slot == l.open && slot != NOT_FILED && input.get(i) == Some(&b'{') {
+                // The object of the member that opens the next level: filed when it
+                // closes.
+                if depth >= max_depth {
+                    return Err(ScanError::TooDeep);
+                }
+                l.slot = slot;
+                l.at = i;
+                depth += 1;
+                i = skip_ws(input, i + 1);
+                empty = input.get(i) == Some(&b'}');
+                continue 'member;
+            }
+            let start = i;
+            i = match input.get(i) {
+                Some(b'"') => string_end(input, i + 1, utf8).ok_or(ScanError::Syntax)?,
+                Some(b'-' | b'0'..=b'9') => number_end(input, i).ok_or(ScanError::Syntax)?,
+                _ => plain_end(input, i, depth, max_depth, utf8)?,
+            };
+            if let (Some(f), Some(raw)) = (l.found.get_mut(slot), input.get(start..i)) {
+                *f = Some(Value { raw });
+            }
+            i = skip_ws(input, i);
+            match input.get(i) {
+                Some(b',') => {
+                    i = skip_ws(input, i + 1);
+                    continue 'member;
+                }
+                Some(b'}') => {}
+                _ => return Err(ScanError::Syntax),
+            }
+        }
+        // `i` is at the `}` of the object at `depth`: close objects until another
+        // member is due.
+        loop {
+            i += 1;
+            depth -= 1;
+            // The member of the object at `depth` whose value just closed.
+            let Some(l) = depth.checked_sub(1).and_then(|d| picks.levels.get_mut(d)) else {
+                return Ok(i);
+            };
+            let slot = core::mem::replace(&mut l.slot, NOT_FILED);
+            if let (Some(f), Some(raw)) = (l.found.get_mut(slot), input.get(l.at..i)) {
+                *f = Some(Value { raw });
+            }
+            i = skip_ws(input, i);
+            match input.get(i) {
+                Some(b',') => {
+                    i = skip_ws(input, i + 1);
+                    empty = false;
+                    continue 'member;
+                }
+                Some(b'}') => {}
+                _ => return Err(ScanError::Syntax),
+            }
+        }
+    }
+}
+
+/// Validate the value starting at `i` (whitespace already skipped), inside containers
+/// `base` deep, nesting at most `max_depth` deep in all; returns the index just after
+/// it. No member is filed.
+#[cfg(target_pointer_width = "64")]
+fn plain_end(
+    input: &[u8],
+    i: usize,
+    base: usize,
+    max_depth: usize,
+    utf8: &mut bool,
+) -> Result<usize, ScanError> {
+    scan::<false>(input, i, base, max_depth, &mut Picks::none(), utf8)
+}
+
+/// [`value_end`] of a small target: one loop for every value (one copy in flash),
+/// which files the members `picks` names as it goes.
+#[cfg(not(target_pointer_width = "64"))]
+fn value_end<'a>(
+    input: &'a [u8],
+    i: usize,
+    max_depth: usize,
+    picks: &mut Picks<'_, 'a>,
+    utf8: &mut bool,
+) -> Result<usize, ScanError> {
+    scan::<true>(input, i, 0, max_depth, picks, utf8)
+}
+
+/// Validate the value starting at `i` (whitespace already skipped), inside containers
+/// `base` deep, nesting at most `max_depth` deep in all; returns the index just after
+/// it. With `PICK` (`base` 0), files the members `picks` names on the way; without it,
+/// `picks` is not looked at and the loop has no pick bookkeeping at all.
+///
+/// Indices only ever advance past bytes that exist, so `i + 1` cannot overflow.
+fn scan<'a, const PICK: bool>(
+    input: &'a [u8],
+    mut i: usize,
+    base: usize,
+    max_depth: usize,
+    picks: &mut Picks<'_, 'a>,
+    utf8: &mut bool,
+) -> Result<usize, ScanError> {
+    let mut depth = base;
     let mut stack = BitStack([0; DEPTH_LIMIT / 32]);
     let mut in_object = false;
     // Objects up to this depth are picked from (the top level, then the first member
@@ -312,7 +448,7 @@ fn value_end<'a>(
             let key_start = i + 1;
             let (end, plain) = key_end(input, i, utf8).ok_or(ScanError::Syntax)?;
             i = after_colon(input, end).ok_or(ScanError::Syntax)?;
-            if let (true, Some(l)) = (depth <= live, picks.levels.get_mut(depth - 1)) {
+            if let (true, true, Some(l)) = (PICK, depth <= live, picks.levels.get_mut(depth - 1)) {
                 // The key's content, only looked at here (most members are not).
                 let key = Str {
                     raw: input.get(key_start..end - 1).unwrap_or_default(),
@@ -340,7 +476,7 @@ fn value_end<'a>(
                 }
                 in_object = b == b'{';
                 // The object of the member that opens the next level.
-                if in_object && depth == live {
+                if PICK && in_object && depth == live {
                     if let Some(l) = picks.levels.get(depth - 1) {
                         if l.slot == l.open && l.slot != NOT_FILED {
                             live = depth + 1;
@@ -370,11 +506,11 @@ fn value_end<'a>(
         // A value ended at `i` (or an empty container is at its closing bracket):
         // close containers until another value is due.
         loop {
-            if depth == 0 {
+            if depth == base {
                 return Ok(i);
             }
             // The member of the object at `depth` whose value just ended.
-            if let Some(l) = picks.levels.get_mut(depth - 1) {
+            if let (true, Some(l)) = (PICK, picks.levels.get_mut(depth - 1)) {
                 let slot = core::mem::replace(&mut l.slot, NOT_FILED);
                 if let (Some(f), Some(raw)) = (l.found.get_mut(slot), input.get(l.at..i)) {
                     *f = Some(Value { raw });
@@ -392,14 +528,17 @@ fn value_end<'a>(
             }
             i += 1;
             depth -= 1;
-            live = live.min(depth.max(1));
-            in_object = depth > 0 && stack.get(depth - 1);
+            if PICK {
+                live = live.min(depth.max(1));
+            }
+            in_object = depth > base && stack.get(depth - 1);
         }
     }
 }
 
 /// The key (a string) at `i`; returns the index just after its closing quote, and
 /// whether the key has no escape. `utf8`: as for [`string_scan`].
+#[cfg_attr(target_pointer_width = "64", inline(always))]
 fn key_end(input: &[u8], i: usize, utf8: &mut bool) -> Option<(usize, bool)> {
     if input.get(i) != Some(&b'"') {
         return None;
@@ -420,6 +559,7 @@ fn after_colon(input: &[u8], i: usize) -> Option<usize> {
 /// String content starting at `i` (just after the opening quote); returns the index
 /// just after the closing quote, `None` if the string is malformed. `utf8`: as for
 /// [`string_scan`].
+#[cfg_attr(target_pointer_width = "64", inline(always))]
 fn string_end(input: &[u8], i: usize, utf8: &mut bool) -> Option<usize> {
     string_scan(input, i, utf8).map(|(end, _)| end)
 }
