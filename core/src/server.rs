@@ -991,14 +991,14 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 }
                 self.empty_result(r.id, out);
             }
-            Some(m @ M::ToolsList) if self.has_tools() => return self.list(p, ex, out, m),
+            Some(m @ M::ToolsList) if self.has_tools() => return self.list(p.0[P_CURSOR], ex, out, m),
             Some(m @ (M::ResourcesList | M::TemplatesList)) if self.has_resources() => {
-                return self.list(p, ex, out, m)
+                return self.list(p.0[P_CURSOR], ex, out, m)
             }
-            Some(m @ M::PromptsList) if self.has_prompts() => return self.list(p, ex, out, m),
+            Some(m @ M::PromptsList) if self.has_prompts() => return self.list(p.0[P_CURSOR], ex, out, m),
             Some(M::ToolsCall) if self.has_tools() => return self.call_tool(r, p, ex, out),
             Some(M::ResourcesRead) if self.has_resources() => {
-                return self.read_resource(p, ex, out)
+                return self.read_resource(uri_param(p)?, ex, out)
             }
             Some(M::PromptsGet) if self.has_prompts() => return self.get_prompt(p, ex, out),
             Some(M::Complete) if self.device.completions() => return self.complete(r, ex, out),
@@ -1142,7 +1142,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     /// A paginated `*/list` result of the descriptors [`Server::item`] walks for `list`.
     fn list<'a>(
         &self,
-        p: &Params<'a>,
+        cursor: Option<Value<'a>>,
         ex: Exchange<'a>,
         out: &mut dyn Sink,
         list: Method,
@@ -1153,7 +1153,6 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             Method::TemplatesList => "resourceTemplates",
             _ => "prompts",
         };
-        let cursor = p.0[P_CURSOR];
         let total = count(&|i| self.item(list, i, None));
         let (start, end) = page(cursor, total, self.config.page_size)?;
         let mut w = JsonWriter::new(out);
@@ -1321,11 +1320,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
 
     fn read_resource<'a>(
         &mut self,
-        p: &Params<'a>,
+        raw_uri: Str<'a>,
         ex: Exchange<'a>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
-        let raw_uri = uri_param(p)?;
         let not_found = Failure {
             error: DispatchError::ResourceNotFound { modern: ex.modern },
             data: ErrorData::Uri(raw_uri),
