@@ -32,16 +32,29 @@ const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
 const META_PREFIX: &[u8] = b"io.modelcontextprotocol/";
 
-/// The members of `params` the server reads, found in one pass ([`Params`]).
-const PARAM_KEYS: [&str; 7] = [
-    "_meta",
-    "name",
-    "arguments",
-    "inputResponses",
-    "requestState",
-    "uri",
-    "cursor",
-];
+/// The members of `params` the server reads, found in one pass ([`Params`]). A small
+/// target files the first five only, and looks `uri` and `cursor` up when it needs
+/// them ([`uri_param`], [`cursor_param`]): fewer picks to set up, less flash.
+const PARAM_KEYS: &[&str] = match FILE_URI_CURSOR {
+    true => &[
+        "_meta",
+        "name",
+        "arguments",
+        "inputResponses",
+        "requestState",
+        "uri",
+        "cursor",
+    ],
+    false => &[
+        "_meta",
+        "name",
+        "arguments",
+        "inputResponses",
+        "requestState",
+    ],
+};
+/// Whether `uri` and `cursor` are in [`PARAM_KEYS`] (64-bit hosts).
+const FILE_URI_CURSOR: bool = cfg!(target_pointer_width = "64");
 /// Index of `_meta` in [`PARAM_KEYS`].
 const P_META: usize = 0;
 /// Index of `name` in [`PARAM_KEYS`].
@@ -662,7 +675,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         let mut m: Meta<'_> = [None; META_KEYS.len()];
         let (parsed, claims) = rpc::parse_picks(
             line,
-            Level::new(&PARAM_KEYS, &mut p.0, P_META),
+            Level::new(PARAM_KEYS, &mut p.0, P_META),
             Level::last(&META_KEYS, &mut m),
             META_PREFIX,
         );
@@ -979,7 +992,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 self.empty_result(r.id, out);
             }
             Some(m @ (M::Subscribe | M::Unsubscribe)) if !modern && self.has_resources() => {
-                let uri = uri_param(p)?;
+                let uri = uri_param(r.params, p)?;
                 let bit = self.resource_bit(uri).ok_or(Failure {
                     error: DispatchError::ResourceNotFound { modern: false },
                     data: ErrorData::Uri(uri),
@@ -991,14 +1004,18 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 }
                 self.empty_result(r.id, out);
             }
-            Some(m @ M::ToolsList) if self.has_tools() => return self.list(p.0[P_CURSOR], ex, out, m),
-            Some(m @ (M::ResourcesList | M::TemplatesList)) if self.has_resources() => {
-                return self.list(p.0[P_CURSOR], ex, out, m)
+            Some(m @ M::ToolsList) if self.has_tools() => {
+                return self.list(r.params, p, ex, out, m)
             }
-            Some(m @ M::PromptsList) if self.has_prompts() => return self.list(p.0[P_CURSOR], ex, out, m),
+            Some(m @ (M::ResourcesList | M::TemplatesList)) if self.has_resources() => {
+                return self.list(r.params, p, ex, out, m)
+            }
+            Some(m @ M::PromptsList) if self.has_prompts() => {
+                return self.list(r.params, p, ex, out, m)
+            }
             Some(M::ToolsCall) if self.has_tools() => return self.call_tool(r, p, ex, out),
             Some(M::ResourcesRead) if self.has_resources() => {
-                return self.read_resource(uri_param(p)?, ex, out)
+                return self.read_resource(uri_param(r.params, p)?, ex, out)
             }
             Some(M::PromptsGet) if self.has_prompts() => return self.get_prompt(p, ex, out),
             Some(M::Complete) if self.device.completions() => return self.complete(r, ex, out),
@@ -1142,7 +1159,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     /// A paginated `*/list` result of the descriptors [`Server::item`] walks for `list`.
     fn list<'a>(
         &self,
-        cursor: Option<Value<'a>>,
+        params: Option<Value<'a>>,
+        p: &Params<'a>,
         ex: Exchange<'a>,
         out: &mut dyn Sink,
         list: Method,
@@ -1153,6 +1171,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             Method::TemplatesList => "resourceTemplates",
             _ => "prompts",
         };
+        let cursor = cursor_param(params, p);
         let total = count(&|i| self.item(list, i, None));
         let (start, end) = page(cursor, total, self.config.page_size)?;
         let mut w = JsonWriter::new(out);
@@ -1588,11 +1607,24 @@ fn str_member<'a>(object: Value<'a>, key: &str) -> Option<Str<'a>> {
     object.get(key).and_then(|v| v.as_str())
 }
 
-/// `params.uri` as a string (filed while the request was validated).
-fn uri_param<'a>(p: &Params<'a>) -> Result<Str<'a>, DispatchError> {
-    p.0[P_URI]
-        .and_then(|v| v.as_str())
+/// `params.uri` as a string: filed while the request was validated ([`PARAM_KEYS`]),
+/// or looked up in `params` on a small target.
+fn uri_param<'a>(params: Option<Value<'a>>, p: &Params<'a>) -> Result<Str<'a>, DispatchError> {
+    let uri = match FILE_URI_CURSOR {
+        true => p.0.get(P_URI).copied().flatten(),
+        false => params.and_then(|p| p.get("uri")),
+    };
+    uri.and_then(|v| v.as_str())
         .ok_or(DispatchError::MissingParam("uri"))
+}
+
+/// `params.cursor`: filed while the request was validated ([`PARAM_KEYS`]), or looked
+/// up in `params` on a small target.
+fn cursor_param<'a>(params: Option<Value<'a>>, p: &Params<'a>) -> Option<Value<'a>> {
+    match FILE_URI_CURSOR {
+        true => p.0.get(P_CURSOR).copied().flatten(),
+        false => params.and_then(|p| p.get("cursor")),
+    }
 }
 
 fn write_failure(out: &mut dyn Sink, id: Id<'_>, f: Failure<'_>) {
