@@ -351,6 +351,8 @@ fn value_end<'a>(
             i = match input.get(i) {
                 Some(b'"') => string_end(input, i + 1, utf8).ok_or(ScanError::Syntax)?,
                 Some(b'-' | b'0'..=b'9') => number_end(input, i).ok_or(ScanError::Syntax)?,
+                // `{}` (as in `"capabilities":{}`): nothing more to check.
+                Some(b'{') if input.get(i + 1) == Some(&b'}') && depth < max_depth => i + 2,
                 _ => plain_end(input, i, depth, max_depth, utf8)?,
             };
             if let (Some(f), Some(raw)) = (l.found.get_mut(slot), input.get(start..i)) {
