@@ -113,6 +113,7 @@ pub struct Rejected<'a> {
 /// The members of a message [`parse`] looks at: four it reads, then the two that make
 /// a message without `method` a response.
 const MEMBERS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+const _: () = assert!(json::scanner::plain_names(&MEMBERS));
 
 /// Parse and check one line as a JSON-RPC 2.0 message.
 pub fn parse(line: &[u8]) -> Result<Message<'_>, Rejected<'_>> {
@@ -295,6 +296,28 @@ mod tests {
             panic!()
         };
         assert_eq!(r.id.raw(), b"-9007199254740993");
+    }
+
+    #[test]
+    fn names_matched_in_place_need_their_closing_quote() {
+        // A name that starts a longer key is not that name; the longer key is skipped.
+        let Ok(Message::Request(r)) =
+            parse(br#"{"idx":5,"jsonrpc":"2.0","id":2,"methods":"a","method":"m"}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(r.id.raw(), b"2");
+        assert!(r.method.eq_str("m"));
+        // A name cut off by the end of the line, or by a control character.
+        assert_eq!(err(r#"{"id"#).1, RequestError::Parse(ScanError::Syntax));
+        assert_eq!(
+            err("{\"i\nd\":1}").1,
+            RequestError::Parse(ScanError::Syntax)
+        );
+        assert_eq!(
+            err(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"uri":"\x"}}"#).1,
+            RequestError::Parse(ScanError::Syntax)
+        );
     }
 
     #[test]

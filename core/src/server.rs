@@ -53,6 +53,8 @@ const PARAM_KEYS: &[&str] = match FILE_URI_CURSOR {
         "requestState",
     ],
 };
+const _: () = assert!(json::scanner::plain_names(PARAM_KEYS));
+const _: () = assert!(json::scanner::plain_names(&META_KEYS));
 /// Whether `uri` and `cursor` are in [`PARAM_KEYS`] (64-bit hosts).
 const FILE_URI_CURSOR: bool = cfg!(target_pointer_width = "64");
 /// Index of `_meta` in [`PARAM_KEYS`].

@@ -140,6 +140,9 @@ pub(crate) struct Picks<'p, 'a> {
 }
 
 /// One level of [`Picks`].
+///
+/// Its `keys` must be [`plain_names`]: on 64-bit hosts a key spelled exactly as one of
+/// them is matched in place, before (instead of) being scanned as a string.
 pub(crate) struct Level<'p, 'a> {
     keys: &'p [&'p str],
     found: &'p mut [Option<Value<'a>>],
@@ -148,6 +151,24 @@ pub(crate) struct Level<'p, 'a> {
     /// where its value starts.
     slot: usize,
     at: usize,
+}
+
+/// Whether no name in `names` holds a `"`, a `\\` or a control character: JSON text
+/// that spells one of them between quotes is a string with no escape, holding that
+/// name. Checked at compile time for the names of every [`Level`] (`const` asserts).
+pub(crate) const fn plain_names(names: &[&str]) -> bool {
+    let mut rest = names;
+    while let [name, tail @ ..] = rest {
+        let mut bytes = name.as_bytes();
+        while let [b, more @ ..] = bytes {
+            if matches!(*b, b'"' | b'\\' | 0..0x20) {
+                return false;
+            }
+            bytes = more;
+        }
+        rest = tail;
+    }
+    true
 }
 
 /// [`Level::slot`] of a member not filed.
@@ -318,22 +339,49 @@ fn value_end<'a>(
     'member: loop {
         if !empty {
             // A member's key at `i`.
-            let key_start = i + 1;
-            let (end, plain) = key_end(input, i, utf8).ok_or(ScanError::Syntax)?;
-            i = after_colon(input, end).ok_or(ScanError::Syntax)?;
-            // The key's content, only looked at here (most members are not).
-            let key = Str {
-                raw: input.get(key_start..end - 1).unwrap_or_default(),
-            };
-            // Once one name has the prefix, the others need no look.
-            if depth == PICK_LEVELS && !picks.prefixed && !picks.prefix.is_empty() {
-                picks.prefixed = key.raw.starts_with(picks.prefix);
+            if input.get(i) != Some(&b'"') {
+                return Err(ScanError::Syntax);
             }
+            let key_start = i + 1;
             let l = picks.levels.get_mut(depth - 1).ok_or(ScanError::Syntax)?;
-            let slot = match key.position_in_known(l.keys, plain) {
+            // A name the level files, spelled as it is, is matched in place and needs no
+            // scan: names hold nothing a string must escape (see [`Level`]).
+            let after = input.get(key_start..).unwrap_or_default();
+            let named = l.keys.iter().position(|name| {
+                let n = name.as_bytes();
+                after.get(n.len()) == Some(&b'"')
+                    && after.get(..n.len()).is_some_and(|k| same_bytes(k, n))
+            });
+            let (end, k) = match named {
+                Some(k) => (
+                    key_start + l.keys.get(k).map_or(0, |n| n.len()) + 1,
+                    Some(k),
+                ),
+                None => {
+                    let (end, plain) =
+                        string_scan(input, key_start, utf8).ok_or(ScanError::Syntax)?;
+                    // Every name was tried as it is: only an escaped key can still be one.
+                    let k = match plain {
+                        true => None,
+                        false => Str {
+                            raw: input.get(key_start..end - 1).unwrap_or_default(),
+                        }
+                        .position_in_known(l.keys, false),
+                    };
+                    (end, k)
+                }
+            };
+            let slot = match k {
                 Some(k) if matches!(l.found.get(k), Some(None)) => k,
                 _ => NOT_FILED,
             };
+            // Once one name has the prefix, the others need no look.
+            if depth == PICK_LEVELS && !picks.prefixed && !picks.prefix.is_empty() {
+                let key = input.get(key_start..end - 1).unwrap_or_default();
+                picks.prefixed = key.starts_with(picks.prefix);
+            }
+            i = after_colon(input, end).ok_or(ScanError::Syntax)?;
+            let l = picks.levels.get_mut(depth - 1).ok_or(ScanError::Syntax)?;
             if slot == l.open && slot != NOT_FILED && input.get(i) == Some(&b'{') {
                 // The object of the member that opens the next level: filed when it
                 // closes.
@@ -1912,6 +1960,20 @@ mod tests {
             b"null",
         ] {
             assert!(!ok(no).is_integral(), "{:?}", String::from_utf8_lossy(no));
+        }
+    }
+
+    #[test]
+    fn plain_names_hold_nothing_to_escape() {
+        assert!(plain_names(&[]));
+        assert!(plain_names(&[
+            "jsonrpc",
+            "io.modelcontextprotocol/x",
+            "é",
+            ""
+        ]));
+        for bad in ["a\"b", "a\\b", "a\nb", "\u{1f}"] {
+            assert!(!plain_names(&["ok", bad]), "{bad:?}");
         }
     }
 
