@@ -98,11 +98,13 @@ const SHORT_ESCAPES: [(u8, u8); 8] = [
 /// Index of the first byte of `s` that a JSON string cannot hold as it is: `"`, `\`
 /// or a control character (below 0x20). The one word-at-a-time search of the crate:
 /// the scanner finds string ends and escapes with it, the writer what to escape.
-/// Out of line on 32-bit targets (one copy in flash), inline on 64-bit hosts (speed).
+/// Out of line on 32-bit targets (one copy in flash), inline on 64-bit hosts (speed),
+/// where the bytes after the last whole word are searched as one last word overlapping
+/// the one before (the writer searches every string to its end).
 #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
 #[cfg_attr(target_pointer_width = "64", inline)]
 fn find_special(s: &[u8]) -> Option<usize> {
-    swar::find(
+    swar::find::<{ cfg!(target_pointer_width = "64") }>(
         s,
         |v| {
             swar::ascii_only(
@@ -119,7 +121,7 @@ fn find_special(s: &[u8]) -> Option<usize> {
 /// where it is inline).
 #[inline]
 fn find_special_or_high(s: &[u8]) -> Option<usize> {
-    swar::find(
+    swar::find::<false>(
         s,
         |v| swar::eq(v, b'"') | swar::eq(v, b'\\') | swar::below(v, 0x20) | v,
         |b| b < 0x20 || b == b'"' || b == b'\\' || b > 0x7F,
@@ -130,7 +132,7 @@ fn find_special_or_high(s: &[u8]) -> Option<usize> {
 /// an escape (it holds no raw control character). Inline, for navigation's hot loop.
 #[inline]
 pub(crate) fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
-    swar::find(
+    swar::find::<false>(
         s,
         |v| swar::ascii_only(swar::eq(v, b'"') | swar::eq(v, b'\\'), v),
         |b| b == b'"' || b == b'\\',
@@ -142,7 +144,7 @@ pub(crate) fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
 #[cfg(target_pointer_width = "64")]
 #[inline]
 pub(crate) fn find_newline(s: &[u8]) -> Option<usize> {
-    swar::find(
+    swar::find::<false>(
         s,
         |v| swar::ascii_only(swar::eq(v, b'\n'), v),
         |b| b == b'\n',
@@ -243,10 +245,24 @@ mod swar {
                 flags & !v
             }
 
+            /// [`find`] both ways (the two must agree).
+            #[cfg(test)]
+            pub(super) fn find_both(
+                s: &[u8],
+                word: impl Fn($word) -> $word + Copy,
+                byte: impl Fn(u8) -> bool + Copy,
+            ) -> Option<usize> {
+                let found = find::<false>(s, word, byte);
+                assert_eq!(found, find::<true>(s, word, byte), "{s:?}");
+                found
+            }
+
             /// Index of the first byte of `s` matching `byte`, which `word` must flag
-            /// the same way (words are read little-endian).
+            /// the same way (words are read little-endian). With `LAST_WORD`, the bytes
+            /// after the last whole word are searched as part of the last word of `s`
+            /// (when `s` has one) rather than one at a time.
             #[inline]
-            pub(super) fn find(
+            pub(super) fn find<const LAST_WORD: bool>(
                 s: &[u8],
                 word: impl Fn($word) -> $word,
                 byte: impl Fn(u8) -> bool,
@@ -261,6 +277,22 @@ mod swar {
                     rest = tail;
                 }
                 let done = s.len() - rest.len();
+                if LAST_WORD {
+                    if rest.is_empty() {
+                        return None;
+                    }
+                    if let Some(last) = s.last_chunk::<WORD>() {
+                        // The last word of `s`, overlapping bytes already searched: those
+                        // hold nothing of interest, so they flag nothing and lend no
+                        // borrow to the lanes above them; their lanes are shifted out.
+                        let seen = WORD - rest.len();
+                        let flags = (word(<$word>::from_le_bytes(*last)) & HIGHS) >> (8 * seen);
+                        return match flags {
+                            0 => None,
+                            f => Some(done + (f.trailing_zeros() / 8) as usize),
+                        };
+                    }
+                }
                 let n = rest.iter().position(|&b| byte(b))?;
                 Some(done + n)
             }
@@ -293,24 +325,25 @@ mod swar {
             ($m:path, $s:expr) => {{
                 use $m as w;
                 let s: &[u8] = $s;
+
                 let is_special = |b: u8| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b);
-                let found = w::find(
+                let found = w::find_both(
                     s,
                     |v| w::eq(v, b'"') | w::eq(v, b'\\') | w::below(v, 0x20) | v,
                     is_special,
                 );
                 assert_eq!(found, s.iter().position(|&b| is_special(b)), "{s:?}");
-                let found = w::find(s, |v| w::ascii_only(w::eq(v, b'\n'), v), |b| b == b'\n');
+                let found = w::find_both(s, |v| w::ascii_only(w::eq(v, b'\n'), v), |b| b == b'\n');
                 assert_eq!(found, s.iter().position(|&b| b == b'\n'), "{s:?}");
                 let is_qb = |b: u8| b == b'"' || b == b'\\';
-                let found = w::find(
+                let found = w::find_both(
                     s,
                     |v| w::ascii_only(w::eq(v, b'"') | w::eq(v, b'\\'), v),
                     is_qb,
                 );
                 assert_eq!(found, s.iter().position(|&b| is_qb(b)), "{s:?}");
                 let needs = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
-                let found = w::find(
+                let found = w::find_both(
                     s,
                     |v| w::ascii_only(w::eq(v, b'"') | w::eq(v, b'\\') | w::below(v, 0x20), v),
                     needs,
