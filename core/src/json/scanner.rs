@@ -398,6 +398,21 @@ fn value_end<'a>(
             let start = i;
             i = match input.get(i) {
                 Some(b'"') => string_end(input, i + 1, utf8).ok_or(ScanError::Syntax)?,
+                // A non-negative integer (as ids are) needs no full number grammar.
+                Some(&first @ b'0'..=b'9') => {
+                    let mut j = i + 1;
+                    while let Some(b'0'..=b'9') = input.get(j) {
+                        j += 1;
+                    }
+                    match input.get(j) {
+                        Some(b'.' | b'e' | b'E') => {
+                            number_end(input, i).ok_or(ScanError::Syntax)?
+                        }
+                        // A leading zero.
+                        _ if first == b'0' && j > i + 1 => return Err(ScanError::Syntax),
+                        _ => j,
+                    }
+                }
                 Some(b'-' | b'0'..=b'9') => number_end(input, i).ok_or(ScanError::Syntax)?,
                 // `{}` (as in `"capabilities":{}`): nothing more to check.
                 Some(b'{') if input.get(i + 1) == Some(&b'}') && depth < max_depth => i + 2,
