@@ -118,10 +118,11 @@ fn find_special(s: &[u8]) -> Option<usize> {
 
 /// [`find_special`] that also stops at a byte above 0x7F: the scanner's search
 /// through strings while the input's UTF-8 has not been checked (64-bit hosts only,
-/// where it is inline).
+/// where it is inline). The bytes after the last whole word are searched as one last
+/// word, as by [`find_special`] (the last string of a line ends there).
 #[inline]
 fn find_special_or_high(s: &[u8]) -> Option<usize> {
-    swar::find::<false>(
+    swar::find::<true>(
         s,
         |v| swar::eq(v, b'"') | swar::eq(v, b'\\') | swar::below(v, 0x20) | v,
         |b| b < 0x20 || b == b'"' || b == b'\\' || b > 0x7F,
