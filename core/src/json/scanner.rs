@@ -413,9 +413,14 @@ fn value_end<'a>(
                         _ => j,
                     }
                 }
-                Some(b'-' | b'0'..=b'9') => number_end(input, i).ok_or(ScanError::Syntax)?,
+                Some(b'-') => number_end(input, i).ok_or(ScanError::Syntax)?,
                 // `{}` (as in `"capabilities":{}`): nothing more to check.
                 Some(b'{') if input.get(i + 1) == Some(&b'}') && depth < max_depth => i + 2,
+                // An object of scalars (as tool arguments often are): its own short loop.
+                Some(b'{') if depth < max_depth => match flat_object_end(input, i, utf8) {
+                    Some(end) => end,
+                    None => plain_end(input, i, depth, max_depth, utf8)?,
+                },
                 _ => plain_end(input, i, depth, max_depth, utf8)?,
             };
             if let (Some(f), Some(raw)) = (l.found.get_mut(slot), input.get(start..i)) {
@@ -454,6 +459,38 @@ fn value_end<'a>(
                 Some(b'}') => {}
                 _ => return Err(ScanError::Syntax),
             }
+        }
+    }
+}
+
+/// The end of the object at `i` (its `{`) when every member's value is a string, a
+/// number or a literal; `None` when one is an object or an array, or the object is not
+/// valid: the caller then validates it with [`plain_end`] from the start, which finds
+/// the same end or the same error (one level deeper than its container: the caller
+/// checks the depth). `utf8`: as for [`string_scan`].
+#[cfg(target_pointer_width = "64")]
+#[inline(never)]
+fn flat_object_end(input: &[u8], i: usize, utf8: &mut bool) -> Option<usize> {
+    let mut i = skip_ws(input, i + 1);
+    if input.get(i) == Some(&b'}') {
+        return Some(i + 1);
+    }
+    loop {
+        let (end, _) = key_end(input, i, utf8)?;
+        i = after_colon(input, end)?;
+        i = match input.get(i)? {
+            b'"' => string_end(input, i + 1, utf8)?,
+            b'-' | b'0'..=b'9' => number_end(input, i)?,
+            b't' => literal_end(input, i, b"true")?,
+            b'f' => literal_end(input, i, b"false")?,
+            b'n' => literal_end(input, i, b"null")?,
+            _ => return None,
+        };
+        i = skip_ws(input, i);
+        match input.get(i)? {
+            b',' => i = skip_ws(input, i + 1),
+            b'}' => return Some(i + 1),
+            _ => return None,
         }
     }
 }
@@ -1608,6 +1645,50 @@ mod tests {
         ] {
             assert_eq!(err(bad), ScanError::Syntax);
         }
+    }
+
+    #[test]
+    fn member_objects_flat_or_not() {
+        // Objects of scalars, objects holding containers, and broken ones, as member
+        // values of a top-level object (the loop that picks) and deeper.
+        let v = ok(br#"{"a":{"s":"x","n":-1.5e3,"t":true,"f":false,"z":null,"i":10},"b":{ "c" : [1] , "d":{}},"e":{"f":{"g":1}}}"#);
+        assert_eq!(v.get("b").unwrap().raw(), br#"{ "c" : [1] , "d":{}}"#);
+        assert_eq!(v.get("e").unwrap().get("f").unwrap().raw(), br#"{"g":1}"#);
+        for bad in [
+            &br#"{"a":{"s":1,}}"#[..],
+            br#"{"a":{"s":01}}"#,
+            br#"{"a":{"s" 1}}"#,
+            br#"{"a":{"s":1]}"#,
+            br#"{"a":{"s":[1}}"#,
+            br#"{"a":{"s":"x}}"#,
+            br#"{"a":{"s":tru}}"#,
+            br#"{"a":00}"#,
+            br#"{"a":1.}"#,
+        ] {
+            assert_eq!(
+                parse(bad).unwrap_err(),
+                ScanError::Syntax,
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+        assert_eq!(
+            parse(b"{\"a\":{\"s\":\"\xff\",\"t\":[}}").unwrap_err(),
+            ScanError::InvalidUtf8
+        );
+        assert_eq!(
+            parse_with_depth(br#"{"a":{"s":1}}"#, 1).unwrap_err(),
+            ScanError::TooDeep
+        );
+        assert_eq!(
+            parse_with_depth(br#"{"a":{}}"#, 1).unwrap_err(),
+            ScanError::TooDeep
+        );
+        assert!(parse_with_depth(br#"{"a":{"s":1},"b":{}}"#, 2).is_ok());
+        assert_eq!(
+            parse_with_depth(br#"{"a":{"s":{}}}"#, 2).unwrap_err(),
+            ScanError::TooDeep
+        );
     }
 
     #[test]
