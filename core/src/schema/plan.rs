@@ -308,7 +308,7 @@ impl<'a> Plan<'a> {
         for (i, (key, value)) in members.enumerate() {
             let found = properties
                 .iter()
-                .position(|p| self.text(p.name) == Some(key.raw()));
+                .position(|p| self.text(p.name).is_some_and(|n| same(n, key.raw())));
             let twice = match found {
                 // A declared name: given before when its bit is set.
                 Some(k) => {
@@ -376,7 +376,7 @@ impl<'a> Plan<'a> {
         self.properties
             .get(..usize::from(self.count))?
             .iter()
-            .position(|p| self.text(p.name) == Some(name))
+            .position(|p| self.text(p.name).is_some_and(|n| same(n, name)))
     }
 
     /// The name of `p` as a string (its span and the quotes around it).
@@ -471,7 +471,7 @@ fn in_plain_strings(list: &[u8], want: &[u8]) -> bool {
         // An item is `want` when it starts with it: then `want` is a string without
         // escapes (`list` has no backslash), with no quote but its last byte, and the
         // item's closing quote (the next quote) is that one.
-        if item.starts_with(want) {
+        if item.get(..want.len()).is_some_and(|head| same(head, want)) {
             return true;
         }
         let Some(after) = item.get(1..) else { break };
@@ -481,6 +481,27 @@ fn in_plain_strings(list: &[u8], want: &[u8]) -> bool {
         rest = after.get(close + 1..).unwrap_or_default();
     }
     false
+}
+
+/// Whether `a` and `b` are the same bytes: up to 16 of them a word or two at a time,
+/// inline (a property's name, an `enum` item: no `memcmp` call); `==` beyond.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    /// The first and the last `N` bytes of `s` (overlapping when shorter than
+    /// `2 * N`).
+    #[inline(always)]
+    fn ends<const N: usize>(s: &[u8]) -> Option<([u8; N], [u8; N])> {
+        Some((*s.first_chunk::<N>()?, *s.last_chunk::<N>()?))
+    }
+    if a.len() != b.len() {
+        return false;
+    }
+    match a.len() {
+        0..4 => a == b,
+        4..8 => ends::<4>(a) == ends::<4>(b),
+        8..=16 => ends::<8>(a) == ends::<8>(b),
+        _ => a == b,
+    }
 }
 
 /// [`Property::ty`] of the `type` value at `span`.
