@@ -938,7 +938,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 crate::registry::opt_str(&mut w, "instructions", self.config.instructions);
                 self.end_result(&mut w, ex.modern, Some(self.config.list_ttl_ms));
             }
-            Some(M::Listen) if modern => return self.listen(r, out),
+            Some(M::Listen) if modern => return self.listen(r, p, out),
             Some(M::Initialize) if !modern => {
                 let requested = r
                     .params
@@ -985,17 +985,17 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 }
                 self.empty_result(r.id, out);
             }
-            Some(m @ M::ToolsList) if self.has_tools() => return self.list(r, ex, out, m),
+            Some(m @ M::ToolsList) if self.has_tools() => return self.list(r, p, ex, out, m),
             Some(m @ (M::ResourcesList | M::TemplatesList)) if self.has_resources() => {
-                return self.list(r, ex, out, m)
+                return self.list(r, p, ex, out, m)
             }
-            Some(m @ M::PromptsList) if self.has_prompts() => return self.list(r, ex, out, m),
+            Some(m @ M::PromptsList) if self.has_prompts() => return self.list(r, p, ex, out, m),
             Some(M::ToolsCall) if self.has_tools() => return self.call_tool(r, p, ex, out),
             Some(M::ResourcesRead) if self.has_resources() => {
                 return self.read_resource(r, ex, out)
             }
             Some(M::PromptsGet) if self.has_prompts() => return self.get_prompt(p, ex, out),
-            Some(M::Complete) if self.device.completions() => return self.complete(r, ex, out),
+            Some(M::Complete) if self.device.completions() => return self.complete(r, p, ex, out),
             _ => return Err(DispatchError::MethodNotFound.into()),
         }
         Ok(())
@@ -1060,10 +1060,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         w.end_object();
     }
 
-    fn listen<'a>(&mut self, r: Request<'a>, out: &mut dyn Sink) -> Outcome<'a> {
+    fn listen<'a>(&mut self, r: Request<'a>, p: &Params<'a>, out: &mut dyn Sink) -> Outcome<'a> {
         let filter = r
             .params
-            .and_then(|p| p.get("notifications"))
+            .and_then(|params| params.get_past("notifications", p.0[P_META]))
             .filter(|f| f.kind() == Kind::Object)
             .ok_or(DispatchError::MissingParam("notifications filter"))?;
         let uris = filter.get("resourceSubscriptions");
@@ -1137,6 +1137,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     fn list<'a>(
         &self,
         r: Request<'a>,
+        p: &Params<'a>,
         ex: Exchange<'a>,
         out: &mut dyn Sink,
         list: Method,
@@ -1147,7 +1148,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             Method::TemplatesList => "resourceTemplates",
             _ => "prompts",
         };
-        let cursor = r.params.and_then(|p| p.get("cursor"));
+        // `_meta` (every 2026-07-28 request has one) passed over, not walked.
+        let cursor = r
+            .params
+            .and_then(|params| params.get_past("cursor", p.0[P_META]));
         let total = count(&|i| self.item(list, i, None));
         let (start, end) = page(cursor, total, self.config.page_size)?;
         let mut w = JsonWriter::new(out);
@@ -1415,12 +1419,15 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     fn complete<'a>(
         &mut self,
         r: Request<'a>,
+        p: &Params<'a>,
         ex: Exchange<'a>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
         let bad = DispatchError::InvalidParams("Invalid completion request");
         let params = r.params.ok_or(bad)?;
-        let reference = params.get("ref").ok_or(bad)?;
+        // `_meta` passed over, not walked.
+        let meta = p.0[P_META];
+        let reference = params.get_past("ref", meta).ok_or(bad)?;
         let kind = str_member(reference, "type").ok_or(bad)?;
         let reference = if kind.eq_str("ref/prompt") {
             let name = str_member(reference, "name").ok_or(bad)?;
@@ -1433,7 +1440,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         } else {
             return Err(bad.into());
         };
-        let argument = params.get("argument").ok_or(bad)?;
+        let argument = params.get_past("argument", meta).ok_or(bad)?;
         let arg_name = str_member(argument, "name").ok_or(bad)?;
         let value = str_member(argument, "value").ok_or(bad)?;
         let mut w = JsonWriter::new(out);
