@@ -1329,19 +1329,27 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             data: ErrorData::Uri(raw_uri),
         };
         let mut buf = [0u8; MAX_URI_LEN];
-        let uri = match raw_uri.unescape_into(&mut buf) {
-            Ok(u) => u,
-            Err(_) => return Err(not_found),
-        };
-        let (target, template) = match self.find_resource(&|u| u == uri) {
-            Some(i) => (Target::Resource(i), None),
+        // A resource's URI is its descriptor's text, equal to the decoded one (not
+        // decoded into `buf`, nor checked as UTF-8 again); one no longer than the
+        // buffer, as a decoded URI is.
+        let named = (0..MAX_DESCRIPTORS)
+            .map_while(|i| self.device.resource(i))
+            .position(|r| raw_uri.eq_str(r.uri))
+            .and_then(|i| Some((i, self.device.resource(i)?.uri)))
+            .filter(|(_, u)| u.len() <= MAX_URI_LEN);
+        let (target, template, uri) = match named {
+            Some((i, u)) => (Target::Resource(i), None, u),
             None => {
+                let uri = match raw_uri.unescape_into(&mut buf) {
+                    Ok(u) => u,
+                    Err(_) => return Err(not_found),
+                };
                 let (i, t) = (0..MAX_DESCRIPTORS)
                     .map_while(|i| self.device.resource_template(i))
                     .enumerate()
                     .find(|(_, t)| crate::template::matches(t.uri_template, uri))
                     .ok_or(not_found)?;
-                (Target::Template(i), Some(t.uri_template))
+                (Target::Template(i), Some(t.uri_template), uri)
             }
         };
         let mut read = ResourceRead::new(JsonWriter::new(out), ex, uri, target, template);
