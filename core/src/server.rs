@@ -308,6 +308,23 @@ pub const SERVER_INFO_LEN: usize = 96;
 #[cfg(all(target_pointer_width = "64", feature = "stateless"))]
 const META_SERVER_INFO_KEY: &[u8] = b",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":";
 
+/// [`CACHE_SCOPE`] then [`META_SERVER_INFO_KEY`], as one literal.
+#[cfg(all(target_pointer_width = "64", feature = "stateless"))]
+const CACHE_SCOPE_META_KEY: &[u8] =
+    b",\"cacheScope\":\"public\",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":";
+
+/// The `cacheScope` member of a 2026-07-28 list or read result, comma first.
+const CACHE_SCOPE: &[u8] = b",\"cacheScope\":\"public\"";
+
+/// The cache members a 2026-07-28 result carries: none (a tool call, a prompt), a
+/// list's [`Config::list_ttl_ms`] or a read's [`Config::read_ttl_ms`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ttl {
+    List,
+    Read,
+    None,
+}
+
 /// Which protocol era a request is served in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Era {
@@ -936,7 +953,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 w.key_lit("capabilities");
                 self.write_capabilities(&mut w);
                 crate::registry::opt_str(&mut w, "instructions", self.config.instructions);
-                self.end_result(&mut w, ex.modern, Some(self.config.list_ttl_ms));
+                self.end_result(&mut w, ex.modern, Ttl::List);
             }
             Some(M::Listen) if modern => return self.listen(r, p, out),
             Some(M::Initialize) if !modern => {
@@ -1013,21 +1030,26 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     }
 
     /// Close a result: cache fields and `serverInfo` for 2026-07-28, then the envelope.
-    fn end_result(&self, w: &mut JsonWriter<'_>, modern: bool, ttl: Option<u32>) {
+    fn end_result(&self, w: &mut JsonWriter<'_>, modern: bool, ttl: Ttl) {
         if modern {
-            if let Some(ttl) = ttl {
-                w.key_lit("ttlMs");
-                w.u64(u64::from(ttl));
-                w.member_lit(b",\"cacheScope\":\"public\"");
-            }
             #[cfg(all(target_pointer_width = "64", feature = "stateless"))]
             if !self.server_info.is_empty() {
-                w.raw_lead(META_SERVER_INFO_KEY);
+                // The cache members, if any, written with the `_meta` key after them
+                // (a member is then due).
+                match self.ttl_ms(ttl) {
+                    Some(ms) => {
+                        w.key_lit("ttlMs");
+                        w.u64(u64::from(ms));
+                        w.raw(CACHE_SCOPE_META_KEY);
+                    }
+                    None => w.raw_lead(META_SERVER_INFO_KEY),
+                }
                 w.raw(&self.server_info);
                 // `_meta`, the result, the envelope, the line.
                 w.end(b"}}}\n");
                 return;
             }
+            self.write_ttl(w, ttl);
             w.key_lit("_meta");
             w.begin_object();
             w.key_lit(META_SERVER_INFO);
@@ -1035,6 +1057,23 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             w.end_object();
         }
         rpc::end_response(w);
+    }
+
+    /// The `ttlMs` of a result.
+    fn ttl_ms(&self, ttl: Ttl) -> Option<u32> {
+        match ttl {
+            Ttl::List => Some(self.config.list_ttl_ms),
+            Ttl::Read => Some(self.config.read_ttl_ms),
+            Ttl::None => None,
+        }
+    }
+
+    /// A 2026-07-28 result's cache members, for a list or a read.
+    fn write_ttl(&self, w: &mut JsonWriter<'_>, ttl: Ttl) {
+        let Some(ms) = self.ttl_ms(ttl) else { return };
+        w.key_lit("ttlMs");
+        w.u64(u64::from(ms));
+        w.member_lit(CACHE_SCOPE);
     }
 
     fn write_capabilities(&self, w: &mut JsonWriter<'_>) {
@@ -1166,7 +1205,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             w.key_lit("nextCursor");
             w.u64_str(end as u64);
         }
-        self.end_result(&mut w, ex.modern, Some(self.config.list_ttl_ms));
+        self.end_result(&mut w, ex.modern, Ttl::List);
         Ok(())
     }
 
@@ -1314,7 +1353,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             let owner = self.device.tool(call.tool).map_or("", |t| t.name);
             self.write_state(&mut call.w, owner, call.input.new_state.as_deref());
         }
-        self.end_result(&mut call.w, call.ex.modern, None);
+        self.end_result(&mut call.w, call.ex.modern, Ttl::None);
     }
 
     fn read_resource<'a>(
@@ -1363,7 +1402,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             _ => {}
         }
         read.close();
-        self.end_result(&mut read.w, ex.modern, Some(self.config.read_ttl_ms));
+        self.end_result(&mut read.w, ex.modern, Ttl::Read);
         // Failed after writing: a sink that can take the line back gets -32603 instead;
         // on a stream the partial contents were already sent and stand.
         if failed_late && out.rollback() {
@@ -1417,7 +1456,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         if get.input.asking {
             self.write_state(&mut get.w, owner, get.input.new_state.as_deref());
         }
-        self.end_result(&mut get.w, ex.modern, None);
+        self.end_result(&mut get.w, ex.modern, Ttl::None);
         if result.is_err() && out.rollback() {
             return Err(DispatchError::Internal("Failed to get prompt").into());
         }
@@ -1471,7 +1510,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         w.u64(c.count as u64);
         w.member_lit(b",\"hasMore\":false");
         w.end_object();
-        self.end_result(w, ex.modern, None);
+        self.end_result(w, ex.modern, Ttl::None);
         Ok(())
     }
 }
