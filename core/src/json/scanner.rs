@@ -623,6 +623,22 @@ fn next_member(s: &[u8]) -> Option<(&[u8], Value<'_>, &[u8])> {
     Some((key, value, rest))
 }
 
+/// The next key of a validated object, `s` being just after the `{` or after the
+/// previous member's value: (key content, the text from its value on).
+fn key_of(s: &[u8]) -> Option<(&[u8], &[u8])> {
+    let i = skip_comma(s, 0);
+    if s.get(i) != Some(&b'"') {
+        return None;
+    }
+    let key_end = skip_string(s, i + 1)?;
+    let [key @ .., b'"'] = s.get(i + 1..key_end)? else {
+        return None;
+    };
+    // Validated: the key is followed by its colon (whitespace around it allowed).
+    let at = skip_ws(s, skip_ws(s, key_end) + 1);
+    Some((key, s.get(at..)?))
+}
+
 /// A validated JSON value: `raw` is exactly the value's bytes (no surrounding
 /// whitespace).
 ///
@@ -910,6 +926,43 @@ impl<'a> Iterator for Members<'a> {
 impl core::iter::FusedIterator for Members<'_> {}
 
 impl<'a> Members<'a> {
+    /// The next member's key, the walk then at its value, which [`Members::value`] or
+    /// [`Members::value_as`] must pass over next (the text from the value on is
+    /// [`Members::ahead`]). `None` at the end.
+    pub(crate) fn key(&mut self) -> Option<Str<'a>> {
+        match key_of(self.rest) {
+            Some((key, value)) => {
+                self.rest = value;
+                Some(Str { raw: key })
+            }
+            None => {
+                self.rest = &[];
+                None
+            }
+        }
+    }
+
+    /// After [`Members::key`]: the text from the member's value on.
+    pub(crate) fn ahead(&self) -> &'a [u8] {
+        self.rest
+    }
+
+    /// After [`Members::key`]: pass over the member's value.
+    pub(crate) fn value(&mut self) -> Option<Value<'a>> {
+        let (value, rest) = split_value(self.rest, 0)?;
+        self.rest = rest;
+        Some(value)
+    }
+
+    /// After [`Members::key`]: pass over the member's value, known to be the first
+    /// `len` bytes of [`Members::ahead`] (e.g. a string without escapes the caller
+    /// compared them with: its closing quote is the first after its opening one).
+    pub(crate) fn value_as(&mut self, len: usize) -> Option<Value<'a>> {
+        let (value, rest) = self.rest.split_at_checked(len)?;
+        self.rest = rest;
+        Some(Value { raw: value })
+    }
+
     /// File the remaining members into `found`: for each of `keys`, the first member of
     /// that decoded name (as [`Value::get`] would find it) goes into the same index;
     /// slots of keys not present are left as they were.

@@ -304,11 +304,26 @@ impl<'a> Plan<'a> {
         let mut duplicate = None;
         let mut broken = None;
         // No arguments: no members (an empty text has none).
-        let members = args.unwrap_or(Value::exact(&[])).members();
-        for (i, (key, value)) in members.enumerate() {
+        let mut members = args.unwrap_or(Value::exact(&[])).members();
+        let mut i = 0;
+        while let Some(key) = members.key() {
             let found = properties
                 .iter()
                 .position(|p| self.text(p.name).is_some_and(|n| same(n, key.raw())));
+            // A value that starts with one of a plain `enum`'s strings is that string:
+            // not scanned for its end, nor looked for in the `enum` again.
+            let hit = found
+                .and_then(|k| properties.get(k))
+                .filter(|p| p.plain_enum)
+                .and_then(|p| self.value(p.keywords[1]))
+                .and_then(|e| plain_item_at(e.raw(), members.ahead()));
+            let value = match hit {
+                Some(len) => members.value_as(len),
+                None => members.value(),
+            };
+            let Some(value) = value else { break };
+            let index = i;
+            i += 1;
             let twice = match found {
                 // A declared name: given before when its bit is set.
                 Some(k) => {
@@ -325,7 +340,7 @@ impl<'a> Plan<'a> {
                 // Another name: looked for among the members before it.
                 None => {
                     plain = plain && !key.has_escapes();
-                    args.is_some_and(|a| given_before(a, i, key))
+                    args.is_some_and(|a| given_before(a, index, key))
                 }
             };
             if duplicate.is_none() && twice {
@@ -335,7 +350,7 @@ impl<'a> Plan<'a> {
                 continue;
             }
             let rule = match found.and_then(|k| properties.get(k)) {
-                Some(p) => self.check(p, value).err(),
+                Some(p) => self.check(p, value, hit.is_some()).err(),
                 None => self.closed.then_some(Rule::Unknown),
             };
             broken = rule.map(|rule| Violation {
@@ -387,8 +402,9 @@ impl<'a> Plan<'a> {
 
     /// Check `v` against property `p`, as [`check_property`](super::check_property)
     /// does with its keywords: `type` by the index found when compiling, `enum` of
-    /// plain strings by their texts.
-    fn check(&self, p: &Property, v: Value<'_>) -> Result<(), Rule<'a>> {
+    /// plain strings by their texts (not at all when the walk found `v` among them:
+    /// `in_enum`).
+    fn check(&self, p: &Property, v: Value<'_>, in_enum: bool) -> Result<(), Rule<'a>> {
         let [ty, allowed, bounds @ ..] = &p.keywords;
         if let Some(t) = self.value(*ty) {
             let ok = match p.ty {
@@ -401,7 +417,7 @@ impl<'a> Plan<'a> {
                 return Err(Rule::Type(t));
             }
         }
-        if let Some(e) = self.value(*allowed) {
+        if let Some(e) = self.value(*allowed).filter(|_| !in_enum) {
             // Not of the same text: only a string with escapes can still be equal.
             let ok = match p.plain_enum && in_plain_strings(e.raw(), v.raw()) {
                 true => true,
@@ -481,6 +497,24 @@ fn in_plain_strings(list: &[u8], want: &[u8]) -> bool {
         rest = after.get(close + 1..).unwrap_or_default();
     }
     false
+}
+
+/// The length of the first string of `list` (the text of an array of strings without
+/// escapes) that `text` starts with, quotes included.
+fn plain_item_at(list: &[u8], text: &[u8]) -> Option<usize> {
+    // No backslash in `list`: the quotes are found a word at a time.
+    let find_quote = crate::json::find_quote_or_backslash;
+    let mut rest = list;
+    loop {
+        let item = rest.get(find_quote(rest)?..)?;
+        // The item with both its quotes.
+        let len = find_quote(item.get(1..)?)? + 2;
+        let quoted = item.get(..len)?;
+        if text.get(..len).is_some_and(|head| same(head, quoted)) {
+            return Some(len);
+        }
+        rest = item.get(len..)?;
+    }
 }
 
 /// Whether `a` and `b` are the same bytes: up to 16 of them a word or two at a time,
