@@ -71,6 +71,13 @@ struct Property {
     /// `enum` is an array of strings without escapes (an argument is one of them when
     /// its text is one of theirs, or when it is a string with escapes equal to one).
     plain_enum: bool,
+    /// The bounds are `minimum` and `maximum` only (one or both), each an integer of
+    /// at most nine digits: `int_min` and `int_max` (`i32::MIN` and `i32::MAX` when
+    /// absent), against which an argument of at most nine digits is checked as an
+    /// integer.
+    int_bounds: bool,
+    int_min: i32,
+    int_max: i32,
 }
 
 impl Property {
@@ -79,8 +86,17 @@ impl Property {
         keywords: [Span::NONE; PROPERTY_KEYS.len()],
         ty: ANY_TYPE,
         plain_enum: false,
+        int_bounds: false,
+        int_min: i32::MIN,
+        int_max: i32::MAX,
     };
 }
+
+/// [`Property::ty`] of `number`.
+const NUMBER: u8 = 1;
+
+/// [`Property::ty`] of `integer`.
+const INTEGER: u8 = 2;
 
 /// [`Property::ty`] of a `type` that names no type of [`TYPE_NAMES`] (anything goes).
 const ANY_TYPE: u8 = TYPE_NAMES.len() as u8;
@@ -89,7 +105,7 @@ const ANY_TYPE: u8 = TYPE_NAMES.len() as u8;
 const TYPE_LIST: u8 = ANY_TYPE + 1;
 
 /// A tool's input schema compiled for argument checking (see the [module
-/// docs](self)). About 320 bytes; build it in a `static` or an inline `const` block so
+/// docs](self)). About 420 bytes; build it in a `static` or an inline `const` block so
 /// that the compiling happens at compile time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan<'a> {
@@ -230,9 +246,21 @@ impl<'a> Plan<'a> {
                     if !file_keys(s, value.0, &PROPERTY_KEYS, &mut property.keywords) {
                         return false;
                     }
-                    let [ty, allowed, ..] = property.keywords;
+                    let [ty, allowed, min, max, others @ ..] = property.keywords;
                     property.ty = type_code(s, ty);
                     property.plain_enum = plain_strings(s, allowed);
+                    let [x_min, x_max, min_len, max_len] = others;
+                    let others = x_min.end | x_max.end | min_len.end | max_len.end;
+                    if others == 0 && (min.end != 0 || max.end != 0) {
+                        if let (Some(lo), Some(hi)) = (
+                            small_int(slice(s, min.range()), i32::MIN),
+                            small_int(slice(s, max.range()), i32::MAX),
+                        ) {
+                            property.int_bounds = true;
+                            property.int_min = lo;
+                            property.int_max = hi;
+                        }
+                    }
                     match self.properties.split_at_mut_checked(self.count as usize) {
                         Some((_, [slot, ..])) => *slot = property,
                         _ => return false,
@@ -406,9 +434,16 @@ impl<'a> Plan<'a> {
     /// `in_enum`).
     fn check(&self, p: &Property, v: Value<'_>, in_enum: bool) -> Result<(), Rule<'a>> {
         let [ty, allowed, bounds @ ..] = &p.keywords;
+        // An argument of at most nine digits against bounds of as few: as integers.
+        let int = || match p.int_bounds {
+            true => small_int(v.raw(), 0).filter(|_| !v.raw().is_empty()),
+            false => None,
+        };
         if let Some(t) = self.value(*ty) {
             let ok = match p.ty {
                 ANY_TYPE => true,
+                // A number, and integral.
+                NUMBER | INTEGER if int().is_some() => true,
                 // A name, or an array of names (an array is no name, a name has no items).
                 TYPE_LIST => type_matches(t, v) || t.items().any(|n| type_matches(n, v)),
                 i => is_type(usize::from(i), v),
@@ -429,6 +464,15 @@ impl<'a> Plan<'a> {
             if !ok {
                 return Err(Rule::Enum(e));
             }
+        }
+        if let Some(n) = int() {
+            let [min, max, ..] = *bounds;
+            return match n {
+                // Below `i32::MIN` or above `i32::MAX` only when the bound is there.
+                n if n < p.int_min => self.value(min).map_or(Ok(()), |b| Err(Rule::Minimum(b))),
+                n if n > p.int_max => self.value(max).map_or(Ok(()), |b| Err(Rule::Maximum(b))),
+                _ => Ok(()),
+            };
         }
         if bounds.iter().all(|b| b.end == 0) {
             return Ok(());
@@ -515,6 +559,31 @@ fn plain_item_at(list: &[u8], text: &[u8]) -> Option<usize> {
         }
         rest = item.get(len..)?;
     }
+}
+
+/// The integer `text` is when it is one of at most nine digits, `-` allowed first
+/// (`i32` holds it); `absent` for no text.
+const fn small_int(text: &[u8], absent: i32) -> Option<i32> {
+    let (negative, digits) = match text {
+        [] => return Some(absent),
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, text),
+    };
+    if digits.is_empty() || digits.len() > 9 {
+        return None;
+    }
+    let mut n: i32 = 0;
+    let mut k = 0;
+    while k < digits.len() {
+        let d = byte(digits, k).wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        // At most nine digits: below 10^9, no overflow.
+        n = n * 10 + d as i32;
+        k += 1;
+    }
+    Some(if negative { -n } else { n })
 }
 
 /// Whether `a` and `b` are the same bytes: up to 16 of them a word or two at a time,
@@ -859,6 +928,18 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The type codes named here are those of the names.
+    #[test]
+    fn type_codes() {
+        assert_eq!(TYPE_NAMES[usize::from(NUMBER)], "number");
+        assert_eq!(TYPE_NAMES[usize::from(INTEGER)], "integer");
+        assert_eq!(small_int(b"-999999999", 0), Some(-999_999_999));
+        assert_eq!(small_int(b"1000000000", 0), None);
+        assert_eq!(small_int(b"1.0", 0), None);
+        assert_eq!(small_int(b"-", 0), None);
+        assert_eq!(small_int(b"", 7), Some(7));
     }
 
     /// Compiled at compile time (a `static`), and used.
