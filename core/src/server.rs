@@ -329,6 +329,23 @@ pub const SERVER_INFO_LEN: usize = 96;
 #[cfg(all(target_pointer_width = "64", feature = "stateless"))]
 const META_SERVER_INFO_KEY: &[u8] = b",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":";
 
+/// [`CACHE_SCOPE`] then [`META_SERVER_INFO_KEY`], as one literal.
+#[cfg(all(target_pointer_width = "64", feature = "stateless"))]
+const CACHE_SCOPE_META_KEY: &[u8] =
+    b",\"cacheScope\":\"public\",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":";
+
+/// The `cacheScope` member of a 2026-07-28 list or read result, comma first.
+const CACHE_SCOPE: &[u8] = b",\"cacheScope\":\"public\"";
+
+/// The cache members a 2026-07-28 result carries: none (a tool call, a prompt), a
+/// list's [`Config::list_ttl_ms`] or a read's [`Config::read_ttl_ms`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ttl {
+    List,
+    Read,
+    None,
+}
+
 /// Which protocol era a request is served in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Era {
@@ -957,9 +974,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 w.key_lit("capabilities");
                 self.write_capabilities(&mut w);
                 crate::registry::opt_str(&mut w, "instructions", self.config.instructions);
-                self.end_result(&mut w, ex.modern, Some(self.config.list_ttl_ms));
+                self.end_result(&mut w, ex.modern, Ttl::List);
             }
-            Some(M::Listen) if modern => return self.listen(r, out),
+            Some(M::Listen) if modern => return self.listen(r, p, out),
             Some(M::Initialize) if !modern => {
                 let requested = r
                     .params
@@ -1020,7 +1037,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 return self.read_resource(uri_param(r.params, p)?, ex, out)
             }
             Some(M::PromptsGet) if self.has_prompts() => return self.get_prompt(p, ex, out),
-            Some(M::Complete) if self.device.completions() => return self.complete(r, ex, out),
+            Some(M::Complete) if self.device.completions() => return self.complete(r, p, ex, out),
             _ => return Err(DispatchError::MethodNotFound.into()),
         }
         Ok(())
@@ -1038,21 +1055,26 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     }
 
     /// Close a result: cache fields and `serverInfo` for 2026-07-28, then the envelope.
-    fn end_result(&self, w: &mut JsonWriter<'_>, modern: bool, ttl: Option<u32>) {
+    fn end_result(&self, w: &mut JsonWriter<'_>, modern: bool, ttl: Ttl) {
         if modern {
-            if let Some(ttl) = ttl {
-                w.key_lit("ttlMs");
-                w.u64(u64::from(ttl));
-                w.member_lit(b",\"cacheScope\":\"public\"");
-            }
             #[cfg(all(target_pointer_width = "64", feature = "stateless"))]
             if !self.server_info.is_empty() {
-                w.raw_lead(META_SERVER_INFO_KEY);
+                // The cache members, if any, written with the `_meta` key after them
+                // (a member is then due).
+                match self.ttl_ms(ttl) {
+                    Some(ms) => {
+                        w.key_lit("ttlMs");
+                        w.u64(u64::from(ms));
+                        w.raw(CACHE_SCOPE_META_KEY);
+                    }
+                    None => w.raw_lead(META_SERVER_INFO_KEY),
+                }
                 w.raw(&self.server_info);
                 // `_meta`, the result, the envelope, the line.
                 w.end(b"}}}\n");
                 return;
             }
+            self.write_ttl(w, ttl);
             w.key_lit("_meta");
             w.begin_object();
             w.key_lit(META_SERVER_INFO);
@@ -1060,6 +1082,23 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             w.end_object();
         }
         rpc::end_response(w);
+    }
+
+    /// The `ttlMs` of a result.
+    fn ttl_ms(&self, ttl: Ttl) -> Option<u32> {
+        match ttl {
+            Ttl::List => Some(self.config.list_ttl_ms),
+            Ttl::Read => Some(self.config.read_ttl_ms),
+            Ttl::None => None,
+        }
+    }
+
+    /// A 2026-07-28 result's cache members, for a list or a read.
+    fn write_ttl(&self, w: &mut JsonWriter<'_>, ttl: Ttl) {
+        let Some(ms) = self.ttl_ms(ttl) else { return };
+        w.key_lit("ttlMs");
+        w.u64(u64::from(ms));
+        w.member_lit(CACHE_SCOPE);
     }
 
     fn write_capabilities(&self, w: &mut JsonWriter<'_>) {
@@ -1085,10 +1124,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         w.end_object();
     }
 
-    fn listen<'a>(&mut self, r: Request<'a>, out: &mut dyn Sink) -> Outcome<'a> {
+    fn listen<'a>(&mut self, r: Request<'a>, p: &Params<'a>, out: &mut dyn Sink) -> Outcome<'a> {
         let filter = r
             .params
-            .and_then(|p| p.get("notifications"))
+            .and_then(|params| params.get_past("notifications", p.0[P_META]))
             .filter(|f| f.kind() == Kind::Object)
             .ok_or(DispatchError::MissingParam("notifications filter"))?;
         let uris = filter.get("resourceSubscriptions");
@@ -1188,7 +1227,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             w.key_lit("nextCursor");
             w.u64_str(end as u64);
         }
-        self.end_result(&mut w, ex.modern, Some(self.config.list_ttl_ms));
+        self.end_result(&mut w, ex.modern, Ttl::List);
         Ok(())
     }
 
@@ -1336,7 +1375,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             let owner = self.device.tool(call.tool).map_or("", |t| t.name);
             self.write_state(&mut call.w, owner, call.input.new_state.as_deref());
         }
-        self.end_result(&mut call.w, call.ex.modern, None);
+        self.end_result(&mut call.w, call.ex.modern, Ttl::None);
     }
 
     fn read_resource<'a>(
@@ -1350,19 +1389,27 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             data: ErrorData::Uri(raw_uri),
         };
         let mut buf = [0u8; MAX_URI_LEN];
-        let uri = match raw_uri.unescape_into(&mut buf) {
-            Ok(u) => u,
-            Err(_) => return Err(not_found),
-        };
-        let (target, template) = match self.find_resource(&|u| u == uri) {
-            Some(i) => (Target::Resource(i), None),
+        // A resource's URI is its descriptor's text, equal to the decoded one (not
+        // decoded into `buf`, nor checked as UTF-8 again); one no longer than the
+        // buffer, as a decoded URI is.
+        let named = (0..MAX_DESCRIPTORS)
+            .map_while(|i| self.device.resource(i))
+            .position(|r| raw_uri.eq_str(r.uri))
+            .and_then(|i| Some((i, self.device.resource(i)?.uri)))
+            .filter(|(_, u)| u.len() <= MAX_URI_LEN);
+        let (target, template, uri) = match named {
+            Some((i, u)) => (Target::Resource(i), None, u),
             None => {
+                let uri = match raw_uri.unescape_into(&mut buf) {
+                    Ok(u) => u,
+                    Err(_) => return Err(not_found),
+                };
                 let (i, t) = (0..MAX_DESCRIPTORS)
                     .map_while(|i| self.device.resource_template(i))
                     .enumerate()
                     .find(|(_, t)| crate::template::matches(t.uri_template, uri))
                     .ok_or(not_found)?;
-                (Target::Template(i), Some(t.uri_template))
+                (Target::Template(i), Some(t.uri_template), uri)
             }
         };
         let mut read = ResourceRead::new(JsonWriter::new(out), ex, uri, target, template);
@@ -1376,7 +1423,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             _ => {}
         }
         read.close();
-        self.end_result(&mut read.w, ex.modern, Some(self.config.read_ttl_ms));
+        self.end_result(&mut read.w, ex.modern, Ttl::Read);
         // Failed after writing: a sink that can take the line back gets -32603 instead;
         // on a stream the partial contents were already sent and stand.
         if failed_late && out.rollback() {
@@ -1430,7 +1477,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         if get.input.asking {
             self.write_state(&mut get.w, owner, get.input.new_state.as_deref());
         }
-        self.end_result(&mut get.w, ex.modern, None);
+        self.end_result(&mut get.w, ex.modern, Ttl::None);
         if result.is_err() && out.rollback() {
             return Err(DispatchError::Internal("Failed to get prompt").into());
         }
@@ -1440,12 +1487,15 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     fn complete<'a>(
         &mut self,
         r: Request<'a>,
+        p: &Params<'a>,
         ex: Exchange<'a>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
         let bad = DispatchError::InvalidParams("Invalid completion request");
         let params = r.params.ok_or(bad)?;
-        let reference = params.get("ref").ok_or(bad)?;
+        // `_meta` passed over, not walked.
+        let meta = p.0[P_META];
+        let reference = params.get_past("ref", meta).ok_or(bad)?;
         let kind = str_member(reference, "type").ok_or(bad)?;
         let reference = if kind.eq_str("ref/prompt") {
             let name = str_member(reference, "name").ok_or(bad)?;
@@ -1458,7 +1508,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         } else {
             return Err(bad.into());
         };
-        let argument = params.get("argument").ok_or(bad)?;
+        let argument = params.get_past("argument", meta).ok_or(bad)?;
         let arg_name = str_member(argument, "name").ok_or(bad)?;
         let value = str_member(argument, "value").ok_or(bad)?;
         let mut w = JsonWriter::new(out);
@@ -1481,7 +1531,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         w.u64(c.count as u64);
         w.member_lit(b",\"hasMore\":false");
         w.end_object();
-        self.end_result(w, ex.modern, None);
+        self.end_result(w, ex.modern, Ttl::None);
         Ok(())
     }
 }

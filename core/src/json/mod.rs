@@ -187,15 +187,23 @@ pub(crate) fn same_unescaped(a: &[u8], b: &[u8]) -> bool {
             (tx.wrapping_sub(ONES32) & !tx | ty.wrapping_sub(ONES32) & !ty) & (ONES32 << 7);
         return x == half(b, 0) && y == half(b, n - 4) && backslash == 0;
     }
+    // A backslash is a zero byte of `t` (found exactly: no borrow reaches below the
+    // lowest zero byte, and one above it does not matter).
+    let backslash = |x: u64| {
+        let t = x ^ (ONES * 0x5C);
+        t.wrapping_sub(ONES) & !t & (ONES << 7)
+    };
+    if n <= 16 {
+        // Two overlapping words, no loop: the first eight bytes and the last eight.
+        let (x, y) = (word(a, 0), word(a, n - 8));
+        return x == word(b, 0) && y == word(b, n - 8) && backslash(x) | backslash(y) == 0;
+    }
     let mut i = 0;
     loop {
         // The last word overlaps the one before it when `n` is no multiple of 8.
         let at = i.min(n - 8);
         let x = word(a, at);
-        // A backslash is a zero byte of `t` (found exactly: no borrow reaches below the
-        // lowest zero byte, and one above it does not matter).
-        let t = x ^ (ONES * 0x5C);
-        if x != word(b, at) || t.wrapping_sub(ONES) & !t & (ONES << 7) != 0 {
+        if x != word(b, at) || backslash(x) != 0 {
             return false;
         }
         i += 8;

@@ -865,6 +865,22 @@ fn next_member(s: &[u8]) -> Option<(&[u8], Value<'_>, &[u8])> {
     Some((key, value, rest))
 }
 
+/// The next key of a validated object, `s` being just after the `{` or after the
+/// previous member's value: (key content, the text from its value on).
+fn key_of(s: &[u8]) -> Option<(&[u8], &[u8])> {
+    let i = skip_comma(s, 0);
+    if s.get(i) != Some(&b'"') {
+        return None;
+    }
+    let key_end = skip_string(s, i + 1)?;
+    let [key @ .., b'"'] = s.get(i + 1..key_end)? else {
+        return None;
+    };
+    // Validated: the key is followed by its colon (whitespace around it allowed).
+    let at = skip_ws(s, skip_ws(s, key_end) + 1);
+    Some((key, s.get(at..)?))
+}
+
 /// A validated JSON value: `raw` is exactly the value's bytes (no surrounding
 /// whitespace).
 ///
@@ -1152,6 +1168,43 @@ impl<'a> Iterator for Members<'a> {
 impl core::iter::FusedIterator for Members<'_> {}
 
 impl<'a> Members<'a> {
+    /// The next member's key, the walk then at its value, which [`Members::value`] or
+    /// [`Members::value_as`] must pass over next (the text from the value on is
+    /// [`Members::ahead`]). `None` at the end.
+    pub(crate) fn key(&mut self) -> Option<Str<'a>> {
+        match key_of(self.rest) {
+            Some((key, value)) => {
+                self.rest = value;
+                Some(Str { raw: key })
+            }
+            None => {
+                self.rest = &[];
+                None
+            }
+        }
+    }
+
+    /// After [`Members::key`]: the text from the member's value on.
+    pub(crate) fn ahead(&self) -> &'a [u8] {
+        self.rest
+    }
+
+    /// After [`Members::key`]: pass over the member's value.
+    pub(crate) fn value(&mut self) -> Option<Value<'a>> {
+        let (value, rest) = split_value(self.rest, 0)?;
+        self.rest = rest;
+        Some(value)
+    }
+
+    /// After [`Members::key`]: pass over the member's value, known to be the first
+    /// `len` bytes of [`Members::ahead`] (e.g. a string without escapes the caller
+    /// compared them with: its closing quote is the first after its opening one).
+    pub(crate) fn value_as(&mut self, len: usize) -> Option<Value<'a>> {
+        let (value, rest) = self.rest.split_at_checked(len)?;
+        self.rest = rest;
+        Some(Value { raw: value })
+    }
+
     /// File the remaining members into `found`: for each of `keys`, the first member of
     /// that decoded name (as [`Value::get`] would find it) goes into the same index;
     /// slots of keys not present are left as they were.
@@ -1471,6 +1524,54 @@ impl core::iter::FusedIterator for Pieces<'_> {}
 // ---------------------------------------------------------------------------
 // Looking a member up by its key as written
 // ---------------------------------------------------------------------------
+
+impl<'a> Value<'a> {
+    /// [`Value::get`] in an object one of whose member values, `known`, was found
+    /// before (a request's `params._meta`, filed while the line was validated): that
+    /// value is passed over by its length, not walked bracket by bracket. A value is
+    /// `known` when it starts where `known` starts (in the same text, the same value).
+    /// A small target walks it (`get`): its flash is scarcer than its cycles.
+    #[cfg(not(target_pointer_width = "64"))]
+    pub(crate) fn get_past(&self, key: &str, _known: Option<Value<'a>>) -> Option<Value<'a>> {
+        self.get(key)
+    }
+
+    /// [`Value::get`] in an object one of whose member values, `known`, was found
+    /// before (a request's `params._meta`, filed while the line was validated): that
+    /// value is passed over by its length, not walked bracket by bracket. A value is
+    /// `known` when it starts where `known` starts (in the same text, the same value).
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn get_past(&self, key: &str, known: Option<Value<'a>>) -> Option<Value<'a>> {
+        let Some(known) = known else {
+            return self.get(key);
+        };
+        let mut rest = match self.raw {
+            [b'{', rest @ ..] => rest,
+            _ => return None,
+        };
+        loop {
+            let i = skip_comma(rest, 0);
+            if rest.get(i) != Some(&b'"') {
+                return None;
+            }
+            let key_end = skip_string(rest, i + 1)?;
+            let [name @ .., b'"'] = rest.get(i + 1..key_end)? else {
+                return None;
+            };
+            let at = after_colon(rest, key_end)?;
+            let (value, after) = match rest.get(at..) {
+                Some(tail) if core::ptr::eq(tail.as_ptr(), known.raw.as_ptr()) => {
+                    (known, tail.get(known.raw.len()..)?)
+                }
+                _ => split_value(rest, at)?,
+            };
+            if (Str { raw: name }).eq_str(key) {
+                return Some(value);
+            }
+            rest = after;
+        }
+    }
+}
 
 impl<'a> Value<'a> {
     /// The first member of this object whose key is spelled `key` (compared as written,
@@ -1938,6 +2039,33 @@ mod tests {
         let last = alt.len() - 1;
         alt[last] = b']';
         assert_eq!(parse_with_depth(&alt, 100).unwrap_err(), ScanError::Syntax);
+    }
+
+    /// `get_past` answers as `get`, whichever value is known: a member's, a nested
+    /// one, one of another text, none.
+    #[test]
+    fn get_past_is_get() {
+        let texts: [&[u8]; 4] = [
+            br#"{"_meta":{"a":"}","cursor":1},"cursor":"2","x":[{}]}"#,
+            br#"{ "cursor" : 3 , "_meta" : { "cursor" : 4 } }"#,
+            br#"{"\u0063ursor":5,"_meta":[],"cursor":6}"#,
+            br#"{}"#,
+        ];
+        let other = ok(br#"{"cursor":7}"#);
+        for text in texts {
+            let v = ok(text);
+            let mut known: Vec<Option<Value<'_>>> = Vec::from([None, Some(other)]);
+            for (_, m) in v.members() {
+                known.push(Some(m));
+                known.extend(m.members().map(|(_, n)| Some(n)));
+            }
+            for k in known {
+                for key in ["cursor", "_meta", "x", "a", "y"] {
+                    let want = v.get(key).map(|v| v.raw());
+                    assert_eq!(v.get_past(key, k).map(|v| v.raw()), want, "{key} {k:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -71,6 +71,13 @@ struct Property {
     /// `enum` is an array of strings without escapes (an argument is one of them when
     /// its text is one of theirs, or when it is a string with escapes equal to one).
     plain_enum: bool,
+    /// The bounds are `minimum` and `maximum` only (one or both), each an integer of
+    /// at most nine digits: `int_min` and `int_max` (`i32::MIN` and `i32::MAX` when
+    /// absent), against which an argument of at most nine digits is checked as an
+    /// integer.
+    int_bounds: bool,
+    int_min: i32,
+    int_max: i32,
 }
 
 impl Property {
@@ -79,8 +86,17 @@ impl Property {
         keywords: [Span::NONE; PROPERTY_KEYS.len()],
         ty: ANY_TYPE,
         plain_enum: false,
+        int_bounds: false,
+        int_min: i32::MIN,
+        int_max: i32::MAX,
     };
 }
+
+/// [`Property::ty`] of `number`.
+const NUMBER: u8 = 1;
+
+/// [`Property::ty`] of `integer`.
+const INTEGER: u8 = 2;
 
 /// [`Property::ty`] of a `type` that names no type of [`TYPE_NAMES`] (anything goes).
 const ANY_TYPE: u8 = TYPE_NAMES.len() as u8;
@@ -89,7 +105,7 @@ const ANY_TYPE: u8 = TYPE_NAMES.len() as u8;
 const TYPE_LIST: u8 = ANY_TYPE + 1;
 
 /// A tool's input schema compiled for argument checking (see the [module
-/// docs](self)). About 320 bytes; build it in a `static` or an inline `const` block so
+/// docs](self)). About 420 bytes; build it in a `static` or an inline `const` block so
 /// that the compiling happens at compile time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan<'a> {
@@ -230,9 +246,21 @@ impl<'a> Plan<'a> {
                     if !file_keys(s, value.0, &PROPERTY_KEYS, &mut property.keywords) {
                         return false;
                     }
-                    let [ty, allowed, ..] = property.keywords;
+                    let [ty, allowed, min, max, others @ ..] = property.keywords;
                     property.ty = type_code(s, ty);
                     property.plain_enum = plain_strings(s, allowed);
+                    let [x_min, x_max, min_len, max_len] = others;
+                    let others = x_min.end | x_max.end | min_len.end | max_len.end;
+                    if others == 0 && (min.end != 0 || max.end != 0) {
+                        if let (Some(lo), Some(hi)) = (
+                            small_int(slice(s, min.range()), i32::MIN),
+                            small_int(slice(s, max.range()), i32::MAX),
+                        ) {
+                            property.int_bounds = true;
+                            property.int_min = lo;
+                            property.int_max = hi;
+                        }
+                    }
                     match self.properties.split_at_mut_checked(self.count as usize) {
                         Some((_, [slot, ..])) => *slot = property,
                         _ => return false,
@@ -304,11 +332,26 @@ impl<'a> Plan<'a> {
         let mut duplicate = None;
         let mut broken = None;
         // No arguments: no members (an empty text has none).
-        let members = args.unwrap_or(Value::exact(&[])).members();
-        for (i, (key, value)) in members.enumerate() {
+        let mut members = args.unwrap_or(Value::exact(&[])).members();
+        let mut i = 0;
+        while let Some(key) = members.key() {
             let found = properties
                 .iter()
-                .position(|p| self.text(p.name) == Some(key.raw()));
+                .position(|p| self.text(p.name).is_some_and(|n| same(n, key.raw())));
+            // A value that starts with one of a plain `enum`'s strings is that string:
+            // not scanned for its end, nor looked for in the `enum` again.
+            let hit = found
+                .and_then(|k| properties.get(k))
+                .filter(|p| p.plain_enum)
+                .and_then(|p| self.value(p.keywords[1]))
+                .and_then(|e| plain_item_at(e.raw(), members.ahead()));
+            let value = match hit {
+                Some(len) => members.value_as(len),
+                None => members.value(),
+            };
+            let Some(value) = value else { break };
+            let index = i;
+            i += 1;
             let twice = match found {
                 // A declared name: given before when its bit is set.
                 Some(k) => {
@@ -325,7 +368,7 @@ impl<'a> Plan<'a> {
                 // Another name: looked for among the members before it.
                 None => {
                     plain = plain && !key.has_escapes();
-                    args.is_some_and(|a| given_before(a, i, key))
+                    args.is_some_and(|a| given_before(a, index, key))
                 }
             };
             if duplicate.is_none() && twice {
@@ -335,7 +378,7 @@ impl<'a> Plan<'a> {
                 continue;
             }
             let rule = match found.and_then(|k| properties.get(k)) {
-                Some(p) => self.check(p, value).err(),
+                Some(p) => self.check(p, value, hit.is_some()).err(),
                 None => self.closed.then_some(Rule::Unknown),
             };
             broken = rule.map(|rule| Violation {
@@ -376,7 +419,7 @@ impl<'a> Plan<'a> {
         self.properties
             .get(..usize::from(self.count))?
             .iter()
-            .position(|p| self.text(p.name) == Some(name))
+            .position(|p| self.text(p.name).is_some_and(|n| same(n, name)))
     }
 
     /// The name of `p` as a string (its span and the quotes around it).
@@ -387,12 +430,20 @@ impl<'a> Plan<'a> {
 
     /// Check `v` against property `p`, as [`check_property`](super::check_property)
     /// does with its keywords: `type` by the index found when compiling, `enum` of
-    /// plain strings by their texts.
-    fn check(&self, p: &Property, v: Value<'_>) -> Result<(), Rule<'a>> {
+    /// plain strings by their texts (not at all when the walk found `v` among them:
+    /// `in_enum`).
+    fn check(&self, p: &Property, v: Value<'_>, in_enum: bool) -> Result<(), Rule<'a>> {
         let [ty, allowed, bounds @ ..] = &p.keywords;
+        // An argument of at most nine digits against bounds of as few: as integers.
+        let int = || match p.int_bounds {
+            true => small_int(v.raw(), 0).filter(|_| !v.raw().is_empty()),
+            false => None,
+        };
         if let Some(t) = self.value(*ty) {
             let ok = match p.ty {
                 ANY_TYPE => true,
+                // A number, and integral.
+                NUMBER | INTEGER if int().is_some() => true,
                 // A name, or an array of names (an array is no name, a name has no items).
                 TYPE_LIST => type_matches(t, v) || t.items().any(|n| type_matches(n, v)),
                 i => is_type(usize::from(i), v),
@@ -401,7 +452,7 @@ impl<'a> Plan<'a> {
                 return Err(Rule::Type(t));
             }
         }
-        if let Some(e) = self.value(*allowed) {
+        if let Some(e) = self.value(*allowed).filter(|_| !in_enum) {
             // Not of the same text: only a string with escapes can still be equal.
             let ok = match p.plain_enum && in_plain_strings(e.raw(), v.raw()) {
                 true => true,
@@ -413,6 +464,15 @@ impl<'a> Plan<'a> {
             if !ok {
                 return Err(Rule::Enum(e));
             }
+        }
+        if let Some(n) = int() {
+            let [min, max, ..] = *bounds;
+            return match n {
+                // Below `i32::MIN` or above `i32::MAX` only when the bound is there.
+                n if n < p.int_min => self.value(min).map_or(Ok(()), |b| Err(Rule::Minimum(b))),
+                n if n > p.int_max => self.value(max).map_or(Ok(()), |b| Err(Rule::Maximum(b))),
+                _ => Ok(()),
+            };
         }
         if bounds.iter().all(|b| b.end == 0) {
             return Ok(());
@@ -471,7 +531,7 @@ fn in_plain_strings(list: &[u8], want: &[u8]) -> bool {
         // An item is `want` when it starts with it: then `want` is a string without
         // escapes (`list` has no backslash), with no quote but its last byte, and the
         // item's closing quote (the next quote) is that one.
-        if item.starts_with(want) {
+        if item.get(..want.len()).is_some_and(|head| same(head, want)) {
             return true;
         }
         let Some(after) = item.get(1..) else { break };
@@ -481,6 +541,70 @@ fn in_plain_strings(list: &[u8], want: &[u8]) -> bool {
         rest = after.get(close + 1..).unwrap_or_default();
     }
     false
+}
+
+/// The length of the first string of `list` (the text of an array of strings without
+/// escapes) that `text` starts with, quotes included.
+fn plain_item_at(list: &[u8], text: &[u8]) -> Option<usize> {
+    // No backslash in `list`: the quotes are found a word at a time.
+    let find_quote = crate::json::find_quote_or_backslash;
+    let mut rest = list;
+    loop {
+        let item = rest.get(find_quote(rest)?..)?;
+        // The item with both its quotes.
+        let len = find_quote(item.get(1..)?)? + 2;
+        let quoted = item.get(..len)?;
+        if text.get(..len).is_some_and(|head| same(head, quoted)) {
+            return Some(len);
+        }
+        rest = item.get(len..)?;
+    }
+}
+
+/// The integer `text` is when it is one of at most nine digits, `-` allowed first
+/// (`i32` holds it); `absent` for no text.
+const fn small_int(text: &[u8], absent: i32) -> Option<i32> {
+    let (negative, digits) = match text {
+        [] => return Some(absent),
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, text),
+    };
+    if digits.is_empty() || digits.len() > 9 {
+        return None;
+    }
+    let mut n: i32 = 0;
+    let mut k = 0;
+    while k < digits.len() {
+        let d = byte(digits, k).wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        // At most nine digits: below 10^9, no overflow.
+        n = n * 10 + d as i32;
+        k += 1;
+    }
+    Some(if negative { -n } else { n })
+}
+
+/// Whether `a` and `b` are the same bytes: up to 16 of them a word or two at a time,
+/// inline (a property's name, an `enum` item: no `memcmp` call); `==` beyond.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    /// The first and the last `N` bytes of `s` (overlapping when shorter than
+    /// `2 * N`).
+    #[inline(always)]
+    fn ends<const N: usize>(s: &[u8]) -> Option<([u8; N], [u8; N])> {
+        Some((*s.first_chunk::<N>()?, *s.last_chunk::<N>()?))
+    }
+    if a.len() != b.len() {
+        return false;
+    }
+    match a.len() {
+        0..4 => a == b,
+        4..8 => ends::<4>(a) == ends::<4>(b),
+        8..=16 => ends::<8>(a) == ends::<8>(b),
+        _ => a == b,
+    }
 }
 
 /// [`Property::ty`] of the `type` value at `span`.
@@ -804,6 +928,18 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The type codes named here are those of the names.
+    #[test]
+    fn type_codes() {
+        assert_eq!(TYPE_NAMES[usize::from(NUMBER)], "number");
+        assert_eq!(TYPE_NAMES[usize::from(INTEGER)], "integer");
+        assert_eq!(small_int(b"-999999999", 0), Some(-999_999_999));
+        assert_eq!(small_int(b"1000000000", 0), None);
+        assert_eq!(small_int(b"1.0", 0), None);
+        assert_eq!(small_int(b"-", 0), None);
+        assert_eq!(small_int(b"", 7), Some(7));
     }
 
     /// Compiled at compile time (a `static`), and used.
