@@ -8,6 +8,7 @@
 
 use core::fmt;
 
+use crate::json::writer::{member_key, MemberKey};
 use crate::json::{JsonWriter, Str, Value};
 use crate::registry::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
 use crate::rpc::{self, Id};
@@ -219,11 +220,11 @@ impl<'a> Exchange<'a> {
             return false;
         }
         rpc::begin_notification(w, "message");
-        w.key_lit("level");
+        w.key_raw(member_key!("level"));
         w.str_lit(level.as_str());
-        w.key_lit("logger");
+        w.key_raw(member_key!("logger"));
         w.str(logger);
-        w.key_lit("data");
+        w.key_raw(member_key!("data"));
         w.str(data);
         rpc::end_response(w);
         true
@@ -240,16 +241,16 @@ impl<'a> Exchange<'a> {
             return false;
         };
         rpc::begin_notification(w, "progress");
-        w.key_lit("progressToken");
+        w.key_raw(member_key!("progressToken"));
         w.raw_value(token);
-        w.key_lit("progress");
+        w.key_raw(member_key!("progress"));
         progress.write(w);
         if let Some(t) = total {
-            w.key_lit("total");
+            w.key_raw(member_key!("total"));
             t.write(w);
         }
         if let Some(m) = message {
-            w.key_lit("message");
+            w.key_raw(member_key!("message"));
             w.str(m);
         }
         rpc::end_response(w);
@@ -437,7 +438,7 @@ impl<'a> ToolCall<'a> {
             return false;
         }
         self.w.begin_object();
-        self.w.key_lit("type");
+        self.w.key_raw(member_key!("type"));
         self.w.str_lit(kind);
         true
     }
@@ -491,9 +492,9 @@ impl<'a> ToolCall<'a> {
         if !self.block_head(kind) {
             return false;
         }
-        self.w.key_lit("mimeType");
+        self.w.key_raw(member_key!("mimeType"));
         self.w.str(mime);
-        self.w.key_lit("data");
+        self.w.key_raw(member_key!("data"));
         self.w.base64_begin();
         self.phase = Phase::Data;
         true
@@ -532,13 +533,17 @@ impl<'a> ToolCall<'a> {
             return false;
         }
         // Same members as the Resource object, after `type`.
-        self.w.key_lit("uri");
+        self.w.key_raw(member_key!("uri"));
         self.w.str(resource.uri);
-        self.w.key_lit("name");
+        self.w.key_raw(member_key!("name"));
         self.w.str(resource.name);
-        crate::registry::opt_str(&mut self.w, "title", resource.title);
-        crate::registry::opt_str(&mut self.w, "description", resource.description);
-        crate::registry::opt_str(&mut self.w, "mimeType", resource.mime_type);
+        crate::registry::opt_member(&mut self.w, member_key!("title"), resource.title);
+        crate::registry::opt_member(
+            &mut self.w,
+            member_key!("description"),
+            resource.description,
+        );
+        crate::registry::opt_member(&mut self.w, member_key!("mimeType"), resource.mime_type);
         self.w.end_object();
         true
     }
@@ -547,9 +552,9 @@ impl<'a> ToolCall<'a> {
         if !self.block_head("resource") {
             return false;
         }
-        self.w.key_lit("resource");
+        self.w.key_raw(member_key!("resource"));
         write_contents_head(&mut self.w, uri, mime);
-        self.w.key_lit("text");
+        self.w.key_raw(member_key!("text"));
         self.w.str(text);
         self.w.end_object();
         self.w.end_object();
@@ -560,9 +565,9 @@ impl<'a> ToolCall<'a> {
         if !self.block_head("resource") {
             return false;
         }
-        self.w.key_lit("resource");
+        self.w.key_raw(member_key!("resource"));
         write_contents_head(&mut self.w, uri, mime);
-        self.w.key_lit("blob");
+        self.w.key_raw(member_key!("blob"));
         self.w.base64(bytes);
         self.w.end_object();
         self.w.end_object();
@@ -576,7 +581,7 @@ impl<'a> ToolCall<'a> {
             return false;
         }
         self.w.end_array();
-        self.w.key_lit("structuredContent");
+        self.w.key_raw(member_key!("structuredContent"));
         f(&mut self.w);
         self.phase = Phase::Closed;
         true
@@ -703,7 +708,7 @@ impl<'a> ToolCall<'a> {
 fn write_contents_head(w: &mut JsonWriter<'_>, uri: &str, mime: Option<&str>) {
     w.begin(b",{\"uri\":");
     w.str(uri);
-    crate::registry::opt_str(w, "mimeType", mime);
+    crate::registry::opt_member(w, member_key!("mimeType"), mime);
 }
 
 /// The resource a `resources/read` names: a static one or a template match.
@@ -774,17 +779,17 @@ impl<'a> ResourceRead<'a> {
     }
 
     /// Start a `contents` entry: its head, then the key of its body (`text` or `blob`).
-    fn open(&mut self, mime: Option<&str>, body: &'static str) -> bool {
+    fn open(&mut self, mime: Option<&str>, body: MemberKey) -> bool {
         if !self.settle() {
             return false;
         }
         write_contents_head(&mut self.w, self.uri, mime);
-        self.w.key_lit(body);
+        self.w.key_raw(body);
         true
     }
     /// Text contents.
     pub fn text(&mut self, mime: Option<&str>, text: &str) -> bool {
-        if !self.open(mime, "text") {
+        if !self.open(mime, member_key!("text")) {
             return false;
         }
         self.w.str(text);
@@ -793,7 +798,7 @@ impl<'a> ResourceRead<'a> {
     }
     /// Text contents formatted with `format_args!`.
     pub fn text_fmt(&mut self, mime: Option<&str>, args: fmt::Arguments<'_>) -> bool {
-        if !self.open(mime, "text") {
+        if !self.open(mime, member_key!("text")) {
             return false;
         }
         self.w.string_fmt(args);
@@ -803,7 +808,7 @@ impl<'a> ResourceRead<'a> {
     /// Start text contents written in parts with [`ResourceRead::part`] /
     /// [`ResourceRead::part_fmt`].
     pub fn text_begin(&mut self, mime: Option<&str>) -> bool {
-        if !self.open(mime, "text") {
+        if !self.open(mime, member_key!("text")) {
             return false;
         }
         self.w.string_begin();
@@ -828,7 +833,7 @@ impl<'a> ResourceRead<'a> {
     }
     /// Start binary contents; feed bytes with [`ResourceRead::data`].
     pub fn blob_begin(&mut self, mime: Option<&str>) -> bool {
-        if !self.open(mime, "blob") {
+        if !self.open(mime, member_key!("blob")) {
             return false;
         }
         self.w.base64_begin();
@@ -939,9 +944,9 @@ impl<'a> PromptGet<'a> {
             return false;
         }
         self.ex.begin_result(&mut self.w);
-        self.w.key_lit("description");
+        self.w.key_raw(member_key!("description"));
         self.w.str(text);
-        self.w.key_lit("messages");
+        self.w.key_raw(member_key!("messages"));
         self.w.begin_array();
         self.phase = Phase::Content;
         true
@@ -967,7 +972,7 @@ impl<'a> PromptGet<'a> {
             Role::User => "user",
             Role::Assistant => "assistant",
         });
-        self.w.key_lit("content");
+        self.w.key_raw(member_key!("content"));
         self.w.begin_object();
         true
     }
@@ -985,9 +990,9 @@ impl<'a> PromptGet<'a> {
         if !self.message(role) {
             return false;
         }
-        self.w.key_lit("type");
+        self.w.key_raw(member_key!("type"));
         self.w.str_lit("text");
-        self.w.key_lit("text");
+        self.w.key_raw(member_key!("text"));
         self.w.string_begin();
         self.phase = Phase::Text;
         true
@@ -1029,11 +1034,11 @@ impl<'a> PromptGet<'a> {
         if !self.message(role) {
             return false;
         }
-        self.w.key_lit("type");
+        self.w.key_raw(member_key!("type"));
         self.w.str_lit("image");
-        self.w.key_lit("mimeType");
+        self.w.key_raw(member_key!("mimeType"));
         self.w.str(mime);
-        self.w.key_lit("data");
+        self.w.key_raw(member_key!("data"));
         self.w.base64(bytes);
         self.w.end_object();
         self.w.end_object();
@@ -1044,11 +1049,11 @@ impl<'a> PromptGet<'a> {
         if !self.message(role) {
             return false;
         }
-        self.w.key_lit("type");
+        self.w.key_raw(member_key!("type"));
         self.w.str_lit("resource");
-        self.w.key_lit("resource");
+        self.w.key_raw(member_key!("resource"));
         write_contents_head(&mut self.w, uri, mime);
-        self.w.key_lit("text");
+        self.w.key_raw(member_key!("text"));
         self.w.str(text);
         self.w.end_object();
         self.w.end_object();

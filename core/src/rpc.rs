@@ -18,6 +18,7 @@
 
 use crate::error::{RequestError, RpcError};
 use crate::json::scanner::{Level, Picks};
+use crate::json::writer::member_key;
 use crate::json::{self, Kind, Str, Value};
 use crate::json::{JsonWriter, Sink};
 
@@ -241,16 +242,16 @@ pub fn write_error(
     let mut w = JsonWriter::new(sink);
     let id = id.map_or(b"null".as_slice(), |id| id.raw());
     begin_message(&mut w, ID, id, b",\"error\":{");
-    w.key_lit("code");
+    w.key_raw(member_key!("code"));
     w.i64(i64::from(error.code()));
-    w.key_lit("message");
+    w.key_raw(member_key!("message"));
     let (prefix, rest) = error.message();
     w.string_begin();
     w.string_part(prefix);
     w.string_part(rest);
     w.string_end();
     if let Some(data) = data {
-        w.key_lit("data");
+        w.key_raw(member_key!("data"));
         data(&mut w);
     }
     end_response(&mut w);

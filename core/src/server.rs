@@ -1016,7 +1016,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     fn end_result(&self, w: &mut JsonWriter<'_>, modern: bool, ttl: Option<u32>) {
         if modern {
             if let Some(ttl) = ttl {
-                w.key_lit("ttlMs");
+                w.key_raw(crate::json::writer::member_key!("ttlMs"));
                 w.u64(u64::from(ttl));
                 w.member_lit(b",\"cacheScope\":\"public\"");
             }

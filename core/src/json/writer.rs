@@ -324,6 +324,32 @@ pub fn copy_small(to: &mut [u8], from: &[u8]) {
     }
 }
 
+/// A key the crate spells as a literal, for [`JsonWriter::key_raw`]: on 64-bit targets
+/// `,"key":` whole (one write of static text), elsewhere the name alone (the texts
+/// of a small target's flash stay shared).
+#[cfg(target_pointer_width = "64")]
+macro_rules! member_key {
+    ($key:literal) => {
+        concat!(",\"", $key, "\":").as_bytes()
+    };
+}
+/// A key the crate spells as a literal, for [`JsonWriter::key_raw`]: on 64-bit targets
+/// `,"key":` whole (one write of static text), elsewhere the name alone (the texts
+/// of a small target's flash stay shared).
+#[cfg(not(target_pointer_width = "64"))]
+macro_rules! member_key {
+    ($key:literal) => {
+        $key
+    };
+}
+/// What [`member_key!`] gives.
+#[cfg(target_pointer_width = "64")]
+pub(crate) type MemberKey = &'static [u8];
+/// What [`member_key!`] gives.
+#[cfg(not(target_pointer_width = "64"))]
+pub(crate) type MemberKey = &'static str;
+pub(crate) use member_key;
+
 /// Maximum nesting the writer tracks for automatic commas.
 pub const WRITER_MAX_DEPTH: usize = 32;
 
@@ -741,6 +767,23 @@ impl<'s> JsonWriter<'s> {
     pub fn key(&mut self, key: &str) {
         self.put_string(key.as_bytes(), b"\":", false);
         self.comma = false;
+    }
+
+    /// An object key the crate spells as a literal, as [`member_key!`] gives it: on
+    /// 64-bit targets `,"name":` whole, one write of static text (the comma dropped
+    /// when none is due), nothing copied or searched; elsewhere [`key_lit`](Self::key_lit).
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn key_raw(&mut self, key: MemberKey) {
+        self.put_lead(key);
+        self.comma = false;
+    }
+
+    /// An object key the crate spells as a literal, as [`member_key!`] gives it: on
+    /// 64-bit targets `,"name":` whole, one write of static text (the comma dropped
+    /// when none is due), nothing copied or searched; elsewhere [`key_lit`](Self::key_lit).
+    #[cfg(not(target_pointer_width = "64"))]
+    pub(crate) fn key_raw(&mut self, key: MemberKey) {
+        self.key_lit(key);
     }
 
     /// An object key the crate spells as a literal (a protocol name), written as it is:
