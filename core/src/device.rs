@@ -17,6 +17,15 @@ use crate::rpc::{self, Id};
 /// none is due).
 const TEXT_BLOCK: &[u8] = b",{\"type\":\"text\",\"text\":";
 
+/// The opening of the `content` array and of its first block, a text block, up to its
+/// text (two containers).
+#[cfg(target_pointer_width = "64")]
+const CONTENT_TEXT_BLOCK: &[u8] = b",\"content\":[{\"type\":\"text\",\"text\":";
+
+/// The end of a text block and the opening of the next one, up to its text.
+#[cfg(target_pointer_width = "64")]
+const NEXT_TEXT_BLOCK: &[u8] = b"},{\"type\":\"text\",\"text\":";
+
 /// What a tool handler did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -282,6 +291,12 @@ enum Phase {
     Idle,
     /// Inside the `content` array.
     Content,
+    /// Inside the `content` array after a whole text block, whose `}` is not written
+    /// yet: what comes next (another block, `structuredContent`, the end of the
+    /// array) writes it with its own text, one sink write for both. On 64-bit hosts
+    /// (a small target keeps the smaller code).
+    #[cfg(target_pointer_width = "64")]
+    Block,
     /// A text string is open (parts may follow).
     Text,
     /// A base64 string is open (data may follow).
@@ -417,6 +432,12 @@ impl<'a> ToolCall<'a> {
                 true
             }
             Phase::Content => true,
+            #[cfg(target_pointer_width = "64")]
+            Phase::Block => {
+                self.w.end_object();
+                self.phase = Phase::Content;
+                true
+            }
             Phase::Text | Phase::Data => {
                 self.end_stream();
                 true
@@ -443,13 +464,54 @@ impl<'a> ToolCall<'a> {
         true
     }
 
-    /// A text block up to its text (`{"type":"text","text":`, one write).
+    /// A text block up to its text (`{"type":"text","text":`, one write). On 64-bit
+    /// hosts the same write also opens `content` for the first block, or ends a text
+    /// block before it.
     fn text_head(&mut self) -> bool {
+        #[cfg(target_pointer_width = "64")]
+        match self.phase {
+            Phase::Idle => {
+                self.ex.begin_result(&mut self.w);
+                self.w.begin_n(CONTENT_TEXT_BLOCK, 2);
+                self.phase = Phase::Content;
+                return true;
+            }
+            Phase::Block => {
+                self.w.reopen(NEXT_TEXT_BLOCK);
+                self.phase = Phase::Content;
+                return true;
+            }
+            _ => {}
+        }
         if !self.block() {
             return false;
         }
         self.w.begin(TEXT_BLOCK);
         true
+    }
+
+    /// On 64-bit hosts, when a text block's `}` is pending ([`Phase::Block`]): write
+    /// it with `close`, which also ends `content` and may hold a key (`key`). False,
+    /// having written nothing, otherwise.
+    #[cfg(target_pointer_width = "64")]
+    fn end_block(&mut self, close: &'static [u8], key: bool) -> bool {
+        if self.phase != Phase::Block {
+            return false;
+        }
+        self.w.end_n(close, 2);
+        if key {
+            self.w.after_key();
+        }
+        true
+    }
+
+    /// On 64-bit hosts, when a text block's `}` is pending ([`Phase::Block`]): write
+    /// it with `close`, which also ends `content` and may hold a key (`key`). False,
+    /// having written nothing, otherwise.
+    #[cfg(not(target_pointer_width = "64"))]
+    #[inline(always)]
+    fn end_block(&mut self, _close: &'static [u8], _key: bool) -> bool {
+        false
     }
 
     /// A text content block.
@@ -458,6 +520,12 @@ impl<'a> ToolCall<'a> {
             return false;
         }
         self.w.str(text);
+        // On 64-bit hosts its `}` goes with what follows.
+        #[cfg(target_pointer_width = "64")]
+        {
+            self.phase = Phase::Block;
+        }
+        #[cfg(not(target_pointer_width = "64"))]
         self.w.end_object();
         true
     }
@@ -577,11 +645,14 @@ impl<'a> ToolCall<'a> {
     /// later is refused). Tools with an `outputSchema` must return it; add a text block
     /// first for older clients.
     pub fn structured(&mut self, f: impl FnOnce(&mut JsonWriter<'_>)) -> bool {
-        if !self.block() {
-            return false;
+        // A text block's `}`, `content`'s `]` and the key at once, when it can.
+        if !self.end_block(b"}],\"structuredContent\":", true) {
+            if !self.block() {
+                return false;
+            }
+            self.w.end_array();
+            self.w.key_raw(member_key!("structuredContent"));
         }
-        self.w.end_array();
-        self.w.key_raw(member_key!("structuredContent"));
         f(&mut self.w);
         self.phase = Phase::Closed;
         true
@@ -695,7 +766,7 @@ impl<'a> ToolCall<'a> {
             return;
         }
         // `block` opens the result or ends a stream; only a closed `content` refuses.
-        if self.block() {
+        if !self.end_block(b"}]", false) && self.block() {
             self.w.end_array();
         }
         self.phase = Phase::Closed;
@@ -772,6 +843,8 @@ impl<'a> ResourceRead<'a> {
                 self.w.end_object();
             }
             Phase::Content => {}
+            #[cfg(target_pointer_width = "64")]
+            Phase::Block => {}
             Phase::Closed => return false,
         }
         self.phase = Phase::Content;
@@ -958,6 +1031,8 @@ impl<'a> PromptGet<'a> {
             Phase::Idle => self.description_less(),
             Phase::Text | Phase::Data => self.end_message(),
             Phase::Content => {}
+            #[cfg(target_pointer_width = "64")]
+            Phase::Block => {}
             Phase::Closed => return false,
         }
         true
@@ -1117,5 +1192,81 @@ impl<'a> Completion<'a> {
         self.w.str(value);
         self.count += 1;
         true
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::json::SliceSink;
+
+    /// What a tool call writes for `f`, closed as the server closes it.
+    fn call_output(modern: bool, f: impl FnOnce(&mut ToolCall<'_>)) -> std::string::String {
+        let mut buf = [0u8; 512];
+        let mut sink = SliceSink::new(&mut buf);
+        let ex = Exchange {
+            id: Id::from_raw(b"7"),
+            modern,
+            progress_token: None,
+            log_level: None,
+            #[cfg(feature = "input")]
+            caps: crate::input::Capabilities::default(),
+        };
+        let mut call = ToolCall::new(JsonWriter::new(&mut sink), ex, 0, None);
+        f(&mut call);
+        call.close();
+        call.w.end(b"}}\n");
+        assert!(call.w.is_ok());
+        std::string::String::from_utf8(sink.written().to_vec()).unwrap()
+    }
+
+    /// Text blocks, whose `}` goes out with what follows them, in every position.
+    #[test]
+    fn text_blocks_end_with_what_follows() {
+        const HEAD: &str = r#"{"jsonrpc":"2.0","id":7,"result":{"#;
+        let cases: [(&dyn Fn(&mut ToolCall<'_>), &str); 6] = [
+            (
+                &|c| assert!(c.text("a")),
+                r#""content":[{"type":"text","text":"a"}]"#,
+            ),
+            (
+                &|c| assert!(c.text("a") && c.text("b\n")),
+                r#""content":[{"type":"text","text":"a"},{"type":"text","text":"b\n"}]"#,
+            ),
+            (
+                &|c| assert!(c.text("a") && c.image("image/png", b"x") && c.text("c")),
+                r#""content":[{"type":"text","text":"a"},{"type":"image","mimeType":"image/png","data":"eA=="},{"type":"text","text":"c"}]"#,
+            ),
+            (
+                &|c| {
+                    assert!(c.text("a"));
+                    assert!(c.structured(|w| {
+                        w.begin_object();
+                        w.key("v");
+                        w.u64(1);
+                        w.end_object();
+                    }));
+                    assert!(!c.text("late"));
+                },
+                r#""content":[{"type":"text","text":"a"}],"structuredContent":{"v":1}"#,
+            ),
+            (
+                &|c| assert!(c.error("no")),
+                r#""content":[{"type":"text","text":"no"}],"isError":true"#,
+            ),
+            (
+                &|c| assert!(c.text_begin() && c.part("p") && c.text("q")),
+                r#""content":[{"type":"text","text":"p"},{"type":"text","text":"q"}]"#,
+            ),
+        ];
+        for (f, body) in cases {
+            assert_eq!(call_output(false, f), std::format!("{HEAD}{body}}}}}\n"));
+            assert_eq!(
+                call_output(true, f),
+                std::format!("{HEAD}\"resultType\":\"complete\",{body}}}}}\n")
+            );
+        }
     }
 }

@@ -692,6 +692,39 @@ impl<'s> JsonWriter<'s> {
         self.open_with(open, true);
     }
 
+    /// [`begin`](Self::begin) for `open` opening `levels` containers, each in the one
+    /// before (`,"content":[{"type":"text","text":`: an array and its first object).
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn begin_n(&mut self, open: &[u8], levels: u8) {
+        if usize::from(self.depth) + usize::from(levels) > WRITER_MAX_DEPTH {
+            if self.error.is_none() {
+                self.error = Some(SinkError::Full);
+            }
+            return;
+        }
+        self.open_with(open, true);
+        // The inner ones are values of a container: a comma is due after each.
+        for _ in 1..levels {
+            self.outer |= 1u32 << self.depth;
+            self.depth += 1;
+        }
+    }
+
+    /// End the innermost container and open another in its place with `text`, written
+    /// as it is (`},{"type":"text","text":`: the next object of an array).
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn reopen(&mut self, text: &[u8]) {
+        self.put(text);
+        self.comma = false;
+    }
+
+    /// After a key written as part of other text ([`end_n`](Self::end_n)): the value
+    /// follows without a comma.
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn after_key(&mut self) {
+        self.comma = false;
+    }
+
     /// Open an object whose opening text, `{` included, is `open`, written as it is
     /// (an envelope's `,"result":{`: one write for both).
     pub(crate) fn begin_object_raw(&mut self, open: &[u8]) {
@@ -731,6 +764,18 @@ impl<'s> JsonWriter<'s> {
         if self.depth > 0 {
             self.depth -= 1;
             self.comma = self.outer & (1u32 << self.depth) != 0;
+        }
+    }
+
+    /// [`end`](Self::end) for `close` closing `levels` containers (`}]`).
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn end_n(&mut self, close: &[u8], levels: u8) {
+        self.put(close);
+        for _ in 0..levels {
+            if self.depth > 0 {
+                self.depth -= 1;
+                self.comma = self.outer & (1u32 << self.depth) != 0;
+            }
         }
     }
 
