@@ -1222,11 +1222,14 @@ mod tests {
         std::string::String::from_utf8(sink.written().to_vec()).unwrap()
     }
 
+    /// What a test tool does with its call.
+    type Handler = dyn Fn(&mut ToolCall<'_>);
+
     /// Text blocks, whose `}` goes out with what follows them, in every position.
     #[test]
     fn text_blocks_end_with_what_follows() {
         const HEAD: &str = r#"{"jsonrpc":"2.0","id":7,"result":{"#;
-        let cases: [(&dyn Fn(&mut ToolCall<'_>), &str); 6] = [
+        let cases: [(&Handler, &str); 6] = [
             (
                 &|c| assert!(c.text("a")),
                 r#""content":[{"type":"text","text":"a"}]"#,
