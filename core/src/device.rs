@@ -778,6 +778,11 @@ impl<'a> ToolCall<'a> {
 
 fn write_contents_head(w: &mut JsonWriter<'_>, uri: &str, mime: Option<&str>) {
     w.begin(b",{\"uri\":");
+    write_contents_rest(w, uri, mime);
+}
+
+/// A contents object's members after the `uri` key: its value, then `mimeType`.
+fn write_contents_rest(w: &mut JsonWriter<'_>, uri: &str, mime: Option<&str>) {
     w.str(uri);
     crate::registry::opt_member(w, member_key!("mimeType"), mime);
 }
@@ -844,7 +849,7 @@ impl<'a> ResourceRead<'a> {
             }
             Phase::Content => {}
             #[cfg(target_pointer_width = "64")]
-            Phase::Block => {}
+            Phase::Block => self.w.end_object(),
             Phase::Closed => return false,
         }
         self.phase = Phase::Content;
@@ -852,7 +857,17 @@ impl<'a> ResourceRead<'a> {
     }
 
     /// Start a `contents` entry: its head, then the key of its body (`text` or `blob`).
+    /// On 64-bit hosts the first entry opens with `contents`, in one write.
     fn open(&mut self, mime: Option<&str>, body: MemberKey) -> bool {
+        #[cfg(target_pointer_width = "64")]
+        if self.phase == Phase::Idle {
+            self.ex.begin_result(&mut self.w);
+            self.w.begin_n(b",\"contents\":[{\"uri\":", 2);
+            self.phase = Phase::Content;
+            write_contents_rest(&mut self.w, self.uri, mime);
+            self.w.key_raw(body);
+            return true;
+        }
         if !self.settle() {
             return false;
         }
@@ -866,6 +881,12 @@ impl<'a> ResourceRead<'a> {
             return false;
         }
         self.w.str(text);
+        // On 64-bit hosts its `}` goes with what follows.
+        #[cfg(target_pointer_width = "64")]
+        {
+            self.phase = Phase::Block;
+        }
+        #[cfg(not(target_pointer_width = "64"))]
         self.w.end_object();
         true
     }
@@ -929,6 +950,13 @@ impl<'a> ResourceRead<'a> {
         self.phase != Phase::Idle
     }
     pub(crate) fn close(&mut self) {
+        // The last entry's `}` and the `]` at once, when it can.
+        #[cfg(target_pointer_width = "64")]
+        if self.phase == Phase::Block {
+            self.w.end_n(b"}]", 2);
+            self.phase = Phase::Closed;
+            return;
+        }
         self.settle();
         self.w.end_array();
         self.phase = Phase::Closed;
@@ -1220,6 +1248,58 @@ mod tests {
         call.w.end(b"}}\n");
         assert!(call.w.is_ok());
         std::string::String::from_utf8(sink.written().to_vec()).unwrap()
+    }
+
+    /// Contents entries of a read, the text entry's `}` going out with what follows.
+    #[test]
+    fn read_entries_end_with_what_follows() {
+        let read = |f: &dyn Fn(&mut ResourceRead<'_>)| {
+            let mut buf = [0u8; 512];
+            let mut sink = SliceSink::new(&mut buf);
+            let ex = Exchange {
+                id: Id::from_raw(b"7"),
+                modern: false,
+                progress_token: None,
+                log_level: None,
+                #[cfg(feature = "input")]
+                caps: crate::input::Capabilities::default(),
+            };
+            let mut r = ResourceRead::new(
+                JsonWriter::new(&mut sink),
+                ex,
+                "u:x",
+                Target::Resource(0),
+                None,
+            );
+            f(&mut r);
+            r.close();
+            r.w.end(b"}}\n");
+            assert!(r.w.is_ok());
+            std::string::String::from_utf8(sink.written().to_vec()).unwrap()
+        };
+        const HEAD: &str = r#"{"jsonrpc":"2.0","id":7,"result":{"contents":["#;
+        assert_eq!(
+            read(&|r| assert!(r.text(Some("t/p"), "a"))),
+            std::format!(
+                "{HEAD}{}]}}}}\n",
+                r#"{"uri":"u:x","mimeType":"t/p","text":"a"}"#
+            )
+        );
+        assert_eq!(
+            read(&|r| assert!(r.text(None, "a") && r.blob(None, b"x") && r.text(None, "c"))),
+            std::format!(
+                "{HEAD}{}]}}}}\n",
+                r#"{"uri":"u:x","text":"a"},{"uri":"u:x","blob":"eA=="},{"uri":"u:x","text":"c"}"#
+            )
+        );
+        assert_eq!(
+            read(&|r| assert!(r.text_begin(None) && r.part("p") && r.text(None, "q"))),
+            std::format!(
+                "{HEAD}{}]}}}}\n",
+                r#"{"uri":"u:x","text":"p"},{"uri":"u:x","text":"q"}"#
+            )
+        );
+        assert_eq!(read(&|_| {}), std::format!("{HEAD}]}}}}\n"));
     }
 
     /// What a test tool does with its call.
