@@ -67,6 +67,15 @@ pub trait Sink {
     /// belong to that request unless routed otherwise. The server calls it when built
     /// with the cargo feature `routes` (which `http` and `input` turn on).
     fn route(&mut self, _request: Option<&[u8]>) {}
+
+    /// A [`JsonWriter`] writing into this sink was refused by its [`Sink::write`] with
+    /// `error` (the writer writes nothing after it). The default does nothing; a
+    /// wrapper that watches its inner sink for an error learns of it here, and its
+    /// `write` passes bytes on without looking at the answer. On 64-bit targets only
+    /// (a small target's writer keeps the smaller code, and its sinks' tables one
+    /// entry less).
+    #[cfg(target_pointer_width = "64")]
+    fn failed(&mut self, _error: SinkError) {}
 }
 
 /// Why a [`Sink`] refused bytes.
@@ -572,9 +581,25 @@ impl<'s> JsonWriter<'s> {
     fn put(&mut self, bytes: &[u8]) {
         if self.error.is_none() {
             if let Err(e) = self.sink.write(bytes) {
-                self.error = Some(e);
+                // On a small target the sink is not told: less flash (the server's
+                // guard looks at every answer there).
+                #[cfg(target_pointer_width = "64")]
+                self.fail(e);
+                #[cfg(not(target_pointer_width = "64"))]
+                {
+                    self.error = Some(e);
+                }
             }
         }
+    }
+
+    /// The sink refused a write: keep its error, and tell it ([`Sink::failed`]).
+    #[cfg(target_pointer_width = "64")]
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, e: SinkError) {
+        self.error = Some(e);
+        self.sink.failed(e);
     }
 
     /// Write `with_comma` (whose first byte is `,`) or, when no comma is due, the rest.
@@ -1854,6 +1879,32 @@ mod tests {
         let mut none = SliceSink::new(&mut []);
         assert_eq!(none.write(b""), Ok(()));
         assert_eq!(none.write(b"x"), Err(SinkError::Full));
+    }
+
+    /// A sink is told of the write it refused, once: the writer writes nothing after.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn a_refusing_sink_is_told() {
+        struct Watch<'b>(SliceSink<'b>, Vec<SinkError>);
+        impl Sink for Watch<'_> {
+            fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+                self.0.write(bytes)
+            }
+            fn failed(&mut self, error: SinkError) {
+                self.1.push(error);
+            }
+        }
+        let mut buf = [0u8; 4];
+        let mut sink = Watch(SliceSink::new(&mut buf), Vec::new());
+        let mut w = JsonWriter::new(&mut sink);
+        w.begin_array();
+        w.u64(1);
+        assert!(w.is_ok());
+        w.str("too long");
+        w.u64(2);
+        assert_eq!(w.finish(), Err(SinkError::Full));
+        assert_eq!(sink.1, [SinkError::Full]);
+        assert_eq!(sink.0.written(), b"[1");
     }
 
     #[test]
