@@ -211,7 +211,20 @@ pub(crate) struct Exchange<'a> {
 impl<'a> Exchange<'a> {
     /// Open the result envelope (and `resultType` for 2026-07-28).
     pub(crate) fn begin_result(&self, w: &mut JsonWriter<'_>) {
+        // On 64-bit hosts `resultType` goes out with the result's brace.
+        #[cfg(target_pointer_width = "64")]
+        if self.modern {
+            rpc::begin_message(
+                w,
+                rpc::ID,
+                self.id.raw(),
+                b",\"result\":{\"resultType\":\"complete\"",
+            );
+            w.member_done();
+            return;
+        }
         rpc::begin_result(w, self.id);
+        #[cfg(not(target_pointer_width = "64"))]
         if self.modern {
             w.member_lit(b",\"resultType\":\"complete\"");
         }

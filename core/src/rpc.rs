@@ -206,8 +206,9 @@ pub fn begin_result(w: &mut JsonWriter<'_>, id: Id<'_>) {
 pub(crate) const ID: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
 
 /// Start a message: `head` (`{"jsonrpc":"2.0",` and the member before `text`) and
-/// `text` as they are, then `tail`, which opens an object (ends in `{`).
-fn begin_message(w: &mut JsonWriter<'_>, head: &[u8], text: &[u8], tail: &[u8]) {
+/// `text` as they are, then `tail`, which opens an object (and may hold its first
+/// members).
+pub(crate) fn begin_message(w: &mut JsonWriter<'_>, head: &[u8], text: &[u8], tail: &[u8]) {
     w.raw(head);
     w.raw(text);
     w.begin_object_raw(tail);

@@ -804,6 +804,13 @@ impl<'s> JsonWriter<'s> {
         }
     }
 
+    /// After a member written as part of other text (a result's brace and its
+    /// `"resultType":"complete"`): a comma is due before the next.
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn member_done(&mut self) {
+        self.after_value();
+    }
+
     /// A member the crate spells whole as a literal, comma first (`,"isError":true`):
     /// written at once, the comma dropped when none is due.
     pub(crate) fn member_lit(&mut self, member: &'static [u8]) {
