@@ -17,10 +17,24 @@ use crate::rpc::{self, Id};
 /// none is due).
 const TEXT_BLOCK: &[u8] = b",{\"type\":\"text\",\"text\":";
 
-/// The opening of the `content` array and of its first block, a text block, up to its
-/// text (two containers).
+/// A result's opening and what follows its brace: initialize era, 2026-07-28.
 #[cfg(target_pointer_width = "64")]
-const CONTENT_TEXT_BLOCK: &[u8] = b",\"content\":[{\"type\":\"text\",\"text\":";
+type Opening = (&'static [u8], &'static [u8]);
+
+/// The result's opening with the `content` array and its first block, a text block,
+/// up to its text.
+#[cfg(target_pointer_width = "64")]
+const RESULT_TEXT_BLOCK: Opening = (
+    b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":",
+    b",\"result\":{\"resultType\":\"complete\",\"content\":[{\"type\":\"text\",\"text\":",
+);
+
+/// The result's opening with `contents` and its first entry up to the uri.
+#[cfg(target_pointer_width = "64")]
+const RESULT_CONTENTS: Opening = (
+    b",\"result\":{\"contents\":[{\"uri\":",
+    b",\"result\":{\"resultType\":\"complete\",\"contents\":[{\"uri\":",
+);
 
 /// The end of a text block and the opening of the next one, up to its text.
 #[cfg(target_pointer_width = "64")]
@@ -228,6 +242,16 @@ impl<'a> Exchange<'a> {
         if self.modern {
             w.member_lit(b",\"resultType\":\"complete\"");
         }
+    }
+
+    /// Open the result envelope and, in the same write, `levels - 1` containers more
+    /// with `open` (the text after the result's brace, `resultType` added for
+    /// 2026-07-28).
+    #[cfg(target_pointer_width = "64")]
+    fn begin_result_n(&self, w: &mut JsonWriter<'_>, open: Opening, levels: u8) {
+        w.raw(rpc::ID);
+        w.raw(self.id.raw());
+        w.begin_raw_n(if self.modern { open.1 } else { open.0 }, levels);
     }
 
     /// Open the result envelope and, in it, the array the content goes into: `open` is
@@ -484,8 +508,7 @@ impl<'a> ToolCall<'a> {
         #[cfg(target_pointer_width = "64")]
         match self.phase {
             Phase::Idle => {
-                self.ex.begin_result(&mut self.w);
-                self.w.begin_n(CONTENT_TEXT_BLOCK, 2);
+                self.ex.begin_result_n(&mut self.w, RESULT_TEXT_BLOCK, 3);
                 self.phase = Phase::Content;
                 return true;
             }
@@ -874,8 +897,7 @@ impl<'a> ResourceRead<'a> {
     fn open(&mut self, mime: Option<&str>, body: MemberKey) -> bool {
         #[cfg(target_pointer_width = "64")]
         if self.phase == Phase::Idle {
-            self.ex.begin_result(&mut self.w);
-            self.w.begin_n(b",\"contents\":[{\"uri\":", 2);
+            self.ex.begin_result_n(&mut self.w, RESULT_CONTENTS, 3);
             self.phase = Phase::Content;
             write_contents_rest(&mut self.w, self.uri, mime);
             self.w.key_raw(body);

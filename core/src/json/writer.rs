@@ -717,17 +717,23 @@ impl<'s> JsonWriter<'s> {
         self.open_with(open, true);
     }
 
-    /// [`begin`](Self::begin) for `open` opening `levels` containers, each in the one
-    /// before (`,"content":[{"type":"text","text":`: an array and its first object).
+    /// [`begin_object_raw`](Self::begin_object_raw) for `open` opening `levels`
+    /// containers, each in the one before (`,"result":{"content":[{"type":"text",…`).
     #[cfg(target_pointer_width = "64")]
-    pub(crate) fn begin_n(&mut self, open: &[u8], levels: u8) {
+    pub(crate) fn begin_raw_n(&mut self, open: &[u8], levels: u8) {
+        self.open_n(open, false, levels);
+    }
+
+    /// [`open_with`](Self::open_with) for `levels` containers.
+    #[cfg(target_pointer_width = "64")]
+    fn open_n(&mut self, open: &[u8], lead: bool, levels: u8) {
         if usize::from(self.depth) + usize::from(levels) > WRITER_MAX_DEPTH {
             if self.error.is_none() {
                 self.error = Some(SinkError::Full);
             }
             return;
         }
-        self.open_with(open, true);
+        self.open_with(open, lead);
         // The inner ones are values of a container: a comma is due after each.
         for _ in 1..levels {
             self.outer |= 1u32 << self.depth;
