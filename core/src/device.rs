@@ -8,6 +8,7 @@
 
 use core::fmt;
 
+use crate::json::writer::{member_key, MemberKey};
 use crate::json::{JsonWriter, Str, Value};
 use crate::registry::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
 use crate::rpc::{self, Id};
@@ -15,6 +16,29 @@ use crate::rpc::{self, Id};
 /// The opening of a text content block, up to its text (comma first, dropped when
 /// none is due).
 const TEXT_BLOCK: &[u8] = b",{\"type\":\"text\",\"text\":";
+
+/// A result's opening and what follows its brace: initialize era, 2026-07-28.
+#[cfg(target_pointer_width = "64")]
+type Opening = (&'static [u8], &'static [u8]);
+
+/// The result's opening with the `content` array and its first block, a text block,
+/// up to its text.
+#[cfg(target_pointer_width = "64")]
+const RESULT_TEXT_BLOCK: Opening = (
+    b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":",
+    b",\"result\":{\"resultType\":\"complete\",\"content\":[{\"type\":\"text\",\"text\":",
+);
+
+/// The result's opening with `contents` and its first entry up to the uri.
+#[cfg(target_pointer_width = "64")]
+const RESULT_CONTENTS: Opening = (
+    b",\"result\":{\"contents\":[{\"uri\":",
+    b",\"result\":{\"resultType\":\"complete\",\"contents\":[{\"uri\":",
+);
+
+/// The end of a text block and the opening of the next one, up to its text.
+#[cfg(target_pointer_width = "64")]
+const NEXT_TEXT_BLOCK: &[u8] = b"},{\"type\":\"text\",\"text\":";
 
 /// What a tool handler did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -201,10 +225,33 @@ pub(crate) struct Exchange<'a> {
 impl<'a> Exchange<'a> {
     /// Open the result envelope (and `resultType` for 2026-07-28).
     pub(crate) fn begin_result(&self, w: &mut JsonWriter<'_>) {
+        // On 64-bit hosts `resultType` goes out with the result's brace.
+        #[cfg(target_pointer_width = "64")]
+        if self.modern {
+            rpc::begin_message(
+                w,
+                rpc::ID,
+                self.id.raw(),
+                b",\"result\":{\"resultType\":\"complete\"",
+            );
+            w.member_done();
+            return;
+        }
         rpc::begin_result(w, self.id);
+        #[cfg(not(target_pointer_width = "64"))]
         if self.modern {
             w.member_lit(b",\"resultType\":\"complete\"");
         }
+    }
+
+    /// Open the result envelope and, in the same write, `levels - 1` containers more
+    /// with `open` (the text after the result's brace, `resultType` added for
+    /// 2026-07-28).
+    #[cfg(target_pointer_width = "64")]
+    fn begin_result_n(&self, w: &mut JsonWriter<'_>, open: Opening, levels: u8) {
+        w.raw(rpc::ID);
+        w.raw(self.id.raw());
+        w.begin_raw_n(if self.modern { open.1 } else { open.0 }, levels);
     }
 
     /// Open the result envelope and, in it, the array the content goes into: `open` is
@@ -219,11 +266,11 @@ impl<'a> Exchange<'a> {
             return false;
         }
         rpc::begin_notification(w, "message");
-        w.key_lit("level");
+        w.key_raw(member_key!("level"));
         w.str_lit(level.as_str());
-        w.key_lit("logger");
+        w.key_raw(member_key!("logger"));
         w.str(logger);
-        w.key_lit("data");
+        w.key_raw(member_key!("data"));
         w.str(data);
         rpc::end_response(w);
         true
@@ -240,16 +287,16 @@ impl<'a> Exchange<'a> {
             return false;
         };
         rpc::begin_notification(w, "progress");
-        w.key_lit("progressToken");
+        w.key_raw(member_key!("progressToken"));
         w.raw_value(token);
-        w.key_lit("progress");
+        w.key_raw(member_key!("progress"));
         progress.write(w);
         if let Some(t) = total {
-            w.key_lit("total");
+            w.key_raw(member_key!("total"));
             t.write(w);
         }
         if let Some(m) = message {
-            w.key_lit("message");
+            w.key_raw(member_key!("message"));
             w.str(m);
         }
         rpc::end_response(w);
@@ -281,6 +328,12 @@ enum Phase {
     Idle,
     /// Inside the `content` array.
     Content,
+    /// Inside the `content` array after a whole text block, whose `}` is not written
+    /// yet: what comes next (another block, `structuredContent`, the end of the
+    /// array) writes it with its own text, one sink write for both. On 64-bit hosts
+    /// (a small target keeps the smaller code).
+    #[cfg(target_pointer_width = "64")]
+    Block,
     /// A text string is open (parts may follow).
     Text,
     /// A base64 string is open (data may follow).
@@ -416,6 +469,12 @@ impl<'a> ToolCall<'a> {
                 true
             }
             Phase::Content => true,
+            #[cfg(target_pointer_width = "64")]
+            Phase::Block => {
+                self.w.end_object();
+                self.phase = Phase::Content;
+                true
+            }
             Phase::Text | Phase::Data => {
                 self.end_stream();
                 true
@@ -437,18 +496,58 @@ impl<'a> ToolCall<'a> {
             return false;
         }
         self.w.begin_object();
-        self.w.key_lit("type");
+        self.w.key_raw(member_key!("type"));
         self.w.str_lit(kind);
         true
     }
 
-    /// A text block up to its text (`{"type":"text","text":`, one write).
+    /// A text block up to its text (`{"type":"text","text":`, one write). On 64-bit
+    /// hosts the same write also opens `content` for the first block, or ends a text
+    /// block before it.
     fn text_head(&mut self) -> bool {
+        #[cfg(target_pointer_width = "64")]
+        match self.phase {
+            Phase::Idle => {
+                self.ex.begin_result_n(&mut self.w, RESULT_TEXT_BLOCK, 3);
+                self.phase = Phase::Content;
+                return true;
+            }
+            Phase::Block => {
+                self.w.reopen(NEXT_TEXT_BLOCK);
+                self.phase = Phase::Content;
+                return true;
+            }
+            _ => {}
+        }
         if !self.block() {
             return false;
         }
         self.w.begin(TEXT_BLOCK);
         true
+    }
+
+    /// On 64-bit hosts, when a text block's `}` is pending ([`Phase::Block`]): write
+    /// it with `close`, which also ends `content` and may hold a key (`key`). False,
+    /// having written nothing, otherwise.
+    #[cfg(target_pointer_width = "64")]
+    fn end_block(&mut self, close: &'static [u8], key: bool) -> bool {
+        if self.phase != Phase::Block {
+            return false;
+        }
+        self.w.end_n(close, 2);
+        if key {
+            self.w.after_key();
+        }
+        true
+    }
+
+    /// On 64-bit hosts, when a text block's `}` is pending ([`Phase::Block`]): write
+    /// it with `close`, which also ends `content` and may hold a key (`key`). False,
+    /// having written nothing, otherwise.
+    #[cfg(not(target_pointer_width = "64"))]
+    #[inline(always)]
+    fn end_block(&mut self, _close: &'static [u8], _key: bool) -> bool {
+        false
     }
 
     /// A text content block.
@@ -457,6 +556,12 @@ impl<'a> ToolCall<'a> {
             return false;
         }
         self.w.str(text);
+        // On 64-bit hosts its `}` goes with what follows.
+        #[cfg(target_pointer_width = "64")]
+        {
+            self.phase = Phase::Block;
+        }
+        #[cfg(not(target_pointer_width = "64"))]
         self.w.end_object();
         true
     }
@@ -491,9 +596,9 @@ impl<'a> ToolCall<'a> {
         if !self.block_head(kind) {
             return false;
         }
-        self.w.key_lit("mimeType");
+        self.w.key_raw(member_key!("mimeType"));
         self.w.str(mime);
-        self.w.key_lit("data");
+        self.w.key_raw(member_key!("data"));
         self.w.base64_begin();
         self.phase = Phase::Data;
         true
@@ -532,13 +637,17 @@ impl<'a> ToolCall<'a> {
             return false;
         }
         // Same members as the Resource object, after `type`.
-        self.w.key_lit("uri");
+        self.w.key_raw(member_key!("uri"));
         self.w.str(resource.uri);
-        self.w.key_lit("name");
+        self.w.key_raw(member_key!("name"));
         self.w.str(resource.name);
-        crate::registry::opt_str(&mut self.w, "title", resource.title);
-        crate::registry::opt_str(&mut self.w, "description", resource.description);
-        crate::registry::opt_str(&mut self.w, "mimeType", resource.mime_type);
+        crate::registry::opt_member(&mut self.w, member_key!("title"), resource.title);
+        crate::registry::opt_member(
+            &mut self.w,
+            member_key!("description"),
+            resource.description,
+        );
+        crate::registry::opt_member(&mut self.w, member_key!("mimeType"), resource.mime_type);
         self.w.end_object();
         true
     }
@@ -547,9 +656,9 @@ impl<'a> ToolCall<'a> {
         if !self.block_head("resource") {
             return false;
         }
-        self.w.key_lit("resource");
+        self.w.key_raw(member_key!("resource"));
         write_contents_head(&mut self.w, uri, mime);
-        self.w.key_lit("text");
+        self.w.key_raw(member_key!("text"));
         self.w.str(text);
         self.w.end_object();
         self.w.end_object();
@@ -560,9 +669,9 @@ impl<'a> ToolCall<'a> {
         if !self.block_head("resource") {
             return false;
         }
-        self.w.key_lit("resource");
+        self.w.key_raw(member_key!("resource"));
         write_contents_head(&mut self.w, uri, mime);
-        self.w.key_lit("blob");
+        self.w.key_raw(member_key!("blob"));
         self.w.base64(bytes);
         self.w.end_object();
         self.w.end_object();
@@ -572,11 +681,14 @@ impl<'a> ToolCall<'a> {
     /// later is refused). Tools with an `outputSchema` must return it; add a text block
     /// first for older clients.
     pub fn structured(&mut self, f: impl FnOnce(&mut JsonWriter<'_>)) -> bool {
-        if !self.block() {
-            return false;
+        // A text block's `}`, `content`'s `]` and the key at once, when it can.
+        if !self.end_block(b"}],\"structuredContent\":", true) {
+            if !self.block() {
+                return false;
+            }
+            self.w.end_array();
+            self.w.key_raw(member_key!("structuredContent"));
         }
-        self.w.end_array();
-        self.w.key_lit("structuredContent");
         f(&mut self.w);
         self.phase = Phase::Closed;
         true
@@ -690,7 +802,7 @@ impl<'a> ToolCall<'a> {
             return;
         }
         // `block` opens the result or ends a stream; only a closed `content` refuses.
-        if self.block() {
+        if !self.end_block(b"}]", false) && self.block() {
             self.w.end_array();
         }
         self.phase = Phase::Closed;
@@ -702,8 +814,13 @@ impl<'a> ToolCall<'a> {
 
 fn write_contents_head(w: &mut JsonWriter<'_>, uri: &str, mime: Option<&str>) {
     w.begin(b",{\"uri\":");
+    write_contents_rest(w, uri, mime);
+}
+
+/// A contents object's members after the `uri` key: its value, then `mimeType`.
+fn write_contents_rest(w: &mut JsonWriter<'_>, uri: &str, mime: Option<&str>) {
     w.str(uri);
-    crate::registry::opt_str(w, "mimeType", mime);
+    crate::registry::opt_member(w, member_key!("mimeType"), mime);
 }
 
 /// The resource a `resources/read` names: a static one or a template match.
@@ -767,6 +884,8 @@ impl<'a> ResourceRead<'a> {
                 self.w.end_object();
             }
             Phase::Content => {}
+            #[cfg(target_pointer_width = "64")]
+            Phase::Block => self.w.end_object(),
             Phase::Closed => return false,
         }
         self.phase = Phase::Content;
@@ -774,26 +893,41 @@ impl<'a> ResourceRead<'a> {
     }
 
     /// Start a `contents` entry: its head, then the key of its body (`text` or `blob`).
-    fn open(&mut self, mime: Option<&str>, body: &'static str) -> bool {
+    /// On 64-bit hosts the first entry opens with `contents`, in one write.
+    fn open(&mut self, mime: Option<&str>, body: MemberKey) -> bool {
+        #[cfg(target_pointer_width = "64")]
+        if self.phase == Phase::Idle {
+            self.ex.begin_result_n(&mut self.w, RESULT_CONTENTS, 3);
+            self.phase = Phase::Content;
+            write_contents_rest(&mut self.w, self.uri, mime);
+            self.w.key_raw(body);
+            return true;
+        }
         if !self.settle() {
             return false;
         }
         write_contents_head(&mut self.w, self.uri, mime);
-        self.w.key_lit(body);
+        self.w.key_raw(body);
         true
     }
     /// Text contents.
     pub fn text(&mut self, mime: Option<&str>, text: &str) -> bool {
-        if !self.open(mime, "text") {
+        if !self.open(mime, member_key!("text")) {
             return false;
         }
         self.w.str(text);
+        // On 64-bit hosts its `}` goes with what follows.
+        #[cfg(target_pointer_width = "64")]
+        {
+            self.phase = Phase::Block;
+        }
+        #[cfg(not(target_pointer_width = "64"))]
         self.w.end_object();
         true
     }
     /// Text contents formatted with `format_args!`.
     pub fn text_fmt(&mut self, mime: Option<&str>, args: fmt::Arguments<'_>) -> bool {
-        if !self.open(mime, "text") {
+        if !self.open(mime, member_key!("text")) {
             return false;
         }
         self.w.string_fmt(args);
@@ -803,7 +937,7 @@ impl<'a> ResourceRead<'a> {
     /// Start text contents written in parts with [`ResourceRead::part`] /
     /// [`ResourceRead::part_fmt`].
     pub fn text_begin(&mut self, mime: Option<&str>) -> bool {
-        if !self.open(mime, "text") {
+        if !self.open(mime, member_key!("text")) {
             return false;
         }
         self.w.string_begin();
@@ -828,7 +962,7 @@ impl<'a> ResourceRead<'a> {
     }
     /// Start binary contents; feed bytes with [`ResourceRead::data`].
     pub fn blob_begin(&mut self, mime: Option<&str>) -> bool {
-        if !self.open(mime, "blob") {
+        if !self.open(mime, member_key!("blob")) {
             return false;
         }
         self.w.base64_begin();
@@ -851,6 +985,13 @@ impl<'a> ResourceRead<'a> {
         self.phase != Phase::Idle
     }
     pub(crate) fn close(&mut self) {
+        // The last entry's `}` and the `]` at once, when it can.
+        #[cfg(target_pointer_width = "64")]
+        if self.phase == Phase::Block {
+            self.w.end_n(b"}]", 2);
+            self.phase = Phase::Closed;
+            return;
+        }
         self.settle();
         self.w.end_array();
         self.phase = Phase::Closed;
@@ -939,9 +1080,9 @@ impl<'a> PromptGet<'a> {
             return false;
         }
         self.ex.begin_result(&mut self.w);
-        self.w.key_lit("description");
+        self.w.key_raw(member_key!("description"));
         self.w.str(text);
-        self.w.key_lit("messages");
+        self.w.key_raw(member_key!("messages"));
         self.w.begin_array();
         self.phase = Phase::Content;
         true
@@ -953,6 +1094,8 @@ impl<'a> PromptGet<'a> {
             Phase::Idle => self.description_less(),
             Phase::Text | Phase::Data => self.end_message(),
             Phase::Content => {}
+            #[cfg(target_pointer_width = "64")]
+            Phase::Block => {}
             Phase::Closed => return false,
         }
         true
@@ -967,7 +1110,7 @@ impl<'a> PromptGet<'a> {
             Role::User => "user",
             Role::Assistant => "assistant",
         });
-        self.w.key_lit("content");
+        self.w.key_raw(member_key!("content"));
         self.w.begin_object();
         true
     }
@@ -985,9 +1128,9 @@ impl<'a> PromptGet<'a> {
         if !self.message(role) {
             return false;
         }
-        self.w.key_lit("type");
+        self.w.key_raw(member_key!("type"));
         self.w.str_lit("text");
-        self.w.key_lit("text");
+        self.w.key_raw(member_key!("text"));
         self.w.string_begin();
         self.phase = Phase::Text;
         true
@@ -1029,11 +1172,11 @@ impl<'a> PromptGet<'a> {
         if !self.message(role) {
             return false;
         }
-        self.w.key_lit("type");
+        self.w.key_raw(member_key!("type"));
         self.w.str_lit("image");
-        self.w.key_lit("mimeType");
+        self.w.key_raw(member_key!("mimeType"));
         self.w.str(mime);
-        self.w.key_lit("data");
+        self.w.key_raw(member_key!("data"));
         self.w.base64(bytes);
         self.w.end_object();
         self.w.end_object();
@@ -1044,11 +1187,11 @@ impl<'a> PromptGet<'a> {
         if !self.message(role) {
             return false;
         }
-        self.w.key_lit("type");
+        self.w.key_raw(member_key!("type"));
         self.w.str_lit("resource");
-        self.w.key_lit("resource");
+        self.w.key_raw(member_key!("resource"));
         write_contents_head(&mut self.w, uri, mime);
-        self.w.key_lit("text");
+        self.w.key_raw(member_key!("text"));
         self.w.str(text);
         self.w.end_object();
         self.w.end_object();
@@ -1112,5 +1255,136 @@ impl<'a> Completion<'a> {
         self.w.str(value);
         self.count += 1;
         true
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::json::SliceSink;
+
+    /// What a tool call writes for `f`, closed as the server closes it.
+    fn call_output(modern: bool, f: impl FnOnce(&mut ToolCall<'_>)) -> std::string::String {
+        let mut buf = [0u8; 512];
+        let mut sink = SliceSink::new(&mut buf);
+        let ex = Exchange {
+            id: Id::from_raw(b"7"),
+            modern,
+            progress_token: None,
+            log_level: None,
+            #[cfg(feature = "input")]
+            caps: crate::input::Capabilities::default(),
+        };
+        let mut call = ToolCall::new(JsonWriter::new(&mut sink), ex, 0, None);
+        f(&mut call);
+        call.close();
+        call.w.end(b"}}\n");
+        assert!(call.w.is_ok());
+        std::string::String::from_utf8(sink.written().to_vec()).unwrap()
+    }
+
+    /// Contents entries of a read, the text entry's `}` going out with what follows.
+    #[test]
+    fn read_entries_end_with_what_follows() {
+        let read = |f: &dyn Fn(&mut ResourceRead<'_>)| {
+            let mut buf = [0u8; 512];
+            let mut sink = SliceSink::new(&mut buf);
+            let ex = Exchange {
+                id: Id::from_raw(b"7"),
+                modern: false,
+                progress_token: None,
+                log_level: None,
+                #[cfg(feature = "input")]
+                caps: crate::input::Capabilities::default(),
+            };
+            let mut r = ResourceRead::new(
+                JsonWriter::new(&mut sink),
+                ex,
+                "u:x",
+                Target::Resource(0),
+                None,
+            );
+            f(&mut r);
+            r.close();
+            r.w.end(b"}}\n");
+            assert!(r.w.is_ok());
+            std::string::String::from_utf8(sink.written().to_vec()).unwrap()
+        };
+        const HEAD: &str = r#"{"jsonrpc":"2.0","id":7,"result":{"contents":["#;
+        assert_eq!(
+            read(&|r| assert!(r.text(Some("t/p"), "a"))),
+            std::format!(
+                "{HEAD}{}]}}}}\n",
+                r#"{"uri":"u:x","mimeType":"t/p","text":"a"}"#
+            )
+        );
+        assert_eq!(
+            read(&|r| assert!(r.text(None, "a") && r.blob(None, b"x") && r.text(None, "c"))),
+            std::format!(
+                "{HEAD}{}]}}}}\n",
+                r#"{"uri":"u:x","text":"a"},{"uri":"u:x","blob":"eA=="},{"uri":"u:x","text":"c"}"#
+            )
+        );
+        assert_eq!(
+            read(&|r| assert!(r.text_begin(None) && r.part("p") && r.text(None, "q"))),
+            std::format!(
+                "{HEAD}{}]}}}}\n",
+                r#"{"uri":"u:x","text":"p"},{"uri":"u:x","text":"q"}"#
+            )
+        );
+        assert_eq!(read(&|_| {}), std::format!("{HEAD}]}}}}\n"));
+    }
+
+    /// What a test tool does with its call.
+    type Handler = dyn Fn(&mut ToolCall<'_>);
+
+    /// Text blocks, whose `}` goes out with what follows them, in every position.
+    #[test]
+    fn text_blocks_end_with_what_follows() {
+        const HEAD: &str = r#"{"jsonrpc":"2.0","id":7,"result":{"#;
+        let cases: [(&Handler, &str); 6] = [
+            (
+                &|c| assert!(c.text("a")),
+                r#""content":[{"type":"text","text":"a"}]"#,
+            ),
+            (
+                &|c| assert!(c.text("a") && c.text("b\n")),
+                r#""content":[{"type":"text","text":"a"},{"type":"text","text":"b\n"}]"#,
+            ),
+            (
+                &|c| assert!(c.text("a") && c.image("image/png", b"x") && c.text("c")),
+                r#""content":[{"type":"text","text":"a"},{"type":"image","mimeType":"image/png","data":"eA=="},{"type":"text","text":"c"}]"#,
+            ),
+            (
+                &|c| {
+                    assert!(c.text("a"));
+                    assert!(c.structured(|w| {
+                        w.begin_object();
+                        w.key("v");
+                        w.u64(1);
+                        w.end_object();
+                    }));
+                    assert!(!c.text("late"));
+                },
+                r#""content":[{"type":"text","text":"a"}],"structuredContent":{"v":1}"#,
+            ),
+            (
+                &|c| assert!(c.error("no")),
+                r#""content":[{"type":"text","text":"no"}],"isError":true"#,
+            ),
+            (
+                &|c| assert!(c.text_begin() && c.part("p") && c.text("q")),
+                r#""content":[{"type":"text","text":"p"},{"type":"text","text":"q"}]"#,
+            ),
+        ];
+        for (f, body) in cases {
+            assert_eq!(call_output(false, f), std::format!("{HEAD}{body}}}}}\n"));
+            assert_eq!(
+                call_output(true, f),
+                std::format!("{HEAD}\"resultType\":\"complete\",{body}}}}}\n")
+            );
+        }
     }
 }

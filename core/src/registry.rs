@@ -16,6 +16,7 @@
 //! assert_eq!(TOOLS[0].name, "read_sensor");
 //! ```
 
+use crate::json::writer::{member_key, MemberKey};
 use crate::json::JsonWriter;
 use crate::schema::Plan;
 
@@ -70,11 +71,11 @@ impl<'a> ToolAnnotations<'a> {
     }
     fn write(&self, w: &mut JsonWriter<'_>) {
         w.begin_object();
-        opt_str(w, "title", self.title);
-        opt_bool(w, "readOnlyHint", self.read_only);
-        opt_bool(w, "destructiveHint", self.destructive);
-        opt_bool(w, "idempotentHint", self.idempotent);
-        opt_bool(w, "openWorldHint", self.open_world);
+        opt_member(w, member_key!("title"), self.title);
+        opt_bool(w, member_key!("readOnlyHint"), self.read_only);
+        opt_bool(w, member_key!("destructiveHint"), self.destructive);
+        opt_bool(w, member_key!("idempotentHint"), self.idempotent);
+        opt_bool(w, member_key!("openWorldHint"), self.open_world);
         w.end_object();
     }
 }
@@ -174,16 +175,21 @@ impl<'a> Tool<'a> {
     /// Write the `Tool` object of `tools/list`. Not inlined, as [`Resource::write`].
     #[inline(never)]
     pub fn write(&self, w: &mut JsonWriter<'_>) {
-        w.begin_object();
-        write_names(w, self.name, self.title, self.description);
-        w.key_lit("inputSchema");
+        #[cfg(target_pointer_width = "64")]
+        open_names(w, self.name, self.title, self.description);
+        #[cfg(not(target_pointer_width = "64"))]
+        {
+            w.begin_object();
+            write_names(w, self.name, self.title, self.description);
+        }
+        w.key_raw(member_key!("inputSchema"));
         w.raw_value(self.input_schema.as_bytes());
         if let Some(s) = self.output_schema {
-            w.key_lit("outputSchema");
+            w.key_raw(member_key!("outputSchema"));
             w.raw_value(s.as_bytes());
         }
         if !self.annotations.is_empty() {
-            w.key_lit("annotations");
+            w.key_raw(member_key!("annotations"));
             self.annotations.write(w);
         }
         w.end_object();
@@ -247,9 +253,9 @@ impl<'a> Resource<'a> {
         w.begin(b",{\"uri\":");
         w.str(self.uri);
         write_names(w, self.name, self.title, self.description);
-        opt_str(w, "mimeType", self.mime_type);
+        opt_member(w, member_key!("mimeType"), self.mime_type);
         if let Some(size) = self.size {
-            w.key_lit("size");
+            w.key_raw(member_key!("size"));
             w.u64(size);
         }
         w.end_object();
@@ -308,7 +314,7 @@ impl<'a> ResourceTemplate<'a> {
         w.begin(b",{\"uriTemplate\":");
         w.str(self.uri_template);
         write_names(w, self.name, self.title, self.description);
-        opt_str(w, "mimeType", self.mime_type);
+        opt_member(w, member_key!("mimeType"), self.mime_type);
         w.end_object();
     }
 }
@@ -349,8 +355,13 @@ impl<'a> PromptArgument<'a> {
 
     /// Write the argument object of a `Prompt`'s `arguments`.
     fn write(&self, w: &mut JsonWriter<'_>) {
-        w.begin_object();
-        write_names(w, self.name, self.title, self.description);
+        #[cfg(target_pointer_width = "64")]
+        open_names(w, self.name, self.title, self.description);
+        #[cfg(not(target_pointer_width = "64"))]
+        {
+            w.begin_object();
+            write_names(w, self.name, self.title, self.description);
+        }
         if self.required {
             w.member_lit(b",\"required\":true");
         }
@@ -409,12 +420,17 @@ impl<'a> Prompt<'a> {
         w: &mut JsonWriter<'_>,
         arguments: impl Iterator<Item = PromptArgument<'b>>,
     ) {
-        w.begin_object();
-        write_names(w, self.name, self.title, self.description);
+        #[cfg(target_pointer_width = "64")]
+        open_names(w, self.name, self.title, self.description);
+        #[cfg(not(target_pointer_width = "64"))]
+        {
+            w.begin_object();
+            write_names(w, self.name, self.title, self.description);
+        }
         let mut listed = false;
         for a in arguments {
             if !listed {
-                w.key_lit("arguments");
+                w.key_raw(member_key!("arguments"));
                 w.begin_array();
                 listed = true;
             }
@@ -435,10 +451,25 @@ pub(crate) fn opt_str(w: &mut JsonWriter<'_>, key: &'static str, value: Option<&
     }
 }
 
-/// Write `"key":true|false` when the value is present.
-fn opt_bool(w: &mut JsonWriter<'_>, key: &'static str, value: Option<bool>) {
+/// Write `"key":"value"` when the value is present; `key` as [`member_key!`] gives
+/// it (on a 32-bit target [`opt_str`] itself).
+#[cfg(not(target_pointer_width = "64"))]
+pub(crate) use opt_str as opt_member;
+
+/// Write `"key":"value"` when the value is present; `key` as [`member_key!`] gives
+/// it.
+#[cfg(target_pointer_width = "64")]
+pub(crate) fn opt_member(w: &mut JsonWriter<'_>, key: MemberKey, value: Option<&str>) {
     if let Some(v) = value {
-        w.key_lit(key);
+        w.key_raw(key);
+        w.str(v);
+    }
+}
+
+/// Write `"key":true|false` when the value is present.
+fn opt_bool(w: &mut JsonWriter<'_>, key: MemberKey, value: Option<bool>) {
+    if let Some(v) = value {
+        w.key_raw(key);
         w.bool(v);
     }
 }
@@ -446,8 +477,28 @@ fn opt_bool(w: &mut JsonWriter<'_>, key: &'static str, value: Option<bool>) {
 /// Write the members every descriptor starts with: `name`, then `title` and
 /// `description` when present.
 fn write_names(w: &mut JsonWriter<'_>, name: &str, title: Option<&str>, description: Option<&str>) {
-    w.key_lit("name");
+    w.key_raw(member_key!("name"));
+    write_titles(w, name, title, description);
+}
+
+/// Open a descriptor object whose first member is `name` (the brace and the key in
+/// one write), then [`write_names`]' other members. On 64-bit targets; a small
+/// target opens the object and calls [`write_names`] (less flash).
+#[cfg(target_pointer_width = "64")]
+fn open_names(w: &mut JsonWriter<'_>, name: &str, title: Option<&str>, description: Option<&str>) {
+    w.begin(b",{\"name\":");
+    write_titles(w, name, title, description);
+}
+
+/// The name's value after its key, then `title` and `description` when present.
+#[cfg_attr(not(target_pointer_width = "64"), inline(always))]
+fn write_titles(
+    w: &mut JsonWriter<'_>,
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+) {
     w.str(name);
-    opt_str(w, "title", title);
-    opt_str(w, "description", description);
+    opt_member(w, member_key!("title"), title);
+    opt_member(w, member_key!("description"), description);
 }

@@ -18,6 +18,7 @@
 
 use crate::error::{RequestError, RpcError};
 use crate::json::scanner::{Level, Picks};
+use crate::json::writer::member_key;
 use crate::json::{self, Kind, Str, Value};
 use crate::json::{JsonWriter, Sink};
 
@@ -206,8 +207,9 @@ pub fn begin_result(w: &mut JsonWriter<'_>, id: Id<'_>) {
 pub(crate) const ID: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
 
 /// Start a message: `head` (`{"jsonrpc":"2.0",` and the member before `text`) and
-/// `text` as they are, then `tail`, which opens an object (ends in `{`).
-fn begin_message(w: &mut JsonWriter<'_>, head: &[u8], text: &[u8], tail: &[u8]) {
+/// `text` as they are, then `tail`, which opens an object (and may hold its first
+/// members).
+pub(crate) fn begin_message(w: &mut JsonWriter<'_>, head: &[u8], text: &[u8], tail: &[u8]) {
     w.raw(head);
     w.raw(text);
     w.begin_object_raw(tail);
@@ -242,16 +244,16 @@ pub fn write_error(
     let mut w = JsonWriter::new(sink);
     let id = id.map_or(b"null".as_slice(), |id| id.raw());
     begin_message(&mut w, ID, id, b",\"error\":{");
-    w.key_lit("code");
+    w.key_raw(member_key!("code"));
     w.i64(i64::from(error.code()));
-    w.key_lit("message");
+    w.key_raw(member_key!("message"));
     let (prefix, rest) = error.message();
     w.string_begin();
     w.string_part(prefix);
     w.string_part(rest);
     w.string_end();
     if let Some(data) = data {
-        w.key_lit("data");
+        w.key_raw(member_key!("data"));
         data(&mut w);
     }
     end_response(&mut w);

@@ -268,7 +268,10 @@ impl From<DispatchError> for Failure<'_> {
 type Outcome<'a> = Result<(), Failure<'a>>;
 
 /// Passes writes through and remembers whether the sink ran full, so that a line that
-/// did not fit can be taken back whole ([`Sink::rollback`]) instead of being cut.
+/// did not fit can be taken back whole ([`Sink::rollback`]) instead of being cut. On
+/// 64-bit hosts its writers tell it of a refused write ([`Sink::failed`]): every write
+/// into a guard comes from a [`JsonWriter`], so a write itself is passed on without a
+/// look at the answer.
 struct Guard<'a> {
     inner: &'a mut dyn Sink,
     full: bool,
@@ -282,12 +285,28 @@ impl<'a> Guard<'a> {
 }
 
 impl Sink for Guard<'_> {
+    /// On 64-bit hosts as it is: a refusal comes back through [`Sink::failed`].
+    #[cfg(target_pointer_width = "64")]
+    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+        self.inner.write(bytes)
+    }
+
+    /// On a small target, where writers do not call [`Sink::failed`], watched here.
+    #[cfg(not(target_pointer_width = "64"))]
     fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
         let r = self.inner.write(bytes);
         if r == Err(SinkError::Full) {
             self.full = true;
         }
         r
+    }
+
+    #[cfg(target_pointer_width = "64")]
+    fn failed(&mut self, error: SinkError) {
+        if error == SinkError::Full {
+            self.full = true;
+        }
+        self.inner.failed(error);
     }
 
     /// Taking back goes to the start of the guarded response (the guard's own mark).
@@ -1063,7 +1082,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 // (a member is then due).
                 match self.ttl_ms(ttl) {
                     Some(ms) => {
-                        w.key_lit("ttlMs");
+                        w.key_raw(crate::json::writer::member_key!("ttlMs"));
                         w.u64(u64::from(ms));
                         w.raw(CACHE_SCOPE_META_KEY);
                     }
@@ -1096,7 +1115,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     /// A 2026-07-28 result's cache members, for a list or a read.
     fn write_ttl(&self, w: &mut JsonWriter<'_>, ttl: Ttl) {
         let Some(ms) = self.ttl_ms(ttl) else { return };
-        w.key_lit("ttlMs");
+        w.key_raw(crate::json::writer::member_key!("ttlMs"));
         w.u64(u64::from(ms));
         w.member_lit(CACHE_SCOPE);
     }

@@ -67,6 +67,15 @@ pub trait Sink {
     /// belong to that request unless routed otherwise. The server calls it when built
     /// with the cargo feature `routes` (which `http` and `input` turn on).
     fn route(&mut self, _request: Option<&[u8]>) {}
+
+    /// A [`JsonWriter`] writing into this sink was refused by its [`Sink::write`] with
+    /// `error` (the writer writes nothing after it). The default does nothing; a
+    /// wrapper that watches its inner sink for an error learns of it here, and its
+    /// `write` passes bytes on without looking at the answer. On 64-bit targets only
+    /// (a small target's writer keeps the smaller code, and its sinks' tables one
+    /// entry less).
+    #[cfg(target_pointer_width = "64")]
+    fn failed(&mut self, _error: SinkError) {}
 }
 
 /// Why a [`Sink`] refused bytes.
@@ -324,6 +333,32 @@ pub fn copy_small(to: &mut [u8], from: &[u8]) {
     }
 }
 
+/// A key the crate spells as a literal, for [`JsonWriter::key_raw`]: on 64-bit targets
+/// `,"key":` whole (one write of static text), elsewhere the name alone (the texts
+/// of a small target's flash stay shared).
+#[cfg(target_pointer_width = "64")]
+macro_rules! member_key {
+    ($key:literal) => {
+        concat!(",\"", $key, "\":").as_bytes()
+    };
+}
+/// A key the crate spells as a literal, for [`JsonWriter::key_raw`]: on 64-bit targets
+/// `,"key":` whole (one write of static text), elsewhere the name alone (the texts
+/// of a small target's flash stay shared).
+#[cfg(not(target_pointer_width = "64"))]
+macro_rules! member_key {
+    ($key:literal) => {
+        $key
+    };
+}
+/// What [`member_key!`] gives.
+#[cfg(target_pointer_width = "64")]
+pub(crate) type MemberKey = &'static [u8];
+/// What [`member_key!`] gives.
+#[cfg(not(target_pointer_width = "64"))]
+pub(crate) type MemberKey = &'static str;
+pub(crate) use member_key;
+
 /// Maximum nesting the writer tracks for automatic commas.
 pub const WRITER_MAX_DEPTH: usize = 32;
 
@@ -546,9 +581,25 @@ impl<'s> JsonWriter<'s> {
     fn put(&mut self, bytes: &[u8]) {
         if self.error.is_none() {
             if let Err(e) = self.sink.write(bytes) {
-                self.error = Some(e);
+                // On a small target the sink is not told: less flash (the server's
+                // guard looks at every answer there).
+                #[cfg(target_pointer_width = "64")]
+                self.fail(e);
+                #[cfg(not(target_pointer_width = "64"))]
+                {
+                    self.error = Some(e);
+                }
             }
         }
+    }
+
+    /// The sink refused a write: keep its error, and tell it ([`Sink::failed`]).
+    #[cfg(target_pointer_width = "64")]
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, e: SinkError) {
+        self.error = Some(e);
+        self.sink.failed(e);
     }
 
     /// Write `with_comma` (whose first byte is `,`) or, when no comma is due, the rest.
@@ -666,6 +717,45 @@ impl<'s> JsonWriter<'s> {
         self.open_with(open, true);
     }
 
+    /// [`begin_object_raw`](Self::begin_object_raw) for `open` opening `levels`
+    /// containers, each in the one before (`,"result":{"content":[{"type":"text",…`).
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn begin_raw_n(&mut self, open: &[u8], levels: u8) {
+        self.open_n(open, false, levels);
+    }
+
+    /// [`open_with`](Self::open_with) for `levels` containers.
+    #[cfg(target_pointer_width = "64")]
+    fn open_n(&mut self, open: &[u8], lead: bool, levels: u8) {
+        if usize::from(self.depth) + usize::from(levels) > WRITER_MAX_DEPTH {
+            if self.error.is_none() {
+                self.error = Some(SinkError::Full);
+            }
+            return;
+        }
+        self.open_with(open, lead);
+        // The inner ones are values of a container: a comma is due after each.
+        for _ in 1..levels {
+            self.outer |= 1u32 << self.depth;
+            self.depth += 1;
+        }
+    }
+
+    /// End the innermost container and open another in its place with `text`, written
+    /// as it is (`},{"type":"text","text":`: the next object of an array).
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn reopen(&mut self, text: &[u8]) {
+        self.put(text);
+        self.comma = false;
+    }
+
+    /// After a key written as part of other text ([`end_n`](Self::end_n)): the value
+    /// follows without a comma.
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn after_key(&mut self) {
+        self.comma = false;
+    }
+
     /// Open an object whose opening text, `{` included, is `open`, written as it is
     /// (an envelope's `,"result":{`: one write for both).
     pub(crate) fn begin_object_raw(&mut self, open: &[u8]) {
@@ -708,6 +798,25 @@ impl<'s> JsonWriter<'s> {
         }
     }
 
+    /// [`end`](Self::end) for `close` closing `levels` containers (`}]`).
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn end_n(&mut self, close: &[u8], levels: u8) {
+        self.put(close);
+        for _ in 0..levels {
+            if self.depth > 0 {
+                self.depth -= 1;
+                self.comma = self.outer & (1u32 << self.depth) != 0;
+            }
+        }
+    }
+
+    /// After a member written as part of other text (a result's brace and its
+    /// `"resultType":"complete"`): a comma is due before the next.
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn member_done(&mut self) {
+        self.after_value();
+    }
+
     /// A member the crate spells whole as a literal, comma first (`,"isError":true`):
     /// written at once, the comma dropped when none is due.
     pub(crate) fn member_lit(&mut self, member: &'static [u8]) {
@@ -741,6 +850,23 @@ impl<'s> JsonWriter<'s> {
     pub fn key(&mut self, key: &str) {
         self.put_string(key.as_bytes(), b"\":", false);
         self.comma = false;
+    }
+
+    /// An object key the crate spells as a literal, as [`member_key!`] gives it: on
+    /// 64-bit targets `,"name":` whole, one write of static text (the comma dropped
+    /// when none is due), nothing copied or searched; elsewhere [`key_lit`](Self::key_lit).
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn key_raw(&mut self, key: MemberKey) {
+        self.put_lead(key);
+        self.comma = false;
+    }
+
+    /// An object key the crate spells as a literal, as [`member_key!`] gives it: on
+    /// 64-bit targets `,"name":` whole, one write of static text (the comma dropped
+    /// when none is due), nothing copied or searched; elsewhere [`key_lit`](Self::key_lit).
+    #[cfg(not(target_pointer_width = "64"))]
+    pub(crate) fn key_raw(&mut self, key: MemberKey) {
+        self.key_lit(key);
     }
 
     /// An object key the crate spells as a literal (a protocol name), written as it is:
@@ -1766,6 +1892,32 @@ mod tests {
         let mut none = SliceSink::new(&mut []);
         assert_eq!(none.write(b""), Ok(()));
         assert_eq!(none.write(b"x"), Err(SinkError::Full));
+    }
+
+    /// A sink is told of the write it refused, once: the writer writes nothing after.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn a_refusing_sink_is_told() {
+        struct Watch<'b>(SliceSink<'b>, Vec<SinkError>);
+        impl Sink for Watch<'_> {
+            fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+                self.0.write(bytes)
+            }
+            fn failed(&mut self, error: SinkError) {
+                self.1.push(error);
+            }
+        }
+        let mut buf = [0u8; 4];
+        let mut sink = Watch(SliceSink::new(&mut buf), Vec::new());
+        let mut w = JsonWriter::new(&mut sink);
+        w.begin_array();
+        w.u64(1);
+        assert!(w.is_ok());
+        w.str("too long");
+        w.u64(2);
+        assert_eq!(w.finish(), Err(SinkError::Full));
+        assert_eq!(sink.1, [SinkError::Full]);
+        assert_eq!(sink.0.written(), b"[1");
     }
 
     #[test]
