@@ -285,23 +285,12 @@ impl<'a> Guard<'a> {
 }
 
 impl Sink for Guard<'_> {
-    /// On 64-bit hosts as it is: a refusal comes back through [`Sink::failed`].
-    #[cfg(target_pointer_width = "64")]
+    /// As it is: a refusal comes back through [`Sink::failed`] (every write into a
+    /// guard comes from a [`JsonWriter`]).
     fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
         self.inner.write(bytes)
     }
 
-    /// On a small target, where writers do not call [`Sink::failed`], watched here.
-    #[cfg(not(target_pointer_width = "64"))]
-    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
-        let r = self.inner.write(bytes);
-        if r == Err(SinkError::Full) {
-            self.full = true;
-        }
-        r
-    }
-
-    #[cfg(target_pointer_width = "64")]
     fn failed(&mut self, error: SinkError) {
         if error == SinkError::Full {
             self.full = true;

@@ -71,10 +71,7 @@ pub trait Sink {
     /// A [`JsonWriter`] writing into this sink was refused by its [`Sink::write`] with
     /// `error` (the writer writes nothing after it). The default does nothing; a
     /// wrapper that watches its inner sink for an error learns of it here, and its
-    /// `write` passes bytes on without looking at the answer. On 64-bit targets only
-    /// (a small target's writer keeps the smaller code, and its sinks' tables one
-    /// entry less).
-    #[cfg(target_pointer_width = "64")]
+    /// `write` passes bytes on without looking at the answer.
     fn failed(&mut self, _error: SinkError) {}
 }
 
@@ -581,20 +578,12 @@ impl<'s> JsonWriter<'s> {
     fn put(&mut self, bytes: &[u8]) {
         if self.error.is_none() {
             if let Err(e) = self.sink.write(bytes) {
-                // On a small target the sink is not told: less flash (the server's
-                // guard looks at every answer there).
-                #[cfg(target_pointer_width = "64")]
                 self.fail(e);
-                #[cfg(not(target_pointer_width = "64"))]
-                {
-                    self.error = Some(e);
-                }
             }
         }
     }
 
     /// The sink refused a write: keep its error, and tell it ([`Sink::failed`]).
-    #[cfg(target_pointer_width = "64")]
     #[cold]
     #[inline(never)]
     fn fail(&mut self, e: SinkError) {
@@ -1895,7 +1884,6 @@ mod tests {
     }
 
     /// A sink is told of the write it refused, once: the writer writes nothing after.
-    #[cfg(target_pointer_width = "64")]
     #[test]
     fn a_refusing_sink_is_told() {
         struct Watch<'b>(SliceSink<'b>, Vec<SinkError>);
