@@ -1905,7 +1905,11 @@ mod tests {
         w.u64(2);
         assert_eq!(w.finish(), Err(SinkError::Full));
         assert_eq!(sink.1, [SinkError::Full]);
-        assert_eq!(sink.0.written(), b"[1");
+        // What fitted of the refused string (its pieces are written whole on 64-bit
+        // targets, one by one elsewhere), and nothing after it.
+        let written = sink.0.written();
+        assert!(written.starts_with(b"[1"), "{written:?}");
+        assert!(b"[1,\"too long\"".starts_with(written), "{written:?}");
     }
 
     #[test]
