@@ -200,6 +200,15 @@ impl<'p, 'a> Level<'p, 'a> {
     pub(crate) fn none() -> Self {
         Self::last(&[], &mut [])
     }
+
+    /// The member being read ends at `end`: file its value when it is one of `keys`.
+    #[inline(always)]
+    fn file(&mut self, input: &'a [u8], end: usize) {
+        let slot = core::mem::replace(&mut self.slot, NOT_FILED);
+        if let (Some(f), Some(raw)) = (self.found.get_mut(slot), input.get(self.at..end)) {
+            *f = Some(Value { raw });
+        }
+    }
 }
 
 /// How many object levels [`Picks`] reaches into.
@@ -445,10 +454,7 @@ fn value_end<'a>(
             let Some(l) = depth.checked_sub(1).and_then(|d| picks.levels.get_mut(d)) else {
                 return Ok(i);
             };
-            let slot = core::mem::replace(&mut l.slot, NOT_FILED);
-            if let (Some(f), Some(raw)) = (l.found.get_mut(slot), input.get(l.at..i)) {
-                *f = Some(Value { raw });
-            }
+            l.file(input, i);
             i = skip_ws(input, i);
             match input.get(i) {
                 Some(b',') => {
@@ -613,10 +619,7 @@ fn scan<'a, const PICK: bool>(
             }
             // The member of the object at `depth` whose value just ended.
             if let (true, Some(l)) = (PICK, picks.levels.get_mut(depth - 1)) {
-                let slot = core::mem::replace(&mut l.slot, NOT_FILED);
-                if let (Some(f), Some(raw)) = (l.found.get_mut(slot), input.get(l.at..i)) {
-                    *f = Some(Value { raw });
-                }
+                l.file(input, i);
             }
             i = skip_ws(input, i);
             match input.get(i) {
@@ -729,7 +732,7 @@ fn hex4(s: &[u8]) -> Option<u32> {
 /// message). Elsewhere `==` (smaller).
 #[cfg(target_pointer_width = "64")]
 #[inline(always)]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     /// The first and the last `N` bytes of `s` (overlapping when shorter than
     /// `2 * N`).
     #[inline(always)]
@@ -750,7 +753,7 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 /// Whether `a` and `b` are the same bytes.
 #[cfg(not(target_pointer_width = "64"))]
 #[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a == b
 }
 
@@ -856,7 +859,8 @@ fn next_member(s: &[u8]) -> Option<(&[u8], Value<'_>, &[u8])> {
     };
     // Validated: the key is followed by its colon (whitespace around it allowed), not
     // checked again on 64-bit hosts; a small target calls the parser's helper (one
-    // copy in flash).
+    // copy in flash). (`key_of` has the same first steps: calling it from here
+    // measured +55 instructions per read_sensor and +8 bytes on M3.)
     #[cfg(target_pointer_width = "64")]
     let at = skip_ws(s, skip_ws(s, key_end) + 1);
     #[cfg(not(target_pointer_width = "64"))]

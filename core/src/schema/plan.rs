@@ -30,6 +30,7 @@ use super::{
     check_bounds, first_missing, given_before, is_type, json_eq, type_matches, Rule, Violation,
     PROPERTY_KEYS, SCHEMA_KEYS, TYPE_NAMES,
 };
+use crate::json::scanner::same_bytes;
 use crate::json::Value;
 
 /// Properties a [`Plan`] holds; a schema with more is checked by walking its text.
@@ -337,7 +338,7 @@ impl<'a> Plan<'a> {
         while let Some(key) = members.key() {
             let found = properties
                 .iter()
-                .position(|p| self.text(p.name).is_some_and(|n| same(n, key.raw())));
+                .position(|p| self.text(p.name).is_some_and(|n| same_bytes(n, key.raw())));
             // A value that starts with one of a plain `enum`'s strings is that string:
             // not scanned for its end, nor looked for in the `enum` again.
             let hit = found
@@ -419,7 +420,7 @@ impl<'a> Plan<'a> {
         self.properties
             .get(..usize::from(self.count))?
             .iter()
-            .position(|p| self.text(p.name).is_some_and(|n| same(n, name)))
+            .position(|p| self.text(p.name).is_some_and(|n| same_bytes(n, name)))
     }
 
     /// The name of `p` as a string (its span and the quotes around it).
@@ -531,7 +532,10 @@ fn in_plain_strings(list: &[u8], want: &[u8]) -> bool {
         // An item is `want` when it starts with it: then `want` is a string without
         // escapes (`list` has no backslash), with no quote but its last byte, and the
         // item's closing quote (the next quote) is that one.
-        if item.get(..want.len()).is_some_and(|head| same(head, want)) {
+        if item
+            .get(..want.len())
+            .is_some_and(|head| same_bytes(head, want))
+        {
             return true;
         }
         let Some(after) = item.get(1..) else { break };
@@ -554,7 +558,7 @@ fn plain_item_at(list: &[u8], text: &[u8]) -> Option<usize> {
         // The item with both its quotes.
         let len = find_quote(item.get(1..)?)? + 2;
         let quoted = item.get(..len)?;
-        if text.get(..len).is_some_and(|head| same(head, quoted)) {
+        if text.get(..len).is_some_and(|head| same_bytes(head, quoted)) {
             return Some(len);
         }
         rest = item.get(len..)?;
@@ -584,27 +588,6 @@ const fn small_int(text: &[u8], absent: i32) -> Option<i32> {
         k += 1;
     }
     Some(if negative { -n } else { n })
-}
-
-/// Whether `a` and `b` are the same bytes: up to 16 of them a word or two at a time,
-/// inline (a property's name, an `enum` item: no `memcmp` call); `==` beyond.
-#[inline(always)]
-fn same(a: &[u8], b: &[u8]) -> bool {
-    /// The first and the last `N` bytes of `s` (overlapping when shorter than
-    /// `2 * N`).
-    #[inline(always)]
-    fn ends<const N: usize>(s: &[u8]) -> Option<([u8; N], [u8; N])> {
-        Some((*s.first_chunk::<N>()?, *s.last_chunk::<N>()?))
-    }
-    if a.len() != b.len() {
-        return false;
-    }
-    match a.len() {
-        0..4 => a == b,
-        4..8 => ends::<4>(a) == ends::<4>(b),
-        8..=16 => ends::<8>(a) == ends::<8>(b),
-        _ => a == b,
-    }
 }
 
 /// [`Property::ty`] of the `type` value at `span`.
