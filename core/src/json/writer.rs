@@ -22,6 +22,8 @@ use core::fmt;
 
 use super::number::{format_f64, F64_MAX_LEN};
 use super::scanner::Str;
+#[cfg(target_pointer_width = "64")]
+use super::special_flags;
 use super::{find_special, SHORT_ESCAPES};
 
 /// Whether [`JsonWriter::str`] would escape anything in `s`.
@@ -326,6 +328,79 @@ pub fn copy_small(to: &mut [u8], from: &[u8]) {
                     *a = b;
                 }
             }
+        }
+    }
+}
+
+/// The high bit of every byte of a word: where [`special_flags`] flags a byte.
+#[cfg(target_pointer_width = "64")]
+const SPECIAL_HIGHS: u64 = u64::MAX / 0xFF << 7;
+
+/// [`copy_small`] for `to` and `from` of the same length, at most 32 bytes, that also
+/// returns the [`special_flags`] of every byte of `from` (of a word read anyway for the
+/// copy; a byte read twice is flagged twice, which changes nothing): nonzero under
+/// [`SPECIAL_HIGHS`] when `from` holds a byte to escape.
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+fn copy_flagged(to: &mut [u8], from: &[u8]) -> u64 {
+    /// The first and last `K` bytes copied; `K` is 8 or 16. The flags of the words.
+    #[inline(always)]
+    fn two<const K: usize>(to: &mut [u8], from: &[u8]) -> u64 {
+        let mut flags = 0;
+        if let (Some(a), Some(b)) = (to.first_chunk_mut::<K>(), from.first_chunk::<K>()) {
+            *a = *b;
+            flags |= words_flags(b);
+        }
+        if let (Some(a), Some(b)) = (to.last_chunk_mut::<K>(), from.last_chunk::<K>()) {
+            *a = *b;
+            flags |= words_flags(b);
+        }
+        flags
+    }
+    /// The flags of the 8-byte words of `b`.
+    #[inline(always)]
+    fn words_flags(b: &[u8]) -> u64 {
+        let mut flags = 0;
+        for w in b.as_chunks::<8>().0 {
+            flags |= special_flags(u64::from_le_bytes(*w));
+        }
+        flags
+    }
+    let n = from.len();
+    if to.len() != n {
+        return 0;
+    }
+    match n {
+        16.. => two::<16>(to, from),
+        8.. => two::<8>(to, from),
+        4.. => {
+            let mut v = [b' '; 8];
+            if let (Some(a), Some(b)) = (to.first_chunk_mut::<4>(), from.first_chunk::<4>()) {
+                *a = *b;
+                if let Some(x) = v.first_chunk_mut::<4>() {
+                    *x = *b;
+                }
+            }
+            if let (Some(a), Some(b)) = (to.last_chunk_mut::<4>(), from.last_chunk::<4>()) {
+                *a = *b;
+                if let Some(x) = v.last_chunk_mut::<4>() {
+                    *x = *b;
+                }
+            }
+            special_flags(u64::from_le_bytes(v))
+        }
+        // 0 to 3 bytes: the first, middle and last (blanks for none).
+        _ => {
+            let mut v = [b' '; 8];
+            for (i, k) in [0, n / 2, n.wrapping_sub(1)].into_iter().enumerate() {
+                if let (Some(a), Some(&b)) = (to.get_mut(k), from.get(k)) {
+                    *a = b;
+                    if let Some(x) = v.get_mut(i) {
+                        *x = b;
+                    }
+                }
+            }
+            special_flags(u64::from_le_bytes(v))
         }
     }
 }
@@ -656,8 +731,6 @@ impl<'s> JsonWriter<'s> {
     #[cfg(target_pointer_width = "64")]
     #[inline]
     fn put_joined(&mut self, content: &[u8], close: &[u8], verbatim: bool) -> bool {
-        // Blanks after the content: no byte to escape, so the copy is searched a whole
-        // word at a time, without a byte loop for a last partial word.
         let mut buf = [b' '; JOIN_MAX + 4];
         let [comma, quote, body @ ..] = &mut buf;
         *comma = b',';
@@ -666,9 +739,10 @@ impl<'s> JsonWriter<'s> {
         let Some(to) = body.get_mut(..n).filter(|_| n <= JOIN_MAX) else {
             return false;
         };
-        copy_small(to, content);
-        let words = n.next_multiple_of(core::mem::size_of::<usize>());
-        if !verbatim && find_special(body.get(..words).unwrap_or_default()).is_some() {
+        // The content is copied as at most two overlapping pieces and searched in the
+        // words just read (bytes searched twice change nothing), without a loop.
+        let flags = copy_flagged(to, content);
+        if !verbatim && flags & SPECIAL_HIGHS != 0 {
             return false;
         }
         if let Some(end) = body.get_mut(n..).and_then(|s| s.first_chunk_mut::<2>()) {
