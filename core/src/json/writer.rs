@@ -702,18 +702,19 @@ impl<'s> JsonWriter<'s> {
     }
 
     /// A whole string: `,"` (comma when due), `content` (escaped unless `verbatim`),
-    /// then `close` (`"` or `":`). On 64-bit targets a short string with nothing to
-    /// escape (most keys and many values) goes to the sink as one write.
-    fn put_string(&mut self, content: &[u8], close: &[u8], verbatim: bool) {
+    /// then `":` for a `key`, else `"`. On 64-bit targets a short string with nothing
+    /// to escape (most keys and many values) goes to the sink as one write.
+    fn put_string(&mut self, content: &[u8], key: bool, verbatim: bool) {
         #[cfg(target_pointer_width = "64")]
-        if self.put_joined(content, close, verbatim) {
+        if self.put_joined(content, key, verbatim) {
             return;
         }
-        self.put_parts(content, close, verbatim);
+        self.put_parts(content, key, verbatim);
     }
 
     /// [`put_string`](Self::put_string) one piece at a time (no copy).
-    fn put_parts(&mut self, content: &[u8], close: &[u8], verbatim: bool) {
+    fn put_parts(&mut self, content: &[u8], key: bool, verbatim: bool) {
+        let close: &[u8] = if key { b"\":" } else { b"\"" };
         self.put_lead(b",\"");
         if verbatim {
             // Verbatim content has no escape position: it goes out as one run.
@@ -725,12 +726,12 @@ impl<'s> JsonWriter<'s> {
     }
 
     /// [`put_string`](Self::put_string) for content of at most [`JOIN_MAX`] bytes with
-    /// nothing to escape: `,"` (comma when due), `content` and `close` (at most 2 bytes)
+    /// nothing to escape: `,"` (comma when due), `content` and `"` (`":` for a `key`)
     /// assembled on the stack and written at once. False, having written nothing, for
     /// any other content.
     #[cfg(target_pointer_width = "64")]
     #[inline]
-    fn put_joined(&mut self, content: &[u8], close: &[u8], verbatim: bool) -> bool {
+    fn put_joined(&mut self, content: &[u8], key: bool, verbatim: bool) -> bool {
         let mut buf = [b' '; JOIN_MAX + 4];
         let [comma, quote, body @ ..] = &mut buf;
         *comma = b',';
@@ -745,15 +746,12 @@ impl<'s> JsonWriter<'s> {
         if !verbatim && flags & SPECIAL_HIGHS != 0 {
             return false;
         }
+        // Both bytes of a key's close; a value's ends before the colon.
         if let Some(end) = body.get_mut(n..).and_then(|s| s.first_chunk_mut::<2>()) {
-            *end = match *close {
-                [a] => [a, b' '],
-                [a, b, ..] => [a, b],
-                [] => [b' '; 2],
-            };
+            *end = *b"\":";
         }
         let start = usize::from(!self.comma);
-        let end = 2 + n + close.len().min(2);
+        let end = 3 + n + usize::from(key);
         self.put(buf.get(start..end).unwrap_or_default());
         true
     }
@@ -911,7 +909,7 @@ impl<'s> JsonWriter<'s> {
 
     /// An object key, escaped: `"key":` (preceded by a comma when not the first).
     pub fn key(&mut self, key: &str) {
-        self.put_string(key.as_bytes(), b"\":", false);
+        self.put_string(key.as_bytes(), true, false);
         self.comma = false;
     }
 
@@ -936,7 +934,7 @@ impl<'s> JsonWriter<'s> {
     /// such a key has nothing to escape, so it is not searched for escapes. Keys from a
     /// device or the client go through [`key`](Self::key).
     pub(crate) fn key_lit(&mut self, key: &'static str) {
-        self.put_string(key.as_bytes(), b"\":", true);
+        self.put_string(key.as_bytes(), true, true);
         self.comma = false;
     }
 
@@ -951,7 +949,7 @@ impl<'s> JsonWriter<'s> {
     /// A string value, written as it is when `plain` (known to need no escaping, see
     /// [`needs_escape`]), else escaped.
     pub(crate) fn str_as(&mut self, s: &str, plain: bool) {
-        self.put_string(s.as_bytes(), b"\"", plain);
+        self.put_string(s.as_bytes(), false, plain);
         self.after_value();
     }
 
@@ -975,7 +973,7 @@ impl<'s> JsonWriter<'s> {
     /// assert_eq!(sink.written(), br#""caf\u00e9""#);
     /// ```
     pub fn str_raw(&mut self, s: Str<'_>) {
-        self.put_string(s.raw(), b"\"", true);
+        self.put_string(s.raw(), false, true);
         self.after_value();
     }
 
@@ -1784,7 +1782,7 @@ mod tests {
             let Some(content) = text.get(..len) else {
                 continue;
             };
-            for (close, verbatim) in [(b"\"".as_slice(), false), (b"\":", false), (b"\"", true)] {
+            for (key, verbatim) in [(false, false), (true, false), (false, true)] {
                 if verbatim && needs_escape(content) {
                     continue;
                 }
@@ -1794,16 +1792,16 @@ mod tests {
                     w.begin_array();
                     for _ in 0..2 {
                         if whole {
-                            w.put_string(content.as_bytes(), close, verbatim);
+                            w.put_string(content.as_bytes(), key, verbatim);
                         } else {
-                            w.put_parts(content.as_bytes(), close, verbatim);
+                            w.put_parts(content.as_bytes(), key, verbatim);
                         }
                         w.after_value();
                     }
                     assert!(w.is_ok());
                     v
                 };
-                assert_eq!(write(true), write(false), "{content:?} {close:?}");
+                assert_eq!(write(true), write(false), "{content:?} {key:?}");
             }
         }
     }
