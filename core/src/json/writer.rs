@@ -908,7 +908,15 @@ impl<'s> JsonWriter<'s> {
     }
 
     /// An object key, escaped: `"key":` (preceded by a comma when not the first).
+    /// On 64-bit targets the one-write path is inline: a key is mostly a literal, whose
+    /// copy and escape search then fold away at the call.
+    #[cfg_attr(target_pointer_width = "64", inline)]
     pub fn key(&mut self, key: &str) {
+        #[cfg(target_pointer_width = "64")]
+        if !self.put_joined(key.as_bytes(), true, false) {
+            self.put_string(key.as_bytes(), true, false);
+        }
+        #[cfg(not(target_pointer_width = "64"))]
         self.put_string(key.as_bytes(), true, false);
         self.comma = false;
     }
