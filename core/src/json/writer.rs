@@ -1445,16 +1445,21 @@ mod tests {
 
     /// Every length around the one-write limit, with a character to escape at every
     /// position (the first and last bytes of the content included), escapes as
-    /// serde_json does — as a value and as a key.
+    /// serde_json does — as a value and as a key; between ASCII letters, DEL and
+    /// non-ASCII bytes (which the word search must not take for escapes).
     #[test]
     fn escapes_at_every_position_of_short_strings() {
-        for len in 0..=40 {
-            let plain = "a".repeat(len);
+        for (fill, len) in ["a", "\u{7f}", "\u{e9}"]
+            .into_iter()
+            .flat_map(|f| (0..=40).map(move |l| (f, l)))
+        {
+            // `len` bytes: whole fill characters, then ASCII letters.
+            let plain = fill.repeat(len / fill.len()) + &"a".repeat(len % fill.len());
             assert_eq!(str_out(&plain), serde_json::to_string(&plain).unwrap());
-            for at in 0..len {
+            for (at, c) in plain.char_indices() {
                 for special in ['"', '\\', '\n', '\u{1f}', '\u{0}'] {
                     let mut s = plain.clone();
-                    s.replace_range(at..=at, special.encode_utf8(&mut [0; 4]));
+                    s.replace_range(at..at + c.len_utf8(), special.encode_utf8(&mut [0; 4]));
                     let want = serde_json::to_string(&s).unwrap();
                     assert_eq!(str_out(&s), want, "{s:?}");
                     assert_eq!(out(|w| w.key(&s)), want + ":", "{s:?}");
