@@ -334,7 +334,7 @@ pub fn copy_small(to: &mut [u8], from: &[u8]) {
 
 /// The high bit of every byte of a word: where [`special_flags`] flags a byte.
 #[cfg(target_pointer_width = "64")]
-const SPECIAL_HIGHS: u64 = u64::MAX / 0xFF << 7;
+const SPECIAL_HIGHS: u64 = (u64::MAX / 0xFF) << 7;
 
 /// [`copy_small`] for `to` and `from` of the same length, at most 32 bytes, that also
 /// returns the [`special_flags`] of every byte of `from` (of a word read anyway for the
