@@ -104,16 +104,28 @@ const SHORT_ESCAPES: [(u8, u8); 8] = [
 #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
 #[cfg_attr(target_pointer_width = "64", inline)]
 fn find_special(s: &[u8]) -> Option<usize> {
-    swar::find::<{ cfg!(target_pointer_width = "64") }>(
-        s,
-        |v| {
-            swar::ascii_only(
-                swar::eq(v, b'"') | swar::eq(v, b'\\') | swar::below(v, 0x20),
-                v,
-            )
-        },
-        |b| b < 0x20 || b == b'"' || b == b'\\',
+    swar::find::<{ cfg!(target_pointer_width = "64") }>(s, special_flags_word, |b| {
+        b < 0x20 || b == b'"' || b == b'\\'
+    })
+}
+
+/// The word test of [`find_special`]: flags (sets the high bit of) each byte of `v`
+/// that is `"`, `\` or a control character — exactly, when only whether any is flagged
+/// counts (a borrow flags bytes above a flagged one only).
+#[inline(always)]
+fn special_flags_word(v: usize) -> usize {
+    swar::ascii_only(
+        swar::eq(v, b'"') | swar::eq(v, b'\\') | swar::below(v, 0x20),
+        v,
     )
+}
+
+/// [`special_flags_word`] of a 64-bit word, for the writer's short strings on 64-bit
+/// targets.
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+pub(crate) fn special_flags(v: u64) -> u64 {
+    special_flags_word(v as usize) as u64
 }
 
 /// [`find_special`] that also stops at a byte above 0x7F: the scanner's search

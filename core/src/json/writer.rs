@@ -22,6 +22,8 @@ use core::fmt;
 
 use super::number::{format_f64, F64_MAX_LEN};
 use super::scanner::Str;
+#[cfg(target_pointer_width = "64")]
+use super::special_flags;
 use super::{find_special, SHORT_ESCAPES};
 
 /// Whether [`JsonWriter::str`] would escape anything in `s`.
@@ -330,6 +332,79 @@ pub fn copy_small(to: &mut [u8], from: &[u8]) {
     }
 }
 
+/// The high bit of every byte of a word: where [`special_flags`] flags a byte.
+#[cfg(target_pointer_width = "64")]
+const SPECIAL_HIGHS: u64 = (u64::MAX / 0xFF) << 7;
+
+/// [`copy_small`] for `to` and `from` of the same length, at most 32 bytes, that also
+/// returns the [`special_flags`] of every byte of `from` (of a word read anyway for the
+/// copy; a byte read twice is flagged twice, which changes nothing): nonzero under
+/// [`SPECIAL_HIGHS`] when `from` holds a byte to escape.
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+fn copy_flagged(to: &mut [u8], from: &[u8]) -> u64 {
+    /// The first and last `K` bytes copied; `K` is 8 or 16. The flags of the words.
+    #[inline(always)]
+    fn two<const K: usize>(to: &mut [u8], from: &[u8]) -> u64 {
+        let mut flags = 0;
+        if let (Some(a), Some(b)) = (to.first_chunk_mut::<K>(), from.first_chunk::<K>()) {
+            *a = *b;
+            flags |= words_flags(b);
+        }
+        if let (Some(a), Some(b)) = (to.last_chunk_mut::<K>(), from.last_chunk::<K>()) {
+            *a = *b;
+            flags |= words_flags(b);
+        }
+        flags
+    }
+    /// The flags of the 8-byte words of `b`.
+    #[inline(always)]
+    fn words_flags(b: &[u8]) -> u64 {
+        let mut flags = 0;
+        for w in b.as_chunks::<8>().0 {
+            flags |= special_flags(u64::from_le_bytes(*w));
+        }
+        flags
+    }
+    let n = from.len();
+    if to.len() != n {
+        return 0;
+    }
+    match n {
+        16.. => two::<16>(to, from),
+        8.. => two::<8>(to, from),
+        4.. => {
+            let mut v = [b' '; 8];
+            if let (Some(a), Some(b)) = (to.first_chunk_mut::<4>(), from.first_chunk::<4>()) {
+                *a = *b;
+                if let Some(x) = v.first_chunk_mut::<4>() {
+                    *x = *b;
+                }
+            }
+            if let (Some(a), Some(b)) = (to.last_chunk_mut::<4>(), from.last_chunk::<4>()) {
+                *a = *b;
+                if let Some(x) = v.last_chunk_mut::<4>() {
+                    *x = *b;
+                }
+            }
+            special_flags(u64::from_le_bytes(v))
+        }
+        // 0 to 3 bytes: the first, middle and last (blanks for none).
+        _ => {
+            let mut v = [b' '; 8];
+            for (i, k) in [0, n / 2, n.wrapping_sub(1)].into_iter().enumerate() {
+                if let (Some(a), Some(&b)) = (to.get_mut(k), from.get(k)) {
+                    *a = b;
+                    if let Some(x) = v.get_mut(i) {
+                        *x = b;
+                    }
+                }
+            }
+            special_flags(u64::from_le_bytes(v))
+        }
+    }
+}
+
 /// A key the crate spells as a literal, for [`JsonWriter::key_raw`]: on 64-bit targets
 /// `,"key":` whole (one write of static text), elsewhere the name alone (the texts
 /// of a small target's flash stay shared).
@@ -627,18 +702,19 @@ impl<'s> JsonWriter<'s> {
     }
 
     /// A whole string: `,"` (comma when due), `content` (escaped unless `verbatim`),
-    /// then `close` (`"` or `":`). On 64-bit targets a short string with nothing to
-    /// escape (most keys and many values) goes to the sink as one write.
-    fn put_string(&mut self, content: &[u8], close: &[u8], verbatim: bool) {
+    /// then `":` for a `key`, else `"`. On 64-bit targets a short string with nothing
+    /// to escape (most keys and many values) goes to the sink as one write.
+    fn put_string(&mut self, content: &[u8], key: bool, verbatim: bool) {
         #[cfg(target_pointer_width = "64")]
-        if self.put_joined(content, close, verbatim) {
+        if self.put_joined(content, key, verbatim) {
             return;
         }
-        self.put_parts(content, close, verbatim);
+        self.put_parts(content, key, verbatim);
     }
 
     /// [`put_string`](Self::put_string) one piece at a time (no copy).
-    fn put_parts(&mut self, content: &[u8], close: &[u8], verbatim: bool) {
+    fn put_parts(&mut self, content: &[u8], key: bool, verbatim: bool) {
+        let close: &[u8] = if key { b"\":" } else { b"\"" };
         self.put_lead(b",\"");
         if verbatim {
             // Verbatim content has no escape position: it goes out as one run.
@@ -650,14 +726,12 @@ impl<'s> JsonWriter<'s> {
     }
 
     /// [`put_string`](Self::put_string) for content of at most [`JOIN_MAX`] bytes with
-    /// nothing to escape: `,"` (comma when due), `content` and `close` (at most 2 bytes)
+    /// nothing to escape: `,"` (comma when due), `content` and `"` (`":` for a `key`)
     /// assembled on the stack and written at once. False, having written nothing, for
     /// any other content.
     #[cfg(target_pointer_width = "64")]
     #[inline]
-    fn put_joined(&mut self, content: &[u8], close: &[u8], verbatim: bool) -> bool {
-        // Blanks after the content: no byte to escape, so the copy is searched a whole
-        // word at a time, without a byte loop for a last partial word.
+    fn put_joined(&mut self, content: &[u8], key: bool, verbatim: bool) -> bool {
         let mut buf = [b' '; JOIN_MAX + 4];
         let [comma, quote, body @ ..] = &mut buf;
         *comma = b',';
@@ -666,20 +740,18 @@ impl<'s> JsonWriter<'s> {
         let Some(to) = body.get_mut(..n).filter(|_| n <= JOIN_MAX) else {
             return false;
         };
-        copy_small(to, content);
-        let words = n.next_multiple_of(core::mem::size_of::<usize>());
-        if !verbatim && find_special(body.get(..words).unwrap_or_default()).is_some() {
+        // The content is copied as at most two overlapping pieces and searched in the
+        // words just read (bytes searched twice change nothing), without a loop.
+        let flags = copy_flagged(to, content);
+        if !verbatim && flags & SPECIAL_HIGHS != 0 {
             return false;
         }
+        // Both bytes of a key's close; a value's ends before the colon.
         if let Some(end) = body.get_mut(n..).and_then(|s| s.first_chunk_mut::<2>()) {
-            *end = match *close {
-                [a] => [a, b' '],
-                [a, b, ..] => [a, b],
-                [] => [b' '; 2],
-            };
+            *end = *b"\":";
         }
         let start = usize::from(!self.comma);
-        let end = 2 + n + close.len().min(2);
+        let end = 3 + n + usize::from(key);
         self.put(buf.get(start..end).unwrap_or_default());
         true
     }
@@ -836,8 +908,16 @@ impl<'s> JsonWriter<'s> {
     }
 
     /// An object key, escaped: `"key":` (preceded by a comma when not the first).
+    /// On 64-bit targets the one-write path is inline: a key is mostly a literal, whose
+    /// copy and escape search then fold away at the call.
+    #[cfg_attr(target_pointer_width = "64", inline)]
     pub fn key(&mut self, key: &str) {
-        self.put_string(key.as_bytes(), b"\":", false);
+        #[cfg(target_pointer_width = "64")]
+        if !self.put_joined(key.as_bytes(), true, false) {
+            self.put_string(key.as_bytes(), true, false);
+        }
+        #[cfg(not(target_pointer_width = "64"))]
+        self.put_string(key.as_bytes(), true, false);
         self.comma = false;
     }
 
@@ -862,7 +942,7 @@ impl<'s> JsonWriter<'s> {
     /// such a key has nothing to escape, so it is not searched for escapes. Keys from a
     /// device or the client go through [`key`](Self::key).
     pub(crate) fn key_lit(&mut self, key: &'static str) {
-        self.put_string(key.as_bytes(), b"\":", true);
+        self.put_string(key.as_bytes(), true, true);
         self.comma = false;
     }
 
@@ -877,7 +957,7 @@ impl<'s> JsonWriter<'s> {
     /// A string value, written as it is when `plain` (known to need no escaping, see
     /// [`needs_escape`]), else escaped.
     pub(crate) fn str_as(&mut self, s: &str, plain: bool) {
-        self.put_string(s.as_bytes(), b"\"", plain);
+        self.put_string(s.as_bytes(), false, plain);
         self.after_value();
     }
 
@@ -901,7 +981,7 @@ impl<'s> JsonWriter<'s> {
     /// assert_eq!(sink.written(), br#""caf\u00e9""#);
     /// ```
     pub fn str_raw(&mut self, s: Str<'_>) {
-        self.put_string(s.raw(), b"\"", true);
+        self.put_string(s.raw(), false, true);
         self.after_value();
     }
 
@@ -1365,16 +1445,21 @@ mod tests {
 
     /// Every length around the one-write limit, with a character to escape at every
     /// position (the first and last bytes of the content included), escapes as
-    /// serde_json does — as a value and as a key.
+    /// serde_json does — as a value and as a key; between ASCII letters, DEL and
+    /// non-ASCII bytes (which the word search must not take for escapes).
     #[test]
     fn escapes_at_every_position_of_short_strings() {
-        for len in 0..=40 {
-            let plain = "a".repeat(len);
+        for (fill, len) in ["a", "\u{7f}", "\u{e9}"]
+            .into_iter()
+            .flat_map(|f| (0..=40).map(move |l| (f, l)))
+        {
+            // `len` bytes: whole fill characters, then ASCII letters.
+            let plain = fill.repeat(len / fill.len()) + &"a".repeat(len % fill.len());
             assert_eq!(str_out(&plain), serde_json::to_string(&plain).unwrap());
-            for at in 0..len {
+            for (at, c) in plain.char_indices() {
                 for special in ['"', '\\', '\n', '\u{1f}', '\u{0}'] {
                     let mut s = plain.clone();
-                    s.replace_range(at..=at, special.encode_utf8(&mut [0; 4]));
+                    s.replace_range(at..at + c.len_utf8(), special.encode_utf8(&mut [0; 4]));
                     let want = serde_json::to_string(&s).unwrap();
                     assert_eq!(str_out(&s), want, "{s:?}");
                     assert_eq!(out(|w| w.key(&s)), want + ":", "{s:?}");
@@ -1710,7 +1795,7 @@ mod tests {
             let Some(content) = text.get(..len) else {
                 continue;
             };
-            for (close, verbatim) in [(b"\"".as_slice(), false), (b"\":", false), (b"\"", true)] {
+            for (key, verbatim) in [(false, false), (true, false), (false, true)] {
                 if verbatim && needs_escape(content) {
                     continue;
                 }
@@ -1720,16 +1805,16 @@ mod tests {
                     w.begin_array();
                     for _ in 0..2 {
                         if whole {
-                            w.put_string(content.as_bytes(), close, verbatim);
+                            w.put_string(content.as_bytes(), key, verbatim);
                         } else {
-                            w.put_parts(content.as_bytes(), close, verbatim);
+                            w.put_parts(content.as_bytes(), key, verbatim);
                         }
                         w.after_value();
                     }
                     assert!(w.is_ok());
                     v
                 };
-                assert_eq!(write(true), write(false), "{content:?} {close:?}");
+                assert_eq!(write(true), write(false), "{content:?} {key:?}");
             }
         }
     }
