@@ -129,7 +129,9 @@ pub fn parse_with_depth(input: &[u8], max_depth: usize) -> Result<Value<'_>, Sca
 /// `keys`; inside the first member filed as level 0's `open` (when it is an object)
 /// the members named by level 1's `keys`; inside the first of level 1's `open` those
 /// of level 2. First occurrence wins, keys are compared decoded, as with
-/// [`Value::get`].
+/// [`Value::get`]. The last level opens none below it: it is built with
+/// [`Level::last`] (on 64-bit hosts the picking loop has no level to file a deeper
+/// object's members into, and would refuse the line).
 pub(crate) struct Picks<'p, 'a> {
     /// The levels, outermost first.
     pub levels: [Level<'p, 'a>; PICK_LEVELS],
@@ -1248,6 +1250,10 @@ impl core::iter::FusedIterator for Items<'_> {}
 // Strings
 // ---------------------------------------------------------------------------
 
+/// Bytes of a decoded name spelled with escapes that [`Str::same_name`] compares (on
+/// the stack).
+pub(crate) const NAME_BUF: usize = 64;
+
 /// A validated JSON string's content between the quotes, still escaped.
 #[derive(Clone, Copy)]
 pub struct Str<'a> {
@@ -1327,6 +1333,22 @@ impl<'a> Str<'a> {
     /// verbatim between quotes into JSON output.
     pub fn raw(&self) -> &'a [u8] {
         self.raw
+    }
+
+    /// Whether `self` and `other` are the same text once decoded (member names: `"a"`
+    /// and `"\u0061"` are one name). `other`, when spelled with an escape, is
+    /// decoded on the stack: one whose decoded text is longer than [`NAME_BUF`] bytes is
+    /// another name. ([`Value::member_named`] passes an object's member names as
+    /// `other`: a schema's property names, the arguments before the one looked for —
+    /// the argument itself is never cut short.)
+    pub(crate) fn same_name(&self, other: Str<'_>) -> bool {
+        if !other.has_escapes() {
+            return self.eq_bytes(other.raw);
+        }
+        let mut buf = [0u8; NAME_BUF];
+        other
+            .unescape_into(&mut buf)
+            .is_ok_and(|o| self.eq_bytes(o.as_bytes()))
     }
 
     /// Whether the content contains any escape.
@@ -1578,11 +1600,12 @@ impl<'a> Value<'a> {
 }
 
 impl<'a> Value<'a> {
-    /// The first member of this object whose key is spelled `key` (compared as written,
-    /// escapes included): its index, and the members of its value (none unless that is
-    /// an object). The walk stops at that key: the value is read from there, not skipped
-    /// over first as [`Value::members`] would. `None` if not an object or no such key.
-    pub(crate) fn member_as_written(&self, key: &[u8]) -> Option<(usize, Members<'a>)> {
+    /// The first member of this object whose key is `key` once both are decoded (`"a"`
+    /// and `"\u0061"` name one member, as [`Value::get`] has it): its index, and the
+    /// members of its value (none unless that is an object). The walk stops at that
+    /// key: the value is read from there, not skipped over first as [`Value::members`]
+    /// would. `None` if not an object or no such key.
+    pub(crate) fn member_named(&self, key: Str<'_>) -> Option<(usize, Members<'a>)> {
         let mut members = self.members();
         let mut index = 0;
         loop {
@@ -1590,7 +1613,7 @@ impl<'a> Value<'a> {
             // the one.
             let s = members.rest;
             let (name, after) = split_value(s, skip_comma(s, 0))?;
-            if name.as_str()?.raw == key {
+            if key.same_name(name.as_str()?) {
                 // The text from the value on: `members` reads only from its opening
                 // brace, and stops at the matching closing one.
                 let value = after.get(after_colon(after, 0)?..)?;

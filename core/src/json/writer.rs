@@ -789,8 +789,9 @@ impl<'s> JsonWriter<'s> {
     #[cfg(target_pointer_width = "64")]
     fn open_n(&mut self, open: &[u8], lead: bool, levels: u8) {
         if usize::from(self.depth) + usize::from(levels) > WRITER_MAX_DEPTH {
+            // As a full sink (the sink is told: a guard takes the line back).
             if self.error.is_none() {
-                self.error = Some(SinkError::Full);
+                self.fail(SinkError::Full);
             }
             return;
         }
@@ -827,8 +828,9 @@ impl<'s> JsonWriter<'s> {
     /// else as it is.
     fn open_with(&mut self, open: &[u8], lead: bool) {
         if usize::from(self.depth) >= WRITER_MAX_DEPTH {
+            // As a full sink (the sink is told: a guard takes the line back).
             if self.error.is_none() {
-                self.error = Some(SinkError::Full);
+                self.fail(SinkError::Full);
             }
             return;
         }
@@ -1995,6 +1997,31 @@ mod tests {
         let written = sink.0.written();
         assert!(written.starts_with(b"[1"), "{written:?}");
         assert!(b"[1,\"too long\"".starts_with(written), "{written:?}");
+    }
+
+    /// Nesting too deep fails as a full sink would, and the sink is told (a guard
+    /// then takes the line back instead of leaving it cut).
+    #[test]
+    fn depth_overflow_tells_the_sink() {
+        struct Watch<'b>(SliceSink<'b>, Vec<SinkError>);
+        impl Sink for Watch<'_> {
+            fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+                self.0.write(bytes)
+            }
+            fn failed(&mut self, error: SinkError) {
+                self.1.push(error);
+            }
+        }
+        let mut buf = [0u8; 256];
+        let mut sink = Watch(SliceSink::new(&mut buf), Vec::new());
+        let mut w = JsonWriter::new(&mut sink);
+        for _ in 0..=WRITER_MAX_DEPTH {
+            w.begin_object();
+            w.key("k");
+        }
+        w.u64(1);
+        assert_eq!(w.finish(), Err(SinkError::Full));
+        assert_eq!(sink.1, [SinkError::Full]);
     }
 
     #[test]

@@ -283,7 +283,7 @@ pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Vi
             continue;
         }
         let mut keywords = [None; PROPERTY_KEYS.len()];
-        let rule = match props.and_then(|p| p.member_as_written(key.raw())) {
+        let rule = match props.and_then(|p| p.member_named(key)) {
             Some((_, prop)) => {
                 prop.file_into(&PROPERTY_KEYS, &mut keywords);
                 check_property(&keywords, value).err()
@@ -310,17 +310,14 @@ fn first_missing<'s>(required: Option<Value<'s>>, args: Option<Value<'_>>) -> Op
     required?
         .items()
         .filter_map(|n| n.as_str())
-        .find(|name| args.and_then(|a| a.member_as_written(name.raw())).is_none())
+        .find(|name| args.and_then(|a| a.member_named(*name)).is_none())
 }
 
 /// Whether member `i` of `args`, named `key`, was given before: its name's first
 /// occurrence (as written) is not this one.
 #[inline(always)]
 fn given_before(args: Value<'_>, i: usize, key: Str<'_>) -> bool {
-    i > 0
-        && args
-            .member_as_written(key.raw())
-            .is_some_and(|(first, _)| first != i)
+    i > 0 && args.member_named(key).is_some_and(|(first, _)| first != i)
 }
 
 #[cfg(test)]
@@ -481,28 +478,43 @@ mod tests {
     }
 
     #[test]
-    fn argument_names_as_written_keywords_decoded() {
-        // An escaped argument name is not the property it would decode to.
-        assert_eq!(
-            check(r#"{"col\u006fr":"red"}"#),
-            Err(r#""Missing required argument \"color\"""#.into())
-        );
+    fn argument_names_and_keywords_decoded() {
+        // An argument name spelled with an escape is the property it decodes to (as
+        // `ToolCall::arg` and `Value::get` read it): checked, required, given twice.
+        assert_eq!(check(r#"{"col\u006fr":"red"}"#), Ok(()));
         assert_eq!(
             check(r#"{"color":"red","n\u0061me":"x"}"#),
             Err(
-                r#""Unknown argument \"n\u0061me\": additional properties are not allowed""#.into()
+                r#""Invalid argument \"n\u0061me\": must have at least this many characters: 2""#
+                    .into()
             )
         );
-        // Nor is an escaped property name the argument it would decode to.
+        assert_eq!(
+            check(r#"{"color":"red","col\u006fr":"off"}"#),
+            Err(r#""Duplicate argument \"col\u006fr\"""#.into())
+        );
+        assert_eq!(
+            check(r#"{"\u0063olor":"purple"}"#),
+            Err(r#""Invalid argument \"\u0063olor\": must be one of [\"off\",\"red\",\"green\",\"blue\"]""#.into())
+        );
+        // An open schema too: no way around a rule by spelling the name differently.
+        let open = r#"{"properties":{"a":{"type":"integer","maximum":3}}}"#;
+        assert_eq!(
+            message(open, r#"{"\u0061":5}"#),
+            Err(r#""Invalid argument \"\u0061\": must be <= 3""#.into())
+        );
+        assert_eq!(message(open, r#"{"\u0062":5}"#), Ok(()));
+        // A property name spelled with an escape, an argument with or without one.
         let escaped = r#"{"properties":{"\u0078":{"maximum":1}},"additionalProperties":false}"#;
         assert_eq!(
             message(escaped, r#"{"x":5}"#),
-            Err(r#""Unknown argument \"x\": additional properties are not allowed""#.into())
+            Err(r#""Invalid argument \"x\": must be <= 1""#.into())
         );
         assert_eq!(
             message(escaped, r#"{"\u0078":5}"#),
             Err(r#""Invalid argument \"\u0078\": must be <= 1""#.into())
         );
+        assert!(message(escaped, r#"{"\u0078":0,"y":0}"#).is_err());
         // Keywords are read by their decoded names.
         let keywords = r#"{"propert\u0069es":{"x":{"m\u0061ximum":1}},"requ\u0069red":["x"],"additionalPropert\u0069es":false}"#;
         assert_eq!(
@@ -540,18 +552,15 @@ mod tests {
             check(r#"{"brightness":1,"brightness":2}"#),
             Err(r#""Missing required argument \"color\"""#.into())
         );
-        // Escaped and plain spellings of a name are different names.
+        // Escaped and plain spellings of a name are one name.
         assert_eq!(
             check(r#"{"color":"red","c\u006flor":"red"}"#),
-            Err(
-                r#""Unknown argument \"c\u006flor\": additional properties are not allowed""#
-                    .into()
-            )
+            dup("c\\u006flor")
         );
         assert_eq!(
             message("{}", r#"{"a":1,"\u0061":2}"#),
-            Ok(()),
-            "not the same name as written"
+            dup("\\u0061"),
+            "the same name decoded"
         );
         // Duplicates are refused whatever the schema.
         assert_eq!(message("[]", r#"{"a":1,"b":2,"a":3}"#), dup("a"));
@@ -691,12 +700,21 @@ mod tests {
     /// skipped before it is read): `validate` must answer exactly as it does.
     mod reference {
         use super::super::*;
+        extern crate std;
 
-        fn member<'v>(object: Value<'v>, key: &[u8]) -> Option<(usize, Value<'v>)> {
+        /// The decoded text of a string.
+        fn decoded(s: crate::json::Str<'_>) -> std::vec::Vec<u8> {
+            let mut buf = std::vec![0u8; s.decoded_len()];
+            s.unescape_into(&mut buf).unwrap();
+            buf
+        }
+
+        /// The first member named `key` (names compared decoded).
+        fn member<'v>(object: Value<'v>, key: crate::json::Str<'_>) -> Option<(usize, Value<'v>)> {
             object
                 .members()
                 .enumerate()
-                .find(|(_, (k, _))| k.raw() == key)
+                .find(|(_, (k, _))| decoded(*k) == decoded(key))
                 .map(|(i, (_, v))| (i, v))
         }
 
@@ -759,7 +777,7 @@ mod tests {
             let [props, required, additional] = found;
             if let Some(required) = required {
                 for name in required.items().filter_map(|n| n.as_str()) {
-                    if args.and_then(|a| member(a, name.raw())).is_none() {
+                    if args.and_then(|a| member(a, name)).is_none() {
                         return Err(Violation {
                             argument: name,
                             rule: Rule::Required,
@@ -770,7 +788,7 @@ mod tests {
             let closed = additional.is_some_and(|v| v.raw() == b"false");
             let Some(args) = args else { return Ok(()) };
             for (i, (key, _)) in args.members().enumerate() {
-                if member(args, key.raw()).is_some_and(|(first, _)| first != i) {
+                if member(args, key).is_some_and(|(first, _)| first != i) {
                     return Err(Violation {
                         argument: key,
                         rule: Rule::Duplicate,
@@ -778,7 +796,7 @@ mod tests {
                 }
             }
             for (key, value) in args.members() {
-                match props.and_then(|p| member(p, key.raw())) {
+                match props.and_then(|p| member(p, key)) {
                     Some((_, prop)) => check_property(prop, value).map_err(|rule| Violation {
                         argument: key,
                         rule,

@@ -115,8 +115,6 @@ pub struct Plan<'a> {
     compiled: bool,
     /// `additionalProperties` is `false`.
     closed: bool,
-    /// No declared property's name is spelled with an escape.
-    plain_names: bool,
     required: Span,
     /// The declared properties `required` names, in its order (indices into
     /// `properties`); `required_count == u8::MAX`: it names something else, and the
@@ -137,7 +135,6 @@ impl<'a> Plan<'a> {
             source: schema,
             compiled: false,
             closed: false,
-            plain_names: true,
             required: Span::NONE,
             required_props: [0; MAX_PLAN_PROPERTIES],
             required_count: 0,
@@ -176,7 +173,8 @@ impl<'a> Plan<'a> {
             match byte(s, at) {
                 b']' => return,
                 b'"' => {
-                    let Some((end, _)) = string_end(s, at) else {
+                    // A name spelled with an escape: `required` is walked (decoded).
+                    let Some((end, false)) = string_end(s, at) else {
                         self.required_count = u8::MAX;
                         return;
                     };
@@ -238,11 +236,12 @@ impl<'a> Plan<'a> {
                     value,
                     next,
                 } => {
+                    // A property name spelled with an escape: the text is walked
+                    // (names compare decoded; a plan compares its names as written).
                     if escaped {
-                        self.plain_names = false;
+                        return false;
                     }
                     let mut property = Property::NONE;
-                    // Names are compared as written: an escape in one is no matter.
                     property.name = Span::new(key.0, key.1);
                     if !file_keys(s, value.0, &PROPERTY_KEYS, &mut property.keywords) {
                         return false;
@@ -328,17 +327,25 @@ impl<'a> Plan<'a> {
             .values;
         let mut given = 0u32;
         // Keys as written are keys decoded while none has an escape (a declared name
-        // has none when `plain_names`; the others are looked at).
-        let mut plain = self.plain_names;
+        // has none: the plan was not compiled otherwise; the others are looked at).
+        let mut plain = true;
         let mut duplicate = None;
         let mut broken = None;
         // No arguments: no members (an empty text has none).
         let mut members = args.unwrap_or(Value::exact(&[])).members();
         let mut i = 0;
         while let Some(key) = members.key() {
+            // A name as written, else (spelled with an escape) decoded: `"\u0061"` is the
+            // argument `a`, as `ToolCall::arg` reads it.
             let found = properties
                 .iter()
-                .position(|p| self.text(p.name).is_some_and(|n| same_bytes(n, key.raw())));
+                .position(|p| self.text(p.name).is_some_and(|n| same_bytes(n, key.raw())))
+                .or_else(|| {
+                    let decoded = |n: &[u8]| key.eq_bytes(n);
+                    let named = |p: &Property| self.text(p.name).is_some_and(decoded);
+                    key.has_escapes()
+                        .then(|| properties.iter().position(named))?
+                });
             // A value that starts with one of a plain `enum`'s strings is that string:
             // not scanned for its end, nor looked for in the `enum` again.
             let hit = found
@@ -454,14 +461,10 @@ impl<'a> Plan<'a> {
             }
         }
         if let Some(e) = self.value(*allowed).filter(|_| !in_enum) {
-            // Not of the same text: only a string with escapes can still be equal.
-            let ok = match p.plain_enum && in_plain_strings(e.raw(), v.raw()) {
-                true => true,
-                false => {
-                    (!p.plain_enum || v.as_str().is_some_and(|s| s.has_escapes()))
-                        && e.items().any(|allowed| json_eq(v, allowed))
-                }
-            };
+            // Not taken as one of a plain enum's strings by the walk (`plain_item_at`):
+            // then only a string with escapes can still be equal to one.
+            let ok = (!p.plain_enum || v.as_str().is_some_and(|s| s.has_escapes()))
+                && e.items().any(|allowed| json_eq(v, allowed));
             if !ok {
                 return Err(Rule::Enum(e));
             }
@@ -520,32 +523,6 @@ impl<'s> Filed<'_, 's> {
 
 /// A property's bounds, as values.
 type Bounds<'s> = [Option<Value<'s>>; PROPERTY_KEYS.len() - 2];
-
-/// Whether `want` is the text of one of the strings of `list`, the text of an array of
-/// strings without escapes.
-fn in_plain_strings(list: &[u8], want: &[u8]) -> bool {
-    // No backslash in `list`: the quotes are found a word at a time.
-    let find_quote = crate::json::find_quote_or_backslash;
-    let mut rest = list;
-    while let Some(open) = find_quote(rest) {
-        let Some(item) = rest.get(open..) else { break };
-        // An item is `want` when it starts with it: then `want` is a string without
-        // escapes (`list` has no backslash), with no quote but its last byte, and the
-        // item's closing quote (the next quote) is that one.
-        if item
-            .get(..want.len())
-            .is_some_and(|head| same_bytes(head, want))
-        {
-            return true;
-        }
-        let Some(after) = item.get(1..) else { break };
-        let Some(close) = find_quote(after) else {
-            break;
-        };
-        rest = after.get(close + 1..).unwrap_or_default();
-    }
-    false
-}
 
 /// The length of the first string of `list` (the text of an array of strings without
 /// escapes) that `text` starts with, quotes included.
@@ -869,8 +846,15 @@ mod tests {
             r#"{"properties":{"a":{},"b":{},"c":{},"d":{},"e":{},"f":{},"g":{},"h":{},"i":{}}}"#;
         assert!(!Plan::compile(many).is_compiled());
         assert!(!Plan::compile("[]").is_compiled());
-        // An escaped property name is compared as written: it fits.
-        assert!(Plan::compile(r#"{"properties":{"\u0061":{}}}"#).is_compiled());
+        // An escaped property name or required name: the text is walked (names compare
+        // decoded, a plan's as written).
+        assert!(!Plan::compile(r#"{"properties":{"\u0061":{}}}"#).is_compiled());
+        let required = Plan::compile(r#"{"properties":{"a":{}},"required":["\u0061"]}"#);
+        assert!(required.is_compiled());
+        let args = |t: &'static str| crate::json::parse(t.as_bytes()).unwrap();
+        assert!(required.validate(Some(args(r#"{"a":1}"#))).is_ok());
+        assert!(required.validate(Some(args(r#"{"\u0061":1}"#))).is_ok());
+        assert!(required.validate(Some(args(r#"{"b":1}"#))).is_err());
         assert!(Plan::compile("{}").is_compiled());
     }
 
@@ -880,7 +864,7 @@ mod tests {
     #[test]
     fn filed_arguments_answer_as_the_walk() {
         let schemas = [
-            r#"{"properties":{"a":{"type":"integer"},"bc":{},"\u0064":{}}}"#,
+            r#"{"properties":{"a":{"type":"integer"},"bc":{},"d":{}}}"#,
             r#"{"properties":{"a":{},"bc":{"enum":["x","y"]}},"additionalProperties":false}"#,
         ];
         let args = [
