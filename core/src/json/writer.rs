@@ -1970,18 +1970,21 @@ mod tests {
         assert_eq!(none.write(b"x"), Err(SinkError::Full));
     }
 
+    /// A slice sink that keeps what it is told of ([`Sink::failed`]).
+    struct Watch<'b>(SliceSink<'b>, Vec<SinkError>);
+
+    impl Sink for Watch<'_> {
+        fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+            self.0.write(bytes)
+        }
+        fn failed(&mut self, error: SinkError) {
+            self.1.push(error);
+        }
+    }
+
     /// A sink is told of the write it refused, once: the writer writes nothing after.
     #[test]
     fn a_refusing_sink_is_told() {
-        struct Watch<'b>(SliceSink<'b>, Vec<SinkError>);
-        impl Sink for Watch<'_> {
-            fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
-                self.0.write(bytes)
-            }
-            fn failed(&mut self, error: SinkError) {
-                self.1.push(error);
-            }
-        }
         let mut buf = [0u8; 4];
         let mut sink = Watch(SliceSink::new(&mut buf), Vec::new());
         let mut w = JsonWriter::new(&mut sink);
@@ -2003,15 +2006,6 @@ mod tests {
     /// then takes the line back instead of leaving it cut).
     #[test]
     fn depth_overflow_tells_the_sink() {
-        struct Watch<'b>(SliceSink<'b>, Vec<SinkError>);
-        impl Sink for Watch<'_> {
-            fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
-                self.0.write(bytes)
-            }
-            fn failed(&mut self, error: SinkError) {
-                self.1.push(error);
-            }
-        }
         let mut buf = [0u8; 256];
         let mut sink = Watch(SliceSink::new(&mut buf), Vec::new());
         let mut w = JsonWriter::new(&mut sink);
