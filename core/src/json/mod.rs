@@ -170,19 +170,22 @@ pub(crate) fn find_newline(s: &[u8]) -> Option<usize> {
 #[cfg(target_pointer_width = "64")]
 #[inline]
 pub(crate) fn same_unescaped(a: &[u8], b: &[u8]) -> bool {
-    const ONES: u64 = u64::MAX / 0xFF;
-    const ONES32: u32 = u32::MAX / 0xFF;
     /// The word of `s` at `i` (zero when out of range: never, by the callers' bounds).
-    fn word(s: &[u8], i: usize) -> u64 {
+    fn word(s: &[u8], i: usize) -> usize {
         s.get(i..)
             .and_then(|s| s.first_chunk::<8>())
-            .map_or(0, |w| u64::from_le_bytes(*w))
+            .map_or(0, |w| usize::from_le_bytes(*w))
     }
-    /// The half word of `s` at `i` (likewise).
-    fn half(s: &[u8], i: usize) -> u32 {
+    /// The four bytes of `s` at `i` (likewise).
+    fn half(s: &[u8], i: usize) -> usize {
         s.get(i..)
             .and_then(|s| s.first_chunk::<4>())
-            .map_or(0, |w| u32::from_le_bytes(*w))
+            .map_or(0, |w| u32::from_le_bytes(*w) as usize)
+    }
+    /// The backslashes of `x`, flagged in `swar::HIGHS` (`swar::eq` is exact once
+    /// non-ASCII bytes are ignored, and any flag at all means a lowest, exact one).
+    fn backslashes(x: usize) -> usize {
+        swar::ascii_only(swar::eq(x, b'\\'), x) & swar::HIGHS
     }
     let n = a.len();
     if n != b.len() {
@@ -192,30 +195,22 @@ pub(crate) fn same_unescaped(a: &[u8], b: &[u8]) -> bool {
         return a.iter().zip(b).all(|(&x, &y)| x == y && x != b'\\');
     }
     if n < 8 {
-        // Two overlapping half words: the first four bytes and the last four.
+        // Two overlapping halves, the first four bytes and the last four, searched for
+        // a backslash as one word.
         let (x, y) = (half(a, 0), half(a, n - 4));
-        let (tx, ty) = (x ^ (ONES32 * 0x5C), y ^ (ONES32 * 0x5C));
-        let backslash =
-            (tx.wrapping_sub(ONES32) & !tx | ty.wrapping_sub(ONES32) & !ty) & (ONES32 << 7);
-        return x == half(b, 0) && y == half(b, n - 4) && backslash == 0;
+        return x == half(b, 0) && y == half(b, n - 4) && backslashes(x | y << 32) == 0;
     }
-    // A backslash is a zero byte of `t` (found exactly: no borrow reaches below the
-    // lowest zero byte, and one above it does not matter).
-    let backslash = |x: u64| {
-        let t = x ^ (ONES * 0x5C);
-        t.wrapping_sub(ONES) & !t & (ONES << 7)
-    };
     if n <= 16 {
         // Two overlapping words, no loop: the first eight bytes and the last eight.
         let (x, y) = (word(a, 0), word(a, n - 8));
-        return x == word(b, 0) && y == word(b, n - 8) && backslash(x) | backslash(y) == 0;
+        return x == word(b, 0) && y == word(b, n - 8) && backslashes(x) | backslashes(y) == 0;
     }
     let mut i = 0;
     loop {
         // The last word overlaps the one before it when `n` is no multiple of 8.
         let at = i.min(n - 8);
         let x = word(a, at);
-        if x != word(b, at) || backslash(x) != 0 {
+        if x != word(b, at) || backslashes(x) != 0 {
             return false;
         }
         i += 8;
@@ -234,7 +229,8 @@ mod swar {
         ($word:ty) => {
             const WORD: usize = core::mem::size_of::<$word>();
             const ONES: $word = <$word>::MAX / 0xFF;
-            const HIGHS: $word = ONES << 7;
+            /// The high bit of every byte: where the flag functions flag.
+            pub(super) const HIGHS: $word = ONES << 7;
 
             /// `b` in every byte.
             #[inline]
