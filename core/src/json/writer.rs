@@ -1244,7 +1244,31 @@ impl<'s> JsonWriter<'s> {
     /// as one run (the base64 alphabet needs no escaping).
     pub fn base64_part(&mut self, bytes: &[u8]) {
         let mut rest = bytes;
-        // First complete a group carried over from the previous part.
+        let mut out = [0u8; 4 * B64_RUN];
+        let mut n = 0;
+        // First complete a group carried over from the previous part: on a 64-bit
+        // target it leads the first run; on a 32-bit one (smaller code) it is its own
+        // sink write.
+        #[cfg(target_pointer_width = "64")]
+        if self.carry_len > 0 {
+            let need = 3usize.saturating_sub(usize::from(self.carry_len));
+            let Some((head, tail)) = rest.split_at_checked(need) else {
+                for &c in rest {
+                    self.carry = self.carry << 8 | u32::from(c);
+                }
+                self.carry_len += rest.len() as u8;
+                return;
+            };
+            for &c in head {
+                self.carry = self.carry << 8 | u32::from(c);
+            }
+            if let Some(o) = out.first_chunk_mut::<4>() {
+                *o = encode_full_group(self.carry);
+                n = 4;
+            }
+            rest = tail;
+        }
+        #[cfg(not(target_pointer_width = "64"))]
         while self.carry_len > 0 {
             let Some((&c, tail)) = rest.split_first() else {
                 return;
@@ -1256,15 +1280,13 @@ impl<'s> JsonWriter<'s> {
                 self.put(&encode_group(self.carry));
             }
         }
-        let mut out = [0u8; 4 * B64_RUN];
         // Full groups, up to `B64_RUN` per sink write. On a 64-bit target, while 8
         // input bytes remain, two groups are read as the top of one big-endian word and
         // encoded as four character pairs (`B64_PAIRS`); then (and on a 32-bit target
         // throughout) one group at a time.
         loop {
-            let mut n = 0;
             #[cfg(target_pointer_width = "64")]
-            for o in out.as_chunks_mut::<8>().0 {
+            for o in out.get_mut(n..).unwrap_or_default().as_chunks_mut::<8>().0 {
                 let Some((word, _)) = rest.split_first_chunk::<8>() else {
                     break;
                 };
@@ -1287,7 +1309,7 @@ impl<'s> JsonWriter<'s> {
                 let Some((&[x, y, z], tail)) = rest.split_first_chunk::<3>() else {
                     break;
                 };
-                *o = encode_group(u32::from(x) << 16 | u32::from(y) << 8 | u32::from(z));
+                *o = encode_full_group(u32::from(x) << 16 | u32::from(y) << 8 | u32::from(z));
                 rest = tail;
                 n += 4;
             }
@@ -1295,6 +1317,7 @@ impl<'s> JsonWriter<'s> {
                 break;
             }
             self.put(out.get(..n).unwrap_or_default());
+            n = 0;
         }
         for &c in rest {
             self.carry = self.carry << 8 | u32::from(c);
@@ -1348,6 +1371,27 @@ static B64_PAIRS: [[u8; 2]; 4096] = {
     }
     table
 };
+
+/// The four base64 characters of one 3-byte group inside a run of
+/// [`JsonWriter::base64_part`], the low 24 bits of `group`: two lookups in
+/// [`B64_PAIRS`] on a 64-bit target, [`encode_group`] on a 32-bit one.
+#[inline(always)]
+fn encode_full_group(group: u32) -> [u8; 4] {
+    #[cfg(target_pointer_width = "64")]
+    {
+        let pair = |shift: u32| {
+            B64_PAIRS
+                .get((group >> shift) as usize & 0xFFF)
+                .copied()
+                .unwrap_or_default()
+        };
+        let [a, b] = pair(12);
+        let [c, d] = pair(0);
+        [a, b, c, d]
+    }
+    #[cfg(not(target_pointer_width = "64"))]
+    encode_group(group)
+}
 
 /// The four base64 characters of one 3-byte group, the low 24 bits of `group`.
 #[inline(never)]
