@@ -1317,6 +1317,9 @@ impl<'s> JsonWriter<'s> {
                 break;
             }
             self.put(out.get(..n).unwrap_or_default());
+            if rest.len() < 3 {
+                break;
+            }
             n = 0;
         }
         for &c in rest {
