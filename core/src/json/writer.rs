@@ -1353,11 +1353,13 @@ impl<'s> JsonWriter<'s> {
 }
 
 /// Groups encoded per sink write by [`JsonWriter::base64_part`]: 64 output bytes of
-/// stack on a 32-bit target, 256 on a 64-bit one.
+/// stack on a 32-bit target, 128 on a 64-bit one. The buffer is zeroed on every call,
+/// so it is no bigger than a streamed part needs: 128 bytes take a 64-byte part and a
+/// carried group in one run (a bigger part takes one sink write per 96 bytes).
 #[cfg(not(target_pointer_width = "64"))]
 const B64_RUN: usize = 16;
 #[cfg(target_pointer_width = "64")]
-const B64_RUN: usize = 64;
+const B64_RUN: usize = 32;
 
 /// The two base64 characters of every 12-bit value (8 KiB): on 64-bit targets only,
 /// where [`JsonWriter::base64_part`] encodes 6 bytes with four lookups in it. A 32-bit
