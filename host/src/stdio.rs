@@ -298,7 +298,7 @@ impl Stdout {
         match self.buf.get_mut(start..start.wrapping_add(bytes.len())) {
             Some(to) => {
                 self.len = start + bytes.len();
-                to.copy_from_slice(bytes);
+                copy_medium(to, bytes);
                 Ok(bytes.len())
             }
             None => self.write_cold(bytes),
@@ -319,6 +319,27 @@ impl Stdout {
             }
             _ => self.out.write(bytes),
         }
+    }
+}
+
+/// `to.copy_from_slice(from)` (the same length), from 33 to 128 bytes (a base64 run,
+/// a long string) as two overlapping fixed-size copies, no call; longer ones through
+/// `copy_from_slice`, shorter ones through [`copy_small`](emcp::json::writer::copy_small).
+#[inline(always)]
+fn copy_medium(to: &mut [u8], from: &[u8]) {
+    fn two<const K: usize>(to: &mut [u8], from: &[u8]) {
+        if let (Some(a), Some(b)) = (to.first_chunk_mut::<K>(), from.first_chunk::<K>()) {
+            *a = *b;
+        }
+        if let (Some(a), Some(b)) = (to.last_chunk_mut::<K>(), from.last_chunk::<K>()) {
+            *a = *b;
+        }
+    }
+    match from.len() {
+        129.. => to.copy_from_slice(from),
+        65.. => two::<64>(to, from),
+        33.. => two::<32>(to, from),
+        _ => emcp::json::writer::copy_small(to, from),
     }
 }
 
@@ -393,6 +414,16 @@ mod tests {
         }
         fn calls(&self) -> usize {
             self.writes.lock().unwrap().len()
+        }
+    }
+
+    #[test]
+    fn copy_medium_copies_every_length() {
+        let from: Vec<u8> = (0..=255u8).collect();
+        for n in 0..=from.len() {
+            let mut to = vec![0xAAu8; n];
+            copy_medium(&mut to, &from[..n]);
+            assert_eq!(to, &from[..n], "length {n}");
         }
     }
 
