@@ -1280,11 +1280,10 @@ impl<'s> JsonWriter<'s> {
                 self.put(&encode_group(self.carry));
             }
         }
-        // Full groups, up to `B64_RUN` per sink write. On a 64-bit target two groups are
-        // read as the top of one big-endian word and encoded as four character pairs
-        // (`B64_PAIRS`): two such (overlapping) words per step while 14 input bytes
-        // remain, one while 8 do; then (and on a 32-bit target throughout) one group
-        // at a time.
+        // Full groups, up to `B64_RUN` per sink write. On a 64-bit target, while 14
+        // input bytes remain, four groups per step: two overlapping big-endian words,
+        // each of whose top 6 bytes is encoded as four character pairs (`B64_PAIRS`);
+        // then (and on a 32-bit target throughout) one group at a time.
         loop {
             #[cfg(target_pointer_width = "64")]
             for o in out.get_mut(n..).unwrap_or_default().as_chunks_mut::<16>().0 {
@@ -1312,26 +1311,6 @@ impl<'s> JsonWriter<'s> {
                 *o = [a, b, c, d, e, f, g, h, i, j, k, l, m, p, q, r];
                 rest = rest.get(12..).unwrap_or_default();
                 n += 16;
-            }
-            #[cfg(target_pointer_width = "64")]
-            for o in out.get_mut(n..).unwrap_or_default().as_chunks_mut::<8>().0 {
-                let Some((word, _)) = rest.split_first_chunk::<8>() else {
-                    break;
-                };
-                let v = u64::from_be_bytes(*word);
-                let pair = |shift: u32| {
-                    B64_PAIRS
-                        .get((v >> shift) as usize & 0xFFF)
-                        .copied()
-                        .unwrap_or_default()
-                };
-                let [a, b] = pair(52);
-                let [c, d] = pair(40);
-                let [e, f] = pair(28);
-                let [g, h] = pair(16);
-                *o = [a, b, c, d, e, f, g, h];
-                rest = rest.get(6..).unwrap_or_default();
-                n += 8;
             }
             while let Some(o) = out.get_mut(n..).and_then(|o| o.first_chunk_mut::<4>()) {
                 let Some((&[x, y, z], tail)) = rest.split_first_chunk::<3>() else {
@@ -1390,8 +1369,8 @@ const B64_RUN: usize = 16;
 const B64_RUN: usize = 32;
 
 /// The two base64 characters of every 12-bit value (8 KiB): on 64-bit targets only,
-/// where [`JsonWriter::base64_part`] encodes 6 bytes with four lookups in it (12 bytes
-/// with eight per step of its main loop). A 32-bit
+/// where [`JsonWriter::base64_part`] encodes 12 bytes with eight lookups in it (and a
+/// lone group with two). A 32-bit
 /// target (a microcontroller's flash) encodes character by character instead.
 #[cfg(target_pointer_width = "64")]
 // Evaluated at compile time: an index out of range would fail the build, not panic.
