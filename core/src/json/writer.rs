@@ -1240,8 +1240,9 @@ impl<'s> JsonWriter<'s> {
     }
 
     /// More bytes of an open base64 string. Up to two bytes are carried over to the
-    /// next part; full groups are encoded 16 at a time into a stack buffer and written
-    /// as one run (the base64 alphabet needs no escaping).
+    /// next part; full groups (on a 64-bit target led by the carried one) are encoded
+    /// up to `B64_RUN` at a time into a stack buffer and written as one run (the base64
+    /// alphabet needs no escaping).
     pub fn base64_part(&mut self, bytes: &[u8]) {
         let mut rest = bytes;
         let mut out = [0u8; 4 * B64_RUN];
@@ -1370,8 +1371,8 @@ const B64_RUN: usize = 32;
 
 /// The two base64 characters of every 12-bit value (8 KiB): on 64-bit targets only,
 /// where [`JsonWriter::base64_part`] encodes 12 bytes with eight lookups in it (and a
-/// lone group with two). A 32-bit
-/// target (a microcontroller's flash) encodes character by character instead.
+/// lone group with two). A 32-bit target (a microcontroller's flash) encodes character
+/// by character instead.
 #[cfg(target_pointer_width = "64")]
 // Evaluated at compile time: an index out of range would fail the build, not panic.
 #[allow(clippy::indexing_slicing)]
