@@ -241,8 +241,8 @@ impl embedded_io::ErrorType for Stdin {
 }
 
 /// Buffered standard output (64 KiB), flushed by the serve loop when no input is
-/// waiting; a write that fits is a copy into the buffer (inline for a few bytes, the
-/// usual size of the JSON writer's pieces). On Unix it writes to a duplicate of fd 1,
+/// waiting; a write that fits is a copy into the buffer (inline up to 128 bytes, the
+/// size of the JSON writer's pieces). On Unix it writes to a duplicate of fd 1,
 /// without std's own line buffering: a flush is one `write` (through `io::Stdout`'s
 /// `LineWriter` a flush that ends mid-line costs a second one for the tail). Dropping
 /// it writes out what is left, ignoring errors.
@@ -291,14 +291,14 @@ impl Stdout {
         result
     }
 
-    /// A write of more than 32 bytes, or one that does not fit in the buffer.
+    /// A write of more than 128 bytes, or one that does not fit in the buffer.
     #[inline(never)]
     fn write_long(&mut self, bytes: &[u8]) -> io::Result<usize> {
         let start = self.len;
         match self.buf.get_mut(start..start.wrapping_add(bytes.len())) {
             Some(to) => {
                 self.len = start + bytes.len();
-                copy_medium(to, bytes);
+                to.copy_from_slice(bytes);
                 Ok(bytes.len())
             }
             None => self.write_cold(bytes),
@@ -322,9 +322,10 @@ impl Stdout {
     }
 }
 
-/// `to.copy_from_slice(from)` (the same length), from 33 to 128 bytes (a base64 run,
-/// a long string) as two overlapping fixed-size copies, no call; longer ones through
-/// `copy_from_slice`, shorter ones through [`copy_small`](emcp::json::writer::copy_small).
+/// `to.copy_from_slice(from)` (the same length) with no call up to 128 bytes: from 33
+/// bytes (a base64 run, a long string) as two overlapping fixed-size copies, shorter
+/// ones through [`copy_small`](emcp::json::writer::copy_small); longer ones through
+/// `copy_from_slice`.
 #[inline(always)]
 fn copy_medium(to: &mut [u8], from: &[u8]) {
     fn two<const K: usize>(to: &mut [u8], from: &[u8]) {
@@ -360,16 +361,17 @@ impl embedded_io::ErrorType for Stdout {
 }
 
 impl embedded_io::Write for Stdout {
-    /// Up to 32 bytes (most JSON fragments) are copied inline; longer writes and a
-    /// full buffer take the outlined path, so the short one saves no registers.
+    /// Up to 128 bytes (JSON fragments, a base64 run of a streamed part) are copied
+    /// inline, with no call ([`copy_medium`]); longer writes and a full buffer take
+    /// the outlined path, so the short one saves no registers.
     #[inline]
     fn write(&mut self, bytes: &[u8]) -> Result<usize, Self::Error> {
         let start = self.len;
         let n = bytes.len();
-        if n <= 32 {
+        if n <= 128 {
             if let Some(to) = self.buf.get_mut(start..start.wrapping_add(n)) {
                 self.len = start + n;
-                emcp::json::writer::copy_small(to, bytes);
+                copy_medium(to, bytes);
                 return Ok(n);
             }
         }
