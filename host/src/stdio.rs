@@ -322,9 +322,10 @@ impl Stdout {
     }
 }
 
-/// `to.copy_from_slice(from)` (the same length) with no call up to 128 bytes: from 33
-/// bytes (a base64 run, a long string) as two overlapping fixed-size copies, shorter
-/// ones through [`copy_small`](emcp::json::writer::copy_small); longer ones through
+/// `to.copy_from_slice(from)` (the same length) with no call up to 128 bytes: from 16
+/// bytes (a key, a base64 run, a long string) as two overlapping fixed-size copies,
+/// shorter ones through [`copy_small`](emcp::json::writer::copy_small) (the sizes
+/// tested smallest first: most pieces are short); longer ones through
 /// `copy_from_slice`.
 #[inline(always)]
 fn copy_medium(to: &mut [u8], from: &[u8]) {
@@ -337,10 +338,11 @@ fn copy_medium(to: &mut [u8], from: &[u8]) {
         }
     }
     match from.len() {
-        129.. => to.copy_from_slice(from),
-        65.. => two::<64>(to, from),
-        33.. => two::<32>(to, from),
-        _ => emcp::json::writer::copy_small(to, from),
+        0..16 => emcp::json::writer::copy_small(to, from),
+        16..33 => two::<16>(to, from),
+        33..65 => two::<32>(to, from),
+        65..129 => two::<64>(to, from),
+        _ => to.copy_from_slice(from),
     }
 }
 
