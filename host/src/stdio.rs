@@ -241,8 +241,8 @@ impl embedded_io::ErrorType for Stdin {
 }
 
 /// Buffered standard output (64 KiB), flushed by the serve loop when no input is
-/// waiting; a write that fits is a copy into the buffer (inline for a few bytes, the
-/// usual size of the JSON writer's pieces). On Unix it writes to a duplicate of fd 1,
+/// waiting; a write that fits is a copy into the buffer (inline up to 128 bytes, the
+/// size of the JSON writer's pieces). On Unix it writes to a duplicate of fd 1,
 /// without std's own line buffering: a flush is one `write` (through `io::Stdout`'s
 /// `LineWriter` a flush that ends mid-line costs a second one for the tail). Dropping
 /// it writes out what is left, ignoring errors.
@@ -291,7 +291,7 @@ impl Stdout {
         result
     }
 
-    /// A write of more than 32 bytes, or one that does not fit in the buffer.
+    /// A write of more than 128 bytes, or one that does not fit in the buffer.
     #[inline(never)]
     fn write_long(&mut self, bytes: &[u8]) -> io::Result<usize> {
         let start = self.len;
@@ -322,6 +322,30 @@ impl Stdout {
     }
 }
 
+/// `to.copy_from_slice(from)` (the same length) with no call up to 128 bytes: from 16
+/// bytes (a key, a base64 run, a long string) as two overlapping fixed-size copies,
+/// shorter ones through [`copy_small`](emcp::json::writer::copy_small) (the sizes
+/// tested smallest first: most pieces are short); longer ones through
+/// `copy_from_slice`.
+#[inline(always)]
+fn copy_medium(to: &mut [u8], from: &[u8]) {
+    fn two<const K: usize>(to: &mut [u8], from: &[u8]) {
+        if let (Some(a), Some(b)) = (to.first_chunk_mut::<K>(), from.first_chunk::<K>()) {
+            *a = *b;
+        }
+        if let (Some(a), Some(b)) = (to.last_chunk_mut::<K>(), from.last_chunk::<K>()) {
+            *a = *b;
+        }
+    }
+    match from.len() {
+        0..16 => emcp::json::writer::copy_small(to, from),
+        16..33 => two::<16>(to, from),
+        33..65 => two::<32>(to, from),
+        65..129 => two::<64>(to, from),
+        _ => to.copy_from_slice(from),
+    }
+}
+
 impl Default for Stdout {
     fn default() -> Self {
         Self::new()
@@ -339,16 +363,17 @@ impl embedded_io::ErrorType for Stdout {
 }
 
 impl embedded_io::Write for Stdout {
-    /// Up to 32 bytes (most JSON fragments) are copied inline; longer writes and a
-    /// full buffer take the outlined path, so the short one saves no registers.
+    /// Up to 128 bytes (JSON fragments, a base64 run of a streamed part) are copied
+    /// inline, with no call ([`copy_medium`]); longer writes and a full buffer take
+    /// the outlined path, so the short one saves no registers.
     #[inline]
     fn write(&mut self, bytes: &[u8]) -> Result<usize, Self::Error> {
         let start = self.len;
         let n = bytes.len();
-        if n <= 32 {
+        if n <= 128 {
             if let Some(to) = self.buf.get_mut(start..start.wrapping_add(n)) {
                 self.len = start + n;
-                emcp::json::writer::copy_small(to, bytes);
+                copy_medium(to, bytes);
                 return Ok(n);
             }
         }
@@ -393,6 +418,16 @@ mod tests {
         }
         fn calls(&self) -> usize {
             self.writes.lock().unwrap().len()
+        }
+    }
+
+    #[test]
+    fn copy_medium_copies_every_length() {
+        let from: Vec<u8> = (0..=255u8).collect();
+        for n in 0..=from.len() {
+            let mut to = vec![0xAAu8; n];
+            copy_medium(&mut to, &from[..n]);
+            assert_eq!(to, &from[..n], "length {n}");
         }
     }
 

@@ -1240,11 +1240,36 @@ impl<'s> JsonWriter<'s> {
     }
 
     /// More bytes of an open base64 string. Up to two bytes are carried over to the
-    /// next part; full groups are encoded 16 at a time into a stack buffer and written
-    /// as one run (the base64 alphabet needs no escaping).
+    /// next part; full groups (on a 64-bit target led by the carried one) are encoded
+    /// up to `B64_RUN` at a time into a stack buffer and written as one run (the base64
+    /// alphabet needs no escaping).
     pub fn base64_part(&mut self, bytes: &[u8]) {
         let mut rest = bytes;
-        // First complete a group carried over from the previous part.
+        let mut out = [0u8; 4 * B64_RUN];
+        let mut n = 0;
+        // First complete a group carried over from the previous part: on a 64-bit
+        // target it leads the first run; on a 32-bit one (smaller code) it is its own
+        // sink write.
+        #[cfg(target_pointer_width = "64")]
+        if self.carry_len > 0 {
+            let need = 3usize.saturating_sub(usize::from(self.carry_len));
+            let Some((head, tail)) = rest.split_at_checked(need) else {
+                for &c in rest {
+                    self.carry = self.carry << 8 | u32::from(c);
+                }
+                self.carry_len += rest.len() as u8;
+                return;
+            };
+            for &c in head {
+                self.carry = self.carry << 8 | u32::from(c);
+            }
+            if let Some(o) = out.first_chunk_mut::<4>() {
+                *o = encode_full_group(self.carry);
+                n = 4;
+            }
+            rest = tail;
+        }
+        #[cfg(not(target_pointer_width = "64"))]
         while self.carry_len > 0 {
             let Some((&c, tail)) = rest.split_first() else {
                 return;
@@ -1256,38 +1281,43 @@ impl<'s> JsonWriter<'s> {
                 self.put(&encode_group(self.carry));
             }
         }
-        let mut out = [0u8; 4 * B64_RUN];
-        // Full groups, up to `B64_RUN` per sink write. On a 64-bit target, while 8
-        // input bytes remain, two groups are read as the top of one big-endian word and
-        // encoded as four character pairs (`B64_PAIRS`); then (and on a 32-bit target
-        // throughout) one group at a time.
+        // Full groups, up to `B64_RUN` per sink write. On a 64-bit target, while 14
+        // input bytes remain, four groups per step: two overlapping big-endian words,
+        // each of whose top 6 bytes is encoded as four character pairs (`B64_PAIRS`);
+        // then (and on a 32-bit target throughout) one group at a time.
         loop {
-            let mut n = 0;
             #[cfg(target_pointer_width = "64")]
-            for o in out.as_chunks_mut::<8>().0 {
-                let Some((word, _)) = rest.split_first_chunk::<8>() else {
+            for o in out.get_mut(n..).unwrap_or_default().as_chunks_mut::<16>().0 {
+                let Some((w, _)) = rest.split_first_chunk::<14>() else {
                     break;
                 };
-                let v = u64::from_be_bytes(*word);
-                let pair = |shift: u32| {
+                let (Some(x), Some(y)) = (w.first_chunk::<8>(), w.last_chunk::<8>()) else {
+                    break;
+                };
+                let (v, u) = (u64::from_be_bytes(*x), u64::from_be_bytes(*y));
+                let pair = |v: u64, shift: u32| {
                     B64_PAIRS
                         .get((v >> shift) as usize & 0xFFF)
                         .copied()
                         .unwrap_or_default()
                 };
-                let [a, b] = pair(52);
-                let [c, d] = pair(40);
-                let [e, f] = pair(28);
-                let [g, h] = pair(16);
-                *o = [a, b, c, d, e, f, g, h];
-                rest = rest.get(6..).unwrap_or_default();
-                n += 8;
+                let [a, b] = pair(v, 52);
+                let [c, d] = pair(v, 40);
+                let [e, f] = pair(v, 28);
+                let [g, h] = pair(v, 16);
+                let [i, j] = pair(u, 52);
+                let [k, l] = pair(u, 40);
+                let [m, p] = pair(u, 28);
+                let [q, r] = pair(u, 16);
+                *o = [a, b, c, d, e, f, g, h, i, j, k, l, m, p, q, r];
+                rest = rest.get(12..).unwrap_or_default();
+                n += 16;
             }
             while let Some(o) = out.get_mut(n..).and_then(|o| o.first_chunk_mut::<4>()) {
                 let Some((&[x, y, z], tail)) = rest.split_first_chunk::<3>() else {
                     break;
                 };
-                *o = encode_group(u32::from(x) << 16 | u32::from(y) << 8 | u32::from(z));
+                *o = encode_full_group(u32::from(x) << 16 | u32::from(y) << 8 | u32::from(z));
                 rest = tail;
                 n += 4;
             }
@@ -1295,6 +1325,10 @@ impl<'s> JsonWriter<'s> {
                 break;
             }
             self.put(out.get(..n).unwrap_or_default());
+            if rest.len() < 3 {
+                break;
+            }
+            n = 0;
         }
         for &c in rest {
             self.carry = self.carry << 8 | u32::from(c);
@@ -1327,15 +1361,18 @@ impl<'s> JsonWriter<'s> {
 }
 
 /// Groups encoded per sink write by [`JsonWriter::base64_part`]: 64 output bytes of
-/// stack on a 32-bit target, 256 on a 64-bit one.
+/// stack on a 32-bit target, 128 on a 64-bit one. The buffer is zeroed on every call,
+/// so it is no bigger than a streamed part needs: 128 bytes take a 64-byte part and a
+/// carried group in one run (a bigger part takes one sink write per 96 bytes).
 #[cfg(not(target_pointer_width = "64"))]
 const B64_RUN: usize = 16;
 #[cfg(target_pointer_width = "64")]
-const B64_RUN: usize = 64;
+const B64_RUN: usize = 32;
 
 /// The two base64 characters of every 12-bit value (8 KiB): on 64-bit targets only,
-/// where [`JsonWriter::base64_part`] encodes 6 bytes with four lookups in it. A 32-bit
-/// target (a microcontroller's flash) encodes character by character instead.
+/// where [`JsonWriter::base64_part`] encodes 12 bytes with eight lookups in it (and a
+/// lone group with two). A 32-bit target (a microcontroller's flash) encodes character
+/// by character instead.
 #[cfg(target_pointer_width = "64")]
 // Evaluated at compile time: an index out of range would fail the build, not panic.
 #[allow(clippy::indexing_slicing)]
@@ -1348,6 +1385,27 @@ static B64_PAIRS: [[u8; 2]; 4096] = {
     }
     table
 };
+
+/// The four base64 characters of one 3-byte group inside a run of
+/// [`JsonWriter::base64_part`], the low 24 bits of `group`: two lookups in
+/// [`B64_PAIRS`] on a 64-bit target, [`encode_group`] on a 32-bit one.
+#[inline(always)]
+fn encode_full_group(group: u32) -> [u8; 4] {
+    #[cfg(target_pointer_width = "64")]
+    {
+        let pair = |shift: u32| {
+            B64_PAIRS
+                .get((group >> shift) as usize & 0xFFF)
+                .copied()
+                .unwrap_or_default()
+        };
+        let [a, b] = pair(12);
+        let [c, d] = pair(0);
+        [a, b, c, d]
+    }
+    #[cfg(not(target_pointer_width = "64"))]
+    encode_group(group)
+}
 
 /// The four base64 characters of one 3-byte group, the low 24 bits of `group`.
 #[inline(never)]
