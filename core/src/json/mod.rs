@@ -157,19 +157,15 @@ pub(crate) fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
 #[cfg(target_pointer_width = "64")]
 #[inline]
 pub(crate) fn find_newline(s: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::MAX / 0xFF;
-    /// Flags the newlines of a word (exactly the lowest one: see `swar`).
-    fn flags(w: &[u8; 8]) -> u64 {
-        let v = u64::from_le_bytes(*w);
-        (v ^ (ONES * 0x0A)).wrapping_sub(ONES) & !v & (ONES << 7)
-    }
+    let newlines = |v: usize| swar::ascii_only(swar::eq(v, b'\n'), v);
     // Two words per step (the usual line is a few hundred bytes), then word by word.
     let mut rest = s;
     while let Some((pair, tail)) = rest.split_first_chunk::<16>() {
         let (Some(a), Some(b)) = (pair.first_chunk::<8>(), pair.last_chunk::<8>()) else {
             break;
         };
-        let (x, y) = (flags(a), flags(b));
+        let x = newlines(usize::from_le_bytes(*a)) & swar::HIGHS;
+        let y = newlines(usize::from_le_bytes(*b)) & swar::HIGHS;
         if x | y != 0 {
             let lane = if x != 0 {
                 x.trailing_zeros() / 8
@@ -181,12 +177,7 @@ pub(crate) fn find_newline(s: &[u8]) -> Option<usize> {
         rest = tail;
     }
     let done = s.len() - rest.len();
-    swar::find::<false>(
-        rest,
-        |v| swar::ascii_only(swar::eq(v, b'\n'), v),
-        |b| b == b'\n',
-    )
-    .map(|i| done + i)
+    swar::find::<false>(rest, newlines, |b| b == b'\n').map(|i| done + i)
 }
 
 /// Whether `a` and `b` are the same bytes and hold no backslash: validated string content
