@@ -278,6 +278,9 @@ struct Guard<'a> {
 }
 
 impl<'a> Guard<'a> {
+    /// Out of line on 32-bit targets: smaller than a copy at each of its five uses
+    /// (24 bytes on Cortex-M3).
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn new(inner: &'a mut dyn Sink) -> Self {
         inner.mark();
         Guard { inner, full: false }
@@ -1500,6 +1503,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         Ok(())
     }
 
+    /// Out of line on 32-bit targets: apart from the dispatch it is inlined into, it
+    /// takes less code there (40 bytes on Cortex-M3).
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn complete<'a>(
         &mut self,
         r: Request<'a>,
