@@ -441,6 +441,8 @@ impl<'a> ToolCall<'a> {
     }
     /// Send `notifications/progress` if the client asked for progress (it sent a
     /// `progressToken`) and no content was written yet. Returns whether it was sent.
+    /// Out of line on 32-bit targets (smaller there).
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub fn progress(&mut self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
         self.phase == Phase::Idle && self.ex.progress(&mut self.w, progress, total, message)
     }

@@ -55,6 +55,8 @@ fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
+/// `line` without one trailing `\r`. Out of line on 32-bit targets (smaller there).
+#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
 fn strip_cr(line: &[u8]) -> &[u8] {
     match line.split_last() {
         Some((b'\r', rest)) => rest,

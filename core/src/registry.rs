@@ -353,7 +353,9 @@ impl<'a> PromptArgument<'a> {
         self
     }
 
-    /// Write the argument object of a `Prompt`'s `arguments`.
+    /// Write the argument object of a `Prompt`'s `arguments`. Out of line on 32-bit
+    /// targets (smaller there).
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn write(&self, w: &mut JsonWriter<'_>) {
         #[cfg(target_pointer_width = "64")]
         open_names(w, self.name, self.title, self.description);

@@ -231,7 +231,9 @@ fn literal_len_by_parts(s: &[u8]) -> Option<usize> {
     Some(Parts::new(s, false)?.end)
 }
 
-/// `magnitude` with the sign, `None` outside `i64`.
+/// `magnitude` with the sign, `None` outside `i64`. Out of line on 32-bit targets
+/// (smaller there).
+#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
 fn signed(negative: bool, magnitude: u64) -> Option<i64> {
     if negative {
         // -2^63 is the one magnitude beyond i64::MAX that still fits.

@@ -574,8 +574,9 @@ fn small_integer(v: f64) -> Option<i64> {
     Some(if negative { -magnitude } else { magnitude })
 }
 
-/// Put `b` just before `buf[*pos]` (nothing if there is no room).
-#[inline(always)]
+/// Put `b` just before `buf[*pos]` (nothing if there is no room). Forced inline on
+/// 64-bit hosts only: elsewhere the compiler's choice is smaller (24 bytes on M3).
+#[cfg_attr(target_pointer_width = "64", inline(always))]
 fn prepend(buf: &mut [u8], pos: &mut usize, b: u8) {
     if let Some(p) = pos.checked_sub(1) {
         if let Some(d) = buf.get_mut(p) {
