@@ -474,7 +474,7 @@ impl Joined {
 
     /// Append the string content `s` (its quotes are in the texts around it) when it
     /// fits and has nothing to escape; false (nothing appended) otherwise.
-    #[inline]
+    #[inline(always)]
     fn push_plain(&mut self, s: &[u8]) -> bool {
         let n = s.len();
         let start = self.len;
@@ -1300,10 +1300,19 @@ impl<'s> JsonWriter<'s> {
     /// before and after it); escaped (written directly, after what `j` holds) when it
     /// has anything to escape or does not fit.
     #[cfg(target_pointer_width = "64")]
+    #[inline(always)]
     pub(crate) fn join_str(&mut self, j: &mut Joined, s: &str) {
-        if j.push_plain(s.as_bytes()) {
-            return;
+        if !j.push_plain(s.as_bytes()) {
+            self.join_str_flushed(j, s);
         }
+    }
+
+    /// [`join_str`](Self::join_str) when `s` does not fit or has anything to escape:
+    /// after what `j` holds.
+    #[cfg(target_pointer_width = "64")]
+    #[cold]
+    #[inline(never)]
+    fn join_str_flushed(&mut self, j: &mut Joined, s: &str) {
         self.join_flush(j);
         if j.push_plain(s.as_bytes()) {
             return;
