@@ -433,7 +433,7 @@ pub(crate) use member_key;
 
 /// Room of a [`Joined`].
 #[cfg(target_pointer_width = "64")]
-const JOINED_LEN: usize = 256;
+const JOINED_LEN: usize = 192;
 
 /// An object's text assembled on the stack, written in few, large sink writes (64-bit
 /// targets): a descriptor's keys, its short strings and its fixed members. See
