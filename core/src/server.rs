@@ -1232,6 +1232,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         out: &mut dyn Sink,
         list: Method,
     ) -> Outcome<'a> {
+        #[cfg(not(target_pointer_width = "64"))]
         let key = match list {
             Method::ToolsList => "tools",
             Method::ResourcesList => "resources",
@@ -1243,8 +1244,19 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         let (start, end) = page(cursor, total, self.config.page_size)?;
         let mut w = JsonWriter::new(out);
         ex.begin_result(&mut w);
-        w.key_lit(key);
-        w.begin_array();
+        // On 64-bit targets the key and the bracket in one write.
+        #[cfg(target_pointer_width = "64")]
+        w.begin(match list {
+            Method::ToolsList => b",\"tools\":[",
+            Method::ResourcesList => b",\"resources\":[",
+            Method::TemplatesList => b",\"resourceTemplates\":[",
+            _ => b",\"prompts\":[",
+        });
+        #[cfg(not(target_pointer_width = "64"))]
+        {
+            w.key_lit(key);
+            w.begin_array();
+        }
         for i in start..end {
             self.item(list, i, Some(&mut w));
         }

@@ -431,6 +431,94 @@ pub(crate) type MemberKey = &'static [u8];
 pub(crate) type MemberKey = &'static str;
 pub(crate) use member_key;
 
+/// Room of a [`Joined`].
+#[cfg(target_pointer_width = "64")]
+const JOINED_LEN: usize = 192;
+
+/// An object's text assembled on the stack, written in few, large sink writes (64-bit
+/// targets): a descriptor's keys, its short strings and its fixed members. See
+/// [`JsonWriter::join_flush`].
+#[cfg(target_pointer_width = "64")]
+pub(crate) struct Joined {
+    buf: [u8; JOINED_LEN],
+    len: usize,
+    /// The object was opened (its start written).
+    open: bool,
+}
+
+#[cfg(target_pointer_width = "64")]
+impl Joined {
+    /// Empty.
+    #[inline(always)]
+    pub(crate) fn new() -> Self {
+        Joined {
+            buf: [0; JOINED_LEN],
+            len: 0,
+            open: false,
+        }
+    }
+
+    /// Append `bytes` when they fit; false (nothing appended) otherwise.
+    #[inline(always)]
+    fn push(&mut self, bytes: &[u8]) -> bool {
+        let end = self.len + bytes.len();
+        match self.buf.get_mut(self.len..end) {
+            Some(to) => {
+                copy_small(to, bytes);
+                self.len = end;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Append the string content `s` (its quotes are in the texts around it) when it
+    /// fits and has nothing to escape; false (nothing appended) otherwise.
+    #[inline(always)]
+    fn push_plain(&mut self, s: &[u8]) -> bool {
+        let n = s.len();
+        let start = self.len;
+        let Some(to) = self.buf.get_mut(start..start + n) else {
+            return false;
+        };
+        let flags = match n {
+            ..=32 => copy_flagged(to, s),
+            _ => copy_flagged_long(to, s),
+        };
+        let plain = flags & SPECIAL_HIGHS == 0;
+        if plain {
+            self.len = start + n;
+        }
+        plain
+    }
+}
+
+/// [`copy_flagged`] for more than 16 bytes: 16 at a time, then the last 16 (again
+/// in part): a copy and an escape search in one pass.
+#[cfg(target_pointer_width = "64")]
+fn copy_flagged_long(to: &mut [u8], from: &[u8]) -> u64 {
+    let mut flags = 0;
+    let (whole, _) = from.as_chunks::<16>();
+    for (a, b) in to.as_chunks_mut::<16>().0.iter_mut().zip(whole) {
+        *a = *b;
+        flags |= words16_flags(b);
+    }
+    if let (Some(a), Some(b)) = (to.last_chunk_mut::<16>(), from.last_chunk::<16>()) {
+        *a = *b;
+        flags |= words16_flags(b);
+    }
+    flags
+}
+
+/// The [`special_flags`] of both 8-byte words of `b`.
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+fn words16_flags(b: &[u8; 16]) -> u64 {
+    let (lo, hi) = b.split_at(8);
+    let word = |h: &[u8]| h.first_chunk::<8>().map_or(0, |w| u64::from_le_bytes(*w));
+    special_flags(word(lo)) | special_flags(word(hi))
+}
+
 /// Maximum nesting the writer tracks for automatic commas.
 pub const WRITER_MAX_DEPTH: usize = 32;
 
@@ -1169,6 +1257,85 @@ impl<'s> JsonWriter<'s> {
     pub fn null(&mut self) {
         self.put_lead(b",null");
         self.after_value();
+    }
+
+    // ---- joined text (64-bit) ------------------------------------------------------
+
+    /// Open an object whose text is assembled in `j` ([`Joined`]): `j` starts with
+    /// `,{` and the object's first members. The text goes to the sink only when `j`
+    /// runs full, a piece is written directly ([`join_raw`](Self::join_raw), a string
+    /// to escape) or the object ends ([`join_end`](Self::join_end)).
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn join_flush(&mut self, j: &mut Joined) {
+        let text = j.buf.get(..j.len).unwrap_or_default();
+        if j.open {
+            self.put(text);
+        } else {
+            self.open_with(text, true);
+            j.open = true;
+        }
+        j.len = 0;
+    }
+
+    /// Append the literal text `lit` to `j` (written first when it does not fit).
+    #[cfg(target_pointer_width = "64")]
+    #[inline(always)]
+    pub(crate) fn join_lit(&mut self, j: &mut Joined, lit: &[u8]) {
+        if !j.push(lit) {
+            self.join_lit_flushed(j, lit);
+        }
+    }
+
+    /// [`join_lit`](Self::join_lit) when `lit` does not fit: after what `j` holds.
+    #[cfg(target_pointer_width = "64")]
+    #[cold]
+    #[inline(never)]
+    fn join_lit_flushed(&mut self, j: &mut Joined, lit: &[u8]) {
+        self.join_flush(j);
+        if !j.push(lit) {
+            self.put(lit);
+        }
+    }
+
+    /// Append the content of a string value, `s`, to `j` (its quotes are in the texts
+    /// before and after it); escaped (written directly, after what `j` holds) when it
+    /// has anything to escape or does not fit.
+    #[cfg(target_pointer_width = "64")]
+    #[inline(always)]
+    pub(crate) fn join_str(&mut self, j: &mut Joined, s: &str) {
+        if !j.push_plain(s.as_bytes()) {
+            self.join_str_flushed(j, s);
+        }
+    }
+
+    /// [`join_str`](Self::join_str) when `s` does not fit or has anything to escape:
+    /// after what `j` holds.
+    #[cfg(target_pointer_width = "64")]
+    #[cold]
+    #[inline(never)]
+    fn join_str_flushed(&mut self, j: &mut Joined, s: &str) {
+        self.join_flush(j);
+        if j.push_plain(s.as_bytes()) {
+            return;
+        }
+        self.put_escaped(s.as_bytes());
+    }
+
+    /// JSON text `json` after what `j` holds (which is written first), as it is.
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn join_raw(&mut self, j: &mut Joined, json: &[u8]) {
+        self.join_flush(j);
+        self.put(json);
+    }
+
+    /// Write what `j` holds, closing the object it opened (the text ends with its
+    /// `}`).
+    #[cfg(target_pointer_width = "64")]
+    pub(crate) fn join_end(&mut self, j: &mut Joined) {
+        if !j.open {
+            self.join_flush(j);
+        }
+        self.end(j.buf.get(..j.len).unwrap_or_default());
     }
 
     // ---- raw output ---------------------------------------------------------------
