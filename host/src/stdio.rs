@@ -322,30 +322,6 @@ impl Stdout {
     }
 }
 
-/// `to.copy_from_slice(from)` (the same length) with no call up to 128 bytes: from 16
-/// bytes (a key, a base64 run, a long string) as two overlapping fixed-size copies,
-/// shorter ones through [`copy_small`](emcp::json::writer::copy_small) (the sizes
-/// tested smallest first: most pieces are short); longer ones through
-/// `copy_from_slice`.
-#[inline(always)]
-fn copy_medium(to: &mut [u8], from: &[u8]) {
-    fn two<const K: usize>(to: &mut [u8], from: &[u8]) {
-        if let (Some(a), Some(b)) = (to.first_chunk_mut::<K>(), from.first_chunk::<K>()) {
-            *a = *b;
-        }
-        if let (Some(a), Some(b)) = (to.last_chunk_mut::<K>(), from.last_chunk::<K>()) {
-            *a = *b;
-        }
-    }
-    match from.len() {
-        0..16 => emcp::json::writer::copy_small(to, from),
-        16..33 => two::<16>(to, from),
-        33..65 => two::<32>(to, from),
-        65..129 => two::<64>(to, from),
-        _ => to.copy_from_slice(from),
-    }
-}
-
 impl Default for Stdout {
     fn default() -> Self {
         Self::new()
@@ -364,8 +340,10 @@ impl embedded_io::ErrorType for Stdout {
 
 impl embedded_io::Write for Stdout {
     /// Up to 128 bytes (JSON fragments, a base64 run of a streamed part) are copied
-    /// inline, with no call ([`copy_medium`]); longer writes and a full buffer take
-    /// the outlined path, so the short one saves no registers.
+    /// inline, with no call ([`copy_medium`]); longer writes and a full buffer take the
+    /// outlined path, so the short one saves no registers.
+    ///
+    /// [`copy_medium`]: emcp::json::writer::copy_medium
     #[inline]
     fn write(&mut self, bytes: &[u8]) -> Result<usize, Self::Error> {
         let start = self.len;
@@ -373,7 +351,7 @@ impl embedded_io::Write for Stdout {
         if n <= 128 {
             if let Some(to) = self.buf.get_mut(start..start.wrapping_add(n)) {
                 self.len = start + n;
-                copy_medium(to, bytes);
+                emcp::json::writer::copy_medium(to, bytes);
                 return Ok(n);
             }
         }
@@ -418,16 +396,6 @@ mod tests {
         }
         fn calls(&self) -> usize {
             self.writes.lock().unwrap().len()
-        }
-    }
-
-    #[test]
-    fn copy_medium_copies_every_length() {
-        let from: Vec<u8> = (0..=255u8).collect();
-        for n in 0..=from.len() {
-            let mut to = vec![0xAAu8; n];
-            copy_medium(&mut to, &from[..n]);
-            assert_eq!(to, &from[..n], "length {n}");
         }
     }
 

@@ -293,6 +293,18 @@ impl<W: embedded_io::Write> Sink for IoSink<W> {
 #[cfg(target_pointer_width = "64")]
 const JOIN_MAX: usize = 32;
 
+/// The first `K` and the last `K` bytes of `from` copied to `to`: all of them when both
+/// have the same length, `K` to `2K` bytes.
+#[inline(always)]
+fn copy_ends<const K: usize>(to: &mut [u8], from: &[u8]) {
+    if let (Some(a), Some(b)) = (to.first_chunk_mut::<K>(), from.first_chunk::<K>()) {
+        *a = *b;
+    }
+    if let (Some(a), Some(b)) = (to.last_chunk_mut::<K>(), from.last_chunk::<K>()) {
+        *a = *b;
+    }
+}
+
 /// `to.copy_from_slice(from)`, up to 32 bytes as at most two overlapping fixed-size
 /// copies (no call: for the short pieces a [`JsonWriter`] writes, copied into a
 /// [`Sink`]'s buffer); does nothing when the lengths differ.
@@ -304,23 +316,15 @@ const JOIN_MAX: usize = 32;
 /// ```
 #[inline(always)]
 pub fn copy_small(to: &mut [u8], from: &[u8]) {
-    fn two<const K: usize>(to: &mut [u8], from: &[u8]) {
-        if let (Some(a), Some(b)) = (to.first_chunk_mut::<K>(), from.first_chunk::<K>()) {
-            *a = *b;
-        }
-        if let (Some(a), Some(b)) = (to.last_chunk_mut::<K>(), from.last_chunk::<K>()) {
-            *a = *b;
-        }
-    }
     let n = from.len();
     if to.len() != n {
         return;
     }
     match n {
         33.. => to.copy_from_slice(from),
-        16.. => two::<16>(to, from),
-        8.. => two::<8>(to, from),
-        4.. => two::<4>(to, from),
+        16.. => copy_ends::<16>(to, from),
+        8.. => copy_ends::<8>(to, from),
+        4.. => copy_ends::<4>(to, from),
         // 0 to 3 bytes: the first, middle and last (no loop, which would become a call).
         _ => {
             for k in [0, n / 2, n.wrapping_sub(1)] {
@@ -329,6 +333,31 @@ pub fn copy_small(to: &mut [u8], from: &[u8]) {
                 }
             }
         }
+    }
+}
+
+/// [`copy_small`] up to 128 bytes: from 16 bytes (a key, a base64 run, a long string)
+/// as two overlapping 16-, 32- or 64-byte copies, shorter ones as [`copy_small`] (the
+/// sizes tested smallest first: most pieces are short), longer ones through
+/// `copy_from_slice`; nothing when the lengths differ. For a host's sink buffer.
+///
+/// ```
+/// let text = [7u8; 100];
+/// let mut to = [0u8; 100];
+/// emcp::json::writer::copy_medium(&mut to, &text);
+/// assert_eq!(to, text);
+/// ```
+#[inline(always)]
+pub fn copy_medium(to: &mut [u8], from: &[u8]) {
+    if to.len() != from.len() {
+        return;
+    }
+    match from.len() {
+        0..16 => copy_small(to, from),
+        16..33 => copy_ends::<16>(to, from),
+        33..65 => copy_ends::<32>(to, from),
+        65..129 => copy_ends::<64>(to, from),
+        _ => to.copy_from_slice(from),
     }
 }
 
@@ -2001,17 +2030,24 @@ mod tests {
     }
 
     #[test]
-    fn copy_small_copies_every_length() {
-        let from: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37)).collect();
+    fn copy_small_and_medium_copy_every_length() {
+        let from: Vec<u8> = (0..=255u8).map(|b| b.wrapping_mul(37)).collect();
         for n in 0..=from.len() {
-            let mut to = std::vec![0xAAu8; n];
-            copy_small(&mut to, &from[..n]);
-            assert_eq!(to, &from[..n], "length {n}");
+            for copy in [copy_small, copy_medium] {
+                let mut to = std::vec![0xAAu8; n];
+                copy(&mut to, &from[..n]);
+                assert_eq!(to, &from[..n], "length {n}");
+            }
         }
         // Different lengths: nothing copied.
-        let mut to = [0u8; 3];
-        copy_small(&mut to, b"ab");
-        assert_eq!(to, [0; 3]);
+        for copy in [copy_small, copy_medium] {
+            let mut to = [0u8; 3];
+            copy(&mut to, b"ab");
+            assert_eq!(to, [0; 3]);
+            let mut to = [0u8; 200];
+            copy(&mut to, &from[..100]);
+            assert_eq!(to, [0; 200]);
+        }
     }
 
     /// A short string written at once is the same text as written piece by piece,
