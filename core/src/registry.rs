@@ -616,27 +616,32 @@ mod tests {
     use crate::json::SliceSink;
     use std::string::String;
 
-    /// `tool` written by [`Tool::write`] as the second of an array.
-    fn written(tool: &Tool<'_>) -> String {
+    /// What `f` writes as the second of an array of three (the others `null`).
+    fn in_array(f: impl FnOnce(&mut JsonWriter<'_>)) -> String {
         let mut buf = [0u8; 4096];
         let mut sink = SliceSink::new(&mut buf);
         let mut w = JsonWriter::new(&mut sink);
         w.begin_array();
         w.null();
-        tool.write(&mut w);
+        f(&mut w);
         w.null();
         w.end_array();
         assert!(w.is_ok());
         String::from_utf8(sink.written().to_vec()).unwrap()
     }
 
+    /// `tool` written by [`Tool::write`] as the second of an array.
+    fn written(tool: &Tool<'_>) -> String {
+        in_array(|w| tool.write(w))
+    }
+
     /// The same through the writer's public calls, one piece at a time.
     fn expected(t: &Tool<'_>) -> String {
-        let mut buf = [0u8; 4096];
-        let mut sink = SliceSink::new(&mut buf);
-        let mut w = JsonWriter::new(&mut sink);
-        w.begin_array();
-        w.null();
+        in_array(|w| pieces(w, t))
+    }
+
+    /// [`Tool::write`] through the writer's public calls.
+    fn pieces(w: &mut JsonWriter<'_>, t: &Tool<'_>) {
         w.begin_object();
         w.key("name");
         w.str(t.name);
@@ -675,10 +680,6 @@ mod tests {
             w.end_object();
         }
         w.end_object();
-        w.null();
-        w.end_array();
-        assert!(w.is_ok());
-        String::from_utf8(sink.written().to_vec()).unwrap()
     }
 
     /// Every shape of tool (strings to escape, long ones, each annotation) is written
