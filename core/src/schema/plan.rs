@@ -72,6 +72,9 @@ struct Property {
     /// `enum` is an array of strings without escapes (an argument is one of them when
     /// its text is one of theirs, or when it is a string with escapes equal to one).
     plain_enum: bool,
+    /// A string found among a plain `enum`'s passes every rule: the `type` is
+    /// `string` or anything, and there are no bounds.
+    enum_settles: bool,
     /// The bounds are `minimum` and `maximum` only (one or both), each an integer of
     /// at most nine digits: `int_min` and `int_max` (`i32::MIN` and `i32::MAX` when
     /// absent), against which an argument of at most nine digits is checked as an
@@ -87,11 +90,15 @@ impl Property {
         keywords: [Span::NONE; PROPERTY_KEYS.len()],
         ty: ANY_TYPE,
         plain_enum: false,
+        enum_settles: false,
         int_bounds: false,
         int_min: i32::MIN,
         int_max: i32::MAX,
     };
 }
+
+/// [`Property::ty`] of `string`.
+const STRING: u8 = 0;
 
 /// [`Property::ty`] of `number`.
 const NUMBER: u8 = 1;
@@ -251,6 +258,9 @@ impl<'a> Plan<'a> {
                     property.plain_enum = plain_strings(s, allowed);
                     let [x_min, x_max, min_len, max_len] = others;
                     let others = x_min.end | x_max.end | min_len.end | max_len.end;
+                    property.enum_settles = property.plain_enum
+                        && (property.ty == STRING || property.ty == ANY_TYPE)
+                        && (others | min.end | max.end) == 0;
                     if others == 0 && (min.end != 0 || max.end != 0) {
                         if let (Some(lo), Some(hi)) = (
                             small_int(slice(s, min.range()), i32::MIN),
@@ -441,6 +451,9 @@ impl<'a> Plan<'a> {
     /// plain strings by their texts (not at all when the walk found `v` among them:
     /// `in_enum`).
     fn check(&self, p: &Property, v: Value<'_>, in_enum: bool) -> Result<(), Rule<'a>> {
+        if in_enum && p.enum_settles {
+            return Ok(());
+        }
         let [ty, allowed, bounds @ ..] = &p.keywords;
         // An argument of at most nine digits against bounds of as few: as integers.
         let int = || match p.int_bounds {
