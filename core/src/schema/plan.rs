@@ -36,6 +36,11 @@ use crate::json::Value;
 /// Properties a [`Plan`] holds; a schema with more is checked by walking its text.
 pub const MAX_PLAN_PROPERTIES: usize = 8;
 
+/// Strings of plain `enum`s a [`Plan`] files, over all its properties (64-bit hosts;
+/// a property whose strings do not fit has its `enum` text looked through).
+#[cfg(target_pointer_width = "64")]
+const MAX_PLAN_ITEMS: usize = 24;
+
 /// Where a value (or a property name's content) is in the schema text. `end == 0`:
 /// absent (no value is empty, and no name ends at the text's first byte).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +77,9 @@ struct Property {
     /// `enum` is an array of strings without escapes (an argument is one of them when
     /// its text is one of theirs, or when it is a string with escapes equal to one).
     plain_enum: bool,
+    /// A string found among a plain `enum`'s passes every rule: the `type` is
+    /// `string` or anything, and there are no bounds.
+    enum_settles: bool,
     /// The bounds are `minimum` and `maximum` only (one or both), each an integer of
     /// at most nine digits: `int_min` and `int_max` (`i32::MIN` and `i32::MAX` when
     /// absent), against which an argument of at most nine digits is checked as an
@@ -79,6 +87,10 @@ struct Property {
     int_bounds: bool,
     int_min: i32,
     int_max: i32,
+    /// A plain `enum`'s strings: where they start in [`Plan::items`] and how many
+    /// there are (`u8::MAX`: they did not fit, the `enum` text is looked through).
+    #[cfg(target_pointer_width = "64")]
+    items: (u8, u8),
 }
 
 impl Property {
@@ -87,11 +99,17 @@ impl Property {
         keywords: [Span::NONE; PROPERTY_KEYS.len()],
         ty: ANY_TYPE,
         plain_enum: false,
+        enum_settles: false,
         int_bounds: false,
         int_min: i32::MIN,
         int_max: i32::MAX,
+        #[cfg(target_pointer_width = "64")]
+        items: (0, u8::MAX),
     };
 }
+
+/// [`Property::ty`] of `string`.
+const STRING: u8 = 0;
 
 /// [`Property::ty`] of `number`.
 const NUMBER: u8 = 1;
@@ -123,6 +141,12 @@ pub struct Plan<'a> {
     required_count: u8,
     count: u8,
     properties: [Property; MAX_PLAN_PROPERTIES],
+    /// The strings of the properties' plain `enum`s, quotes included (see
+    /// [`Property::items`]), `item_count` of them.
+    #[cfg(target_pointer_width = "64")]
+    items: [Span; MAX_PLAN_ITEMS],
+    #[cfg(target_pointer_width = "64")]
+    item_count: u8,
 }
 
 impl<'a> Plan<'a> {
@@ -140,6 +164,10 @@ impl<'a> Plan<'a> {
             required_count: 0,
             count: 0,
             properties: [Property::NONE; MAX_PLAN_PROPERTIES],
+            #[cfg(target_pointer_width = "64")]
+            items: [Span::NONE; MAX_PLAN_ITEMS],
+            #[cfg(target_pointer_width = "64")]
+            item_count: 0,
         };
         let s = schema.as_bytes();
         let open = skip_ws(s, 0);
@@ -218,6 +246,42 @@ impl<'a> Plan<'a> {
         }
     }
 
+    /// File the strings of the plain `enum` at `span` (an array of strings without
+    /// escapes) into `items`: where they start there and how many there are, or
+    /// `(0, u8::MAX)` when they do not fit.
+    #[cfg(target_pointer_width = "64")]
+    const fn file_items(&mut self, s: &[u8], span: Span) -> (u8, u8) {
+        let first = self.item_count;
+        let mut i = skip_ws(s, span.start as usize + 1);
+        if byte(s, i) == b']' {
+            return (first, 0);
+        }
+        loop {
+            let filed = match string_end(s, i) {
+                Some((after, false)) => {
+                    match self.items.split_at_mut_checked(self.item_count as usize) {
+                        Some((_, [slot, ..])) => {
+                            *slot = Span::new(i, after);
+                            Some(after)
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let Some(after) = filed else {
+                self.item_count = first;
+                return (0, u8::MAX);
+            };
+            self.item_count += 1;
+            i = skip_ws(s, after);
+            match byte(s, i) {
+                b',' => i = skip_ws(s, i + 1),
+                _ => return (first, self.item_count - first),
+            }
+        }
+    }
+
     /// File the properties of the `properties` value at `value`; false when they do
     /// not fit the plan.
     const fn compile_properties(&mut self, s: &[u8], value: (usize, usize)) -> bool {
@@ -249,8 +313,15 @@ impl<'a> Plan<'a> {
                     let [ty, allowed, min, max, others @ ..] = property.keywords;
                     property.ty = type_code(s, ty);
                     property.plain_enum = plain_strings(s, allowed);
+                    #[cfg(target_pointer_width = "64")]
+                    if property.plain_enum {
+                        property.items = self.file_items(s, allowed);
+                    }
                     let [x_min, x_max, min_len, max_len] = others;
                     let others = x_min.end | x_max.end | min_len.end | max_len.end;
+                    property.enum_settles = property.plain_enum
+                        && (property.ty == STRING || property.ty == ANY_TYPE)
+                        && (others | min.end | max.end) == 0;
                     if others == 0 && (min.end != 0 || max.end != 0) {
                         if let (Some(lo), Some(hi)) = (
                             small_int(slice(s, min.range()), i32::MIN),
@@ -351,8 +422,7 @@ impl<'a> Plan<'a> {
             let hit = found
                 .and_then(|k| properties.get(k))
                 .filter(|p| p.plain_enum)
-                .and_then(|p| self.value(p.keywords[1]))
-                .and_then(|e| plain_item_at(e.raw(), members.ahead()));
+                .and_then(|p| self.enum_item_at(p, members.ahead()));
             let value = match hit {
                 Some(len) => members.value_as(len),
                 None => members.value(),
@@ -421,6 +491,28 @@ impl<'a> Plan<'a> {
         checked
     }
 
+    /// The length of the string of `p`'s plain `enum` that `text` starts with, quotes
+    /// included: by the strings filed when compiling.
+    #[cfg(target_pointer_width = "64")]
+    fn enum_item_at(&self, p: &Property, text: &[u8]) -> Option<usize> {
+        let (first, count) = (usize::from(p.items.0), usize::from(p.items.1));
+        let Some(items) = self.items.get(first..first + count) else {
+            return plain_item_at(self.value(p.keywords[1])?.raw(), text);
+        };
+        items.iter().find_map(|&span| {
+            let item = self.text(span)?;
+            let head = text.get(..item.len())?;
+            same_bytes(head, item).then_some(item.len())
+        })
+    }
+
+    /// The length of the string of `p`'s plain `enum` that `text` starts with, quotes
+    /// included.
+    #[cfg(not(target_pointer_width = "64"))]
+    fn enum_item_at(&self, p: &Property, text: &[u8]) -> Option<usize> {
+        plain_item_at(self.value(p.keywords[1])?.raw(), text)
+    }
+
     /// The index of the declared property whose name is written `name`.
     #[cfg(target_pointer_width = "64")]
     fn property(&self, name: &[u8]) -> Option<usize> {
@@ -441,6 +533,9 @@ impl<'a> Plan<'a> {
     /// plain strings by their texts (not at all when the walk found `v` among them:
     /// `in_enum`).
     fn check(&self, p: &Property, v: Value<'_>, in_enum: bool) -> Result<(), Rule<'a>> {
+        if in_enum && p.enum_settles {
+            return Ok(());
+        }
         let [ty, allowed, bounds @ ..] = &p.keywords;
         // An argument of at most nine digits against bounds of as few: as integers.
         let int = || match p.int_bounds {
@@ -893,6 +988,38 @@ mod tests {
                         assert_eq!(v.map(|v| v.raw()), walked, "{schema} {text} {name}");
                     }
                 }
+            }
+        }
+    }
+
+    /// A plain `enum`'s strings are filed while they fit; past that its text is looked
+    /// through: the same answers either way.
+    #[test]
+    fn enum_strings_filed_or_not() {
+        let few = r#"{"properties":{"a":{"enum":[ "x" , "yz" ]},"b":{"enum":[]}}}"#;
+        let many = std::format!(
+            r#"{{"properties":{{"b":{{"enum":[]}},"a":{{"enum":[{}"x","yz"]}}}}}}"#,
+            r#""q","#.repeat(30)
+        );
+        let plans = [Plan::compile(few), Plan::compile(&many)];
+        #[cfg(target_pointer_width = "64")]
+        {
+            assert_eq!(plans[0].properties[0].items, (0, 2));
+            assert_eq!(plans[0].properties[1].items, (2, 0));
+            assert_eq!(plans[1].properties[1].items, (0, u8::MAX));
+        }
+        for plan in &plans {
+            assert!(plan.is_compiled());
+            for (text, ok) in [
+                (r#"{"a":"x"}"#, true),
+                (r#"{"a":"yz"}"#, true),
+                (r#"{"a":"y"}"#, false),
+                (r#"{"a":"x"}"#, true),
+                (r#"{"a":"xy"}"#, false),
+                (r#"{"b":"x"}"#, false),
+            ] {
+                let a = crate::json::parse(text.as_bytes()).unwrap();
+                assert_eq!(plan.validate(Some(a)).is_ok(), ok, "{text}");
             }
         }
     }
