@@ -94,7 +94,9 @@ fn plan(v: Value<'_>, data: &[u8]) {
         r#"{"\u0061":1.5e1,"ab":"é"}"#,
         r#"{"b":-1,"c":"abcdef","d":{}}"#,
     ];
-    let args = ARGS.iter().map(|a| parse(a.as_bytes()).expect("valid arguments"));
+    let args = ARGS
+        .iter()
+        .map(|a| parse(a.as_bytes()).expect("valid arguments"));
     for a in args.map(Some).chain([None, Some(v)]) {
         let ours = format!("{:?}", compiled.validate(a));
         let walked = format!("{:?}", emcp::schema::validate(v, a));

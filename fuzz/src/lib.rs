@@ -16,6 +16,7 @@
 //!
 //! Violations panic with a message naming the invariant: libFuzzer records the input.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -71,6 +72,50 @@ pub fn depth(v: &Value) -> usize {
     }
 }
 
+/// `text` with every number beyond `f64`'s range written `0`: serde_json refuses such
+/// a number, which JSON allows and emcp takes (and echoes, e.g. a progress token), so
+/// the oracles read their `Value`s from this; raw members keep the text as it was.
+pub fn finite(text: &str) -> Cow<'_, str> {
+    let b = text.as_bytes();
+    let (mut out, mut copied, mut i) = (String::new(), 0, 0);
+    let (mut in_string, mut escaped) = (false, false);
+    while let Some(&c) = b.get(i) {
+        i += 1;
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_string = true,
+            b'-' | b'0'..=b'9' => {
+                let start = i - 1;
+                while b
+                    .get(i)
+                    .is_some_and(|c| matches!(c, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                {
+                    i += 1;
+                }
+                if text[start..i].parse::<f64>().is_ok_and(f64::is_infinite) {
+                    out.push_str(&text[copied..start]);
+                    out.push('0');
+                    copied = i;
+                }
+            }
+            _ => {}
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
 /// Whether raw JSON text is an id emcp accepts: a string, or an integer literal (any
 /// magnitude), at most [`MAX_ID_LEN`] bytes.
 pub fn is_valid_id(raw: &str) -> bool {
@@ -117,8 +162,8 @@ pub fn serde_refuses(bytes: &[u8]) -> bool {
 pub fn message(line: &[u8]) -> Out {
     let shown = String::from_utf8_lossy(line);
     let text = std::str::from_utf8(line).unwrap_or_else(|_| panic!("output not UTF-8: {shown}"));
-    let value: Value =
-        serde_json::from_str(text).unwrap_or_else(|e| panic!("output not JSON ({e}): {shown}"));
+    let value: Value = serde_json::from_str(&finite(text))
+        .unwrap_or_else(|e| panic!("output not JSON ({e}): {shown}"));
     assert!(
         emcp::json::parse(line).is_ok(),
         "emcp cannot read its own output: {shown}"
@@ -226,7 +271,7 @@ pub fn classify(line: &[u8], raw_len: usize, line_buffer: usize) -> Class {
     let Ok(text) = std::str::from_utf8(line) else {
         return other(None);
     };
-    let Ok(value) = serde_json::from_str::<Value>(text) else {
+    let Ok(value) = serde_json::from_str::<Value>(&finite(text)) else {
         return other(None);
     };
     let Ok(members) = serde_json::from_str::<Members>(text) else {
@@ -239,7 +284,9 @@ pub fn classify(line: &[u8], raw_len: usize, line_buffer: usize) -> Class {
         Some(Ok(Value::String(m))) => m,
         _ => return other(Some(&members)),
     };
-    let params = members.first("params").map(serde_json::from_str::<Value>);
+    let params = members
+        .first("params")
+        .map(|p| serde_json::from_str::<Value>(&finite(p)));
     if !matches!(params, None | Some(Ok(Value::Object(_)))) {
         return other(Some(&members));
     }
