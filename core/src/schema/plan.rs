@@ -247,39 +247,26 @@ impl<'a> Plan<'a> {
     }
 
     /// File the strings of the plain `enum` at `span` (an array of strings without
-    /// escapes) into `items`: where they start there and how many there are, or
-    /// `(0, u8::MAX)` when they do not fit.
+    /// escapes, as [`plain_strings`] found it) into `items`: where they start there and
+    /// how many there are, or `(0, u8::MAX)` when they do not fit.
     #[cfg(target_pointer_width = "64")]
     const fn file_items(&mut self, s: &[u8], span: Span) -> (u8, u8) {
         let first = self.item_count;
         let mut i = skip_ws(s, span.start as usize + 1);
-        if byte(s, i) == b']' {
-            return (first, 0);
-        }
-        loop {
-            let filed = match string_end(s, i) {
-                Some((after, false)) => {
-                    match self.items.split_at_mut_checked(self.item_count as usize) {
-                        Some((_, [slot, ..])) => {
-                            *slot = Span::new(i, after);
-                            Some(after)
-                        }
-                        _ => None,
-                    }
-                }
-                _ => None,
-            };
-            let Some(after) = filed else {
+        while let Some((after, _)) = string_end(s, i) {
+            let Some((_, [slot, ..])) = self.items.split_at_mut_checked(self.item_count as usize)
+            else {
                 self.item_count = first;
                 return (0, u8::MAX);
             };
+            *slot = Span::new(i, after);
             self.item_count += 1;
             i = skip_ws(s, after);
-            match byte(s, i) {
-                b',' => i = skip_ws(s, i + 1),
-                _ => return (first, self.item_count - first),
+            if byte(s, i) == b',' {
+                i = skip_ws(s, i + 1);
             }
         }
+        (first, self.item_count - first)
     }
 
     /// File the properties of the `properties` value at `value`; false when they do
