@@ -386,15 +386,6 @@ fn copy_flagged(to: &mut [u8], from: &[u8]) -> u64 {
         }
         flags
     }
-    /// The flags of the 8-byte words of `b`.
-    #[inline(always)]
-    fn words_flags(b: &[u8]) -> u64 {
-        let mut flags = 0;
-        for w in b.as_chunks::<8>().0 {
-            flags |= special_flags(u64::from_le_bytes(*w));
-        }
-        flags
-    }
     let n = from.len();
     if to.len() != n {
         return 0;
@@ -530,22 +521,24 @@ fn copy_flagged_long(to: &mut [u8], from: &[u8]) -> u64 {
     let (whole, _) = from.as_chunks::<16>();
     for (a, b) in to.as_chunks_mut::<16>().0.iter_mut().zip(whole) {
         *a = *b;
-        flags |= words16_flags(b);
+        flags |= words_flags(b);
     }
     if let (Some(a), Some(b)) = (to.last_chunk_mut::<16>(), from.last_chunk::<16>()) {
         *a = *b;
-        flags |= words16_flags(b);
+        flags |= words_flags(b);
     }
     flags
 }
 
-/// The [`special_flags`] of both 8-byte words of `b`.
+/// The [`special_flags`] of the 8-byte words of `b` (8 or 16 bytes).
 #[cfg(target_pointer_width = "64")]
 #[inline(always)]
-fn words16_flags(b: &[u8; 16]) -> u64 {
-    let (lo, hi) = b.split_at(8);
-    let word = |h: &[u8]| h.first_chunk::<8>().map_or(0, |w| u64::from_le_bytes(*w));
-    special_flags(word(lo)) | special_flags(word(hi))
+fn words_flags(b: &[u8]) -> u64 {
+    let mut flags = 0;
+    for w in b.as_chunks::<8>().0 {
+        flags |= special_flags(u64::from_le_bytes(*w));
+    }
+    flags
 }
 
 /// Maximum nesting the writer tracks for automatic commas.
@@ -1451,15 +1444,11 @@ impl<'s> JsonWriter<'s> {
         if self.carry_len > 0 {
             let need = 3usize.saturating_sub(usize::from(self.carry_len));
             let Some((head, tail)) = rest.split_at_checked(need) else {
-                for &c in rest {
-                    self.carry = self.carry << 8 | u32::from(c);
-                }
+                self.carry_in(rest);
                 self.carry_len += rest.len() as u8;
                 return;
             };
-            for &c in head {
-                self.carry = self.carry << 8 | u32::from(c);
-            }
+            self.carry_in(head);
             if let Some(o) = out.first_chunk_mut::<4>() {
                 *o = encode_full_group(self.carry);
                 n = 4;
@@ -1492,20 +1481,14 @@ impl<'s> JsonWriter<'s> {
                     break;
                 };
                 let (v, u) = (u64::from_be_bytes(*x), u64::from_be_bytes(*y));
-                let pair = |v: u64, shift: u32| {
-                    B64_PAIRS
-                        .get((v >> shift) as usize & 0xFFF)
-                        .copied()
-                        .unwrap_or_default()
-                };
-                let [a, b] = pair(v, 52);
-                let [c, d] = pair(v, 40);
-                let [e, f] = pair(v, 28);
-                let [g, h] = pair(v, 16);
-                let [i, j] = pair(u, 52);
-                let [k, l] = pair(u, 40);
-                let [m, p] = pair(u, 28);
-                let [q, r] = pair(u, 16);
+                let [a, b] = b64_pair(v >> 52);
+                let [c, d] = b64_pair(v >> 40);
+                let [e, f] = b64_pair(v >> 28);
+                let [g, h] = b64_pair(v >> 16);
+                let [i, j] = b64_pair(u >> 52);
+                let [k, l] = b64_pair(u >> 40);
+                let [m, p] = b64_pair(u >> 28);
+                let [q, r] = b64_pair(u >> 16);
                 *o = [a, b, c, d, e, f, g, h, i, j, k, l, m, p, q, r];
                 rest = rest.get(12..).unwrap_or_default();
                 n += 16;
@@ -1527,10 +1510,16 @@ impl<'s> JsonWriter<'s> {
             }
             n = 0;
         }
-        for &c in rest {
+        self.carry_in(rest);
+        self.carry_len = rest.len() as u8;
+    }
+
+    /// `bytes` (the few a part ends with) appended to the carried group.
+    #[inline(always)]
+    fn carry_in(&mut self, bytes: &[u8]) {
+        for &c in bytes {
             self.carry = self.carry << 8 | u32::from(c);
         }
-        self.carry_len = rest.len() as u8;
     }
 
     /// Flush the carried bytes with padding and close the base64 string.
@@ -1583,6 +1572,16 @@ static B64_PAIRS: [[u8; 2]; 4096] = {
     table
 };
 
+/// The two base64 characters of the low 12 bits of `v` ([`B64_PAIRS`]).
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+fn b64_pair(v: u64) -> [u8; 2] {
+    B64_PAIRS
+        .get(v as usize & 0xFFF)
+        .copied()
+        .unwrap_or_default()
+}
+
 /// The four base64 characters of one 3-byte group inside a run of
 /// [`JsonWriter::base64_part`], the low 24 bits of `group`: two lookups in
 /// [`B64_PAIRS`] on a 64-bit target, [`encode_group`] on a 32-bit one.
@@ -1590,14 +1589,8 @@ static B64_PAIRS: [[u8; 2]; 4096] = {
 fn encode_full_group(group: u32) -> [u8; 4] {
     #[cfg(target_pointer_width = "64")]
     {
-        let pair = |shift: u32| {
-            B64_PAIRS
-                .get((group >> shift) as usize & 0xFFF)
-                .copied()
-                .unwrap_or_default()
-        };
-        let [a, b] = pair(12);
-        let [c, d] = pair(0);
+        let [a, b] = b64_pair(u64::from(group >> 12));
+        let [c, d] = b64_pair(u64::from(group));
         [a, b, c, d]
     }
     #[cfg(not(target_pointer_width = "64"))]
