@@ -613,21 +613,17 @@ mod tests {
     extern crate std;
 
     use super::*;
-    use crate::json::SliceSink;
     use std::string::String;
 
     /// What `f` writes as the second of an array of three (the others `null`).
     fn in_array(f: impl FnOnce(&mut JsonWriter<'_>)) -> String {
-        let mut buf = [0u8; 4096];
-        let mut sink = SliceSink::new(&mut buf);
-        let mut w = JsonWriter::new(&mut sink);
-        w.begin_array();
-        w.null();
-        f(&mut w);
-        w.null();
-        w.end_array();
-        assert!(w.is_ok());
-        String::from_utf8(sink.written().to_vec()).unwrap()
+        crate::json::writer::tests::out(|w| {
+            w.begin_array();
+            w.null();
+            f(w);
+            w.null();
+            w.end_array();
+        })
     }
 
     /// `tool` written by [`Tool::write`] as the second of an array.

@@ -1610,7 +1610,7 @@ fn encode_group(group: u32) -> [u8; 4] {
     clippy::panic,
     clippy::indexing_slicing
 )]
-mod tests {
+pub(crate) mod tests {
     extern crate std;
 
     use super::*;
@@ -1618,7 +1618,8 @@ mod tests {
     use std::vec::Vec;
 
     /// Run `f` on a writer over a roomy buffer; return the output (asserting no error).
-    fn out(f: impl FnOnce(&mut JsonWriter<'_>)) -> String {
+    /// Also the other modules' tests' writer.
+    pub(crate) fn out(f: impl FnOnce(&mut JsonWriter<'_>)) -> String {
         let mut buf = [0u8; 4096];
         let mut sink = SliceSink::new(&mut buf);
         let mut w = JsonWriter::new(&mut sink);
