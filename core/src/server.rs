@@ -1232,26 +1232,29 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         out: &mut dyn Sink,
         list: Method,
     ) -> Outcome<'a> {
-        #[cfg(not(target_pointer_width = "64"))]
+        // The list's key: on 64-bit targets with its bracket (`,"tools":[`, one write).
+        macro_rules! list_key {
+            ($key:literal) => {{
+                #[cfg(target_pointer_width = "64")]
+                let key = concat!(",\"", $key, "\":[").as_bytes();
+                #[cfg(not(target_pointer_width = "64"))]
+                let key = $key;
+                key
+            }};
+        }
         let key = match list {
-            Method::ToolsList => "tools",
-            Method::ResourcesList => "resources",
-            Method::TemplatesList => "resourceTemplates",
-            _ => "prompts",
+            Method::ToolsList => list_key!("tools"),
+            Method::ResourcesList => list_key!("resources"),
+            Method::TemplatesList => list_key!("resourceTemplates"),
+            _ => list_key!("prompts"),
         };
         let cursor = cursor_param(params, p);
         let total = count(&|i| self.item(list, i, None));
         let (start, end) = page(cursor, total, self.config.page_size)?;
         let mut w = JsonWriter::new(out);
         ex.begin_result(&mut w);
-        // On 64-bit targets the key and the bracket in one write.
         #[cfg(target_pointer_width = "64")]
-        w.begin(match list {
-            Method::ToolsList => b",\"tools\":[",
-            Method::ResourcesList => b",\"resources\":[",
-            Method::TemplatesList => b",\"resourceTemplates\":[",
-            _ => b",\"prompts\":[",
-        });
+        w.begin(key);
         #[cfg(not(target_pointer_width = "64"))]
         {
             w.key_lit(key);
