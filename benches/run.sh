@@ -15,6 +15,8 @@
 # 3. Footprint of the firmware image (examples/firmware/size.sh), and in full mode the
 #    matrix of image variants x Cortex-M3/M4F (size.sh --matrix).
 # 4. Scaling: RAM against response size (benches/inproc scaling).
+# 5. The goals the benchmark issue sets ("must reach"), each against what this run
+#    measured above: met or not.
 #
 # Installs what it needs through the project's scripts (valgrind, the ARM toolchain
 # and QEMU, the Python venv, the peers). Build output and progress go to stderr; never
@@ -53,9 +55,9 @@ echo
 # ---- 1. in-process ---------------------------------------------------------------------
 log "in-process: callgrind"
 if [ "$quick" = 1 ]; then
-    bash benches/inproc/callgrind.sh read_sensor
+    bash benches/inproc/callgrind.sh read_sensor | tee "$tmp/callgrind.md"
 else
-    bash benches/inproc/callgrind.sh
+    bash benches/inproc/callgrind.sh | tee "$tmp/callgrind.md"
 fi
 echo
 if [ "$quick" = 1 ]; then
@@ -117,9 +119,10 @@ echo "median of each round's own ratio (range in brackets), best/best the ratio 
 echo "boards' least CPU over the rounds (the runs least disturbed by the shared machine)."
 echo "The Python SDK: median of $runs runs, against the median of emcp-rust."
 echo
-python3 - "$tmp/stdio-fast.jsonl" "$tmp/stdio-slow.jsonl" <<'PY'
+python3 - "$tmp/stdio-fast.jsonl" "$tmp/stdio-slow.jsonl" "$tmp/ratios.json" <<'PY'
 import json, statistics, sys
 fast = [json.loads(l) for l in open(sys.argv[1])]
+found = {}
 slow = [json.loads(l) for l in open(sys.argv[2])]
 keys = []
 for r in fast + slow:
@@ -145,6 +148,7 @@ for name, era in keys:
     # A small N of a slow-starting server can end below the start-up run's noise.
     cpu_s = f"{cpu:.2f}" if cpu > 0 else "n/a (N too small)"
     if ratios and cpu > 0:
+        found[f"{name} {era}"] = ratios
         ratio = f"{statistics.median(ratios):.1f}"
         if len(ratios) > 1:
             ratio += f" ({min(ratios):.1f}–{max(ratios):.1f})"
@@ -158,6 +162,7 @@ for name, era in keys:
     r0 = rs[0]
     print(f'| {name} | {era} {r0["protocol_version"]} | {r0["n"]} | {cpu_s} | '
           f'{ratio} | {best} | {msgs:.0f} | {rss} |')
+json.dump(found, open(sys.argv[3], "w"))
 PY
 echo
 
@@ -166,7 +171,7 @@ log "footprint: examples/firmware/size.sh"
 echo "### Firmware footprint (examples/firmware/size.sh)"
 echo
 echo '```'
-bash examples/firmware/size.sh
+bash examples/firmware/size.sh | tee "$tmp/size.txt"
 echo '```'
 echo
 if [ "$quick" = 0 ]; then
@@ -180,3 +185,44 @@ fi
 # ---- 4. scaling -----------------------------------------------------------------------
 log "scaling: RAM against response size"
 cargo run -q --release -p emcp-bench --bin scaling
+echo
+
+# ---- 5. the goals ---------------------------------------------------------------------
+# The benchmark issue's "must reach" lines, from the numbers above (nothing re-measured).
+echo "### Must reach"
+echo
+python3 - "$tmp/callgrind.md" "$tmp/ratios.json" "$tmp/size.txt" <<'PY'
+import json, re, statistics, sys
+ir = {}
+for line in open(sys.argv[1]):
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) >= 6 and cells[0] == "read_sensor" and cells[5].isdigit():
+        ir[cells[1]] = int(cells[5])
+ratios = json.load(open(sys.argv[2]))
+size = open(sys.argv[3]).read()
+m3 = size.split("== m3", 1)[-1].split("== ", 1)[0]
+text = re.search(r"text\s+(\d+)", m3)
+ram = re.search(r"RAM \(data \+ bss \+ stack peak\):\s+(\d+)", m3)
+yes = lambda ok: "yes" if ok else "**no**"
+print("| goal | must | measured | met |")
+print("|---|---|---|---|")
+for era, n in ir.items():
+    print(f"| `tools/call read_sensor` in process ({era}) | ≤ 1,000 instructions | {n:,} | {yes(n <= 1000)} |")
+for era, name in (("legacy", "initialize era"), ("modern", "2026-07-28")):
+    rs = ratios.get(f"rmcp {era}")
+    if not rs:
+        continue
+    med, low = statistics.median(rs), min(rs)
+    if len(rs) > 1:
+        got = f"median {med:.1f}× (slowest round {low:.1f}×, {len(rs)} rounds)"
+    else:
+        got = f"{med:.1f}× (1 round)"
+    met = yes(med >= 30) + ("" if low >= 30 or len(rs) == 1 else "; not in every round")
+    print(f"| CPU per message over stdio vs `rmcp` ({name}) | ≥ 30× lower | {got} | {met} |")
+if text:
+    t = int(text.group(1))
+    print(f"| firmware `text`, Cortex-M3 full board | ≤ 24,576 B | {t:,} | {yes(t <= 24576)} |")
+if ram:
+    r = int(ram.group(1))
+    print(f"| firmware RAM (static + stack peak), Cortex-M3 | ≤ 4,096 B | {r:,} | {yes(r <= 4096)} |")
+PY
