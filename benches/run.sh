@@ -122,8 +122,9 @@ echo
 python3 - "$tmp/stdio-fast.jsonl" "$tmp/stdio-slow.jsonl" "$tmp/ratios.json" <<'PY'
 import json, statistics, sys
 fast = [json.loads(l) for l in open(sys.argv[1])]
-found = {}
 slow = [json.loads(l) for l in open(sys.argv[2])]
+# Each board and era's per-round ratios, for the goals at the end.
+found = {}
 keys = []
 for r in fast + slow:
     if (r["name"], r["era"]) not in keys:
@@ -162,7 +163,8 @@ for name, era in keys:
     r0 = rs[0]
     print(f'| {name} | {era} {r0["protocol_version"]} | {r0["n"]} | {cpu_s} | '
           f'{ratio} | {best} | {msgs:.0f} | {rss} |')
-json.dump(found, open(sys.argv[3], "w"))
+with open(sys.argv[3], "w") as f:
+    json.dump(found, f)
 PY
 echo
 
@@ -200,7 +202,8 @@ for line in open(sys.argv[1]):
         ir[cells[1]] = int(cells[5])
 ratios = json.load(open(sys.argv[2]))
 size = open(sys.argv[3]).read()
-m3 = size.split("== m3", 1)[-1].split("== ", 1)[0]
+# The M3 image's section of size.sh's report (the M4F's follows it).
+m3 = size.split("== m3", 1)[1].split("== ", 1)[0] if "== m3" in size else ""
 text = re.search(r"text\s+(\d+)", m3)
 ram = re.search(r"RAM \(data \+ bss \+ stack peak\):\s+(\d+)", m3)
 yes = lambda ok: "yes" if ok else "**no**"
