@@ -1001,7 +1001,7 @@ mod tests {
                 (r#"{"a":"x"}"#, true),
                 (r#"{"a":"yz"}"#, true),
                 (r#"{"a":"y"}"#, false),
-                (r#"{"a":"x"}"#, true),
+                (r#"{"a":"\u0078"}"#, true),
                 (r#"{"a":"xy"}"#, false),
                 (r#"{"b":"x"}"#, false),
             ] {
