@@ -12,8 +12,10 @@
 #    messages per second, peak RSS, and each board's CPU per message as a multiple of
 #    emcp's (Rust board, same era). The fast boards run in rounds (5; --quick: 1), every
 #    board and era once per round, and a ratio is the median of the rounds' own ratios.
-# 3. Footprint of the firmware image (examples/firmware/size.sh), and in full mode the
-#    matrix of image variants x Cortex-M3/M4F (size.sh --matrix).
+# 3. The firmware: footprint of the image (examples/firmware/size.sh), instructions per
+#    message on the Cortex-M3 under QEMU (benches/firmware/instr.sh; --quick:
+#    read_sensor only), and in full mode the matrix of image variants x Cortex-M3/M4F
+#    (size.sh --matrix).
 # 4. Scaling: RAM against response size (benches/inproc scaling).
 # 5. The goals the benchmark issue sets ("must reach"), each against what this run
 #    measured above: met or not.
@@ -175,6 +177,18 @@ echo
 echo '```'
 bash examples/firmware/size.sh | tee "$tmp/size.txt"
 echo '```'
+echo
+log "firmware: instructions per message on the Cortex-M3 (benches/firmware/instr.sh)"
+echo "### Instructions per message on the Cortex-M3 firmware (QEMU trace, net of set-up)"
+echo
+echo "The full board's image: request bytes fed through \`emcp_server_feed\` (C ABI, framer,"
+echo "core, the C board's callbacks) to the last response byte handed to the write callback."
+echo
+if [ "$quick" = 1 ]; then
+    bash benches/firmware/instr.sh read_sensor
+else
+    bash benches/firmware/instr.sh
+fi
 echo
 if [ "$quick" = 0 ]; then
     log "footprint matrix: examples/firmware/size.sh --matrix"

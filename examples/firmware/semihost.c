@@ -1,7 +1,12 @@
-/* semihost.c — SYS_WRITE0 and SYS_EXIT_EXTENDED (see semihost.h). */
+/* semihost.c — logs, arguments, host files and exit over semihosting (see semihost.h). */
 #include "semihost.h"
 
+#define SYS_OPEN 0x01u
+#define SYS_CLOSE 0x02u
 #define SYS_WRITE0 0x04u
+#define SYS_READ 0x06u
+#define SYS_FLEN 0x0Cu
+#define SYS_GET_CMDLINE 0x15u
 #define SYS_EXIT_EXTENDED 0x20u
 #define ADP_STOPPED_APPLICATION_EXIT 0x20026u
 
@@ -43,6 +48,37 @@ void semihost_log_u32(const char *prefix, uint32_t value, const char *suffix)
     }
     msg[n] = '\0';
     semihost_write0(msg);
+}
+
+bool semihost_cmdline(char *buf, uint32_t len)
+{
+    uint32_t block[2] = {(uint32_t)(uintptr_t)buf, len};
+    return semihost_call(SYS_GET_CMDLINE, block) == 0u;
+}
+
+int32_t semihost_read_file(const char *path, uint8_t *buf, uint32_t len)
+{
+    uint32_t path_len = 0;
+    while (path[path_len] != '\0') {
+        path_len++;
+    }
+    const uint32_t open_block[3] = {(uint32_t)(uintptr_t)path, 0u /* "r" */, path_len};
+    uint32_t handle = semihost_call(SYS_OPEN, open_block);
+    if (handle == UINT32_MAX) {
+        return -1;
+    }
+    const uint32_t handle_block[1] = {handle};
+    uint32_t size = semihost_call(SYS_FLEN, handle_block);
+    int32_t result = -1;
+    if (size <= len && size <= (uint32_t)INT32_MAX) {
+        const uint32_t read_block[3] = {handle, (uint32_t)(uintptr_t)buf, size};
+        /* SYS_READ answers how many bytes it did not read. */
+        if (semihost_call(SYS_READ, read_block) == 0u) {
+            result = (int32_t)size;
+        }
+    }
+    (void)semihost_call(SYS_CLOSE, handle_block);
+    return result;
 }
 
 void semihost_exit(uint32_t code)

@@ -9,6 +9,7 @@
 #ifndef SEMIHOST_H
 #define SEMIHOST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Write a NUL-terminated string (SYS_WRITE0). */
@@ -16,6 +17,14 @@ void semihost_write0(const char *text);
 
 /* Write `prefix`, the decimal `value`, `suffix` as one message (one SYS_WRITE0). */
 void semihost_log_u32(const char *prefix, uint32_t value, const char *suffix);
+
+/* The program's arguments (QEMU: `-semihosting-config ...,arg=A,arg=B`), joined by
+ * spaces, NUL-terminated into `buf` (SYS_GET_CMDLINE); false when they do not fit. */
+bool semihost_cmdline(char *buf, uint32_t len);
+
+/* Read the whole host file `path` into `buf` (SYS_OPEN, SYS_FLEN, SYS_READ, SYS_CLOSE):
+ * its length, or -1 when it cannot be opened or read or is longer than `len`. */
+int32_t semihost_read_file(const char *path, uint8_t *buf, uint32_t len);
 
 /* End the program with an exit code (SYS_EXIT_EXTENDED); QEMU exits with it. */
 __attribute__((noreturn)) void semihost_exit(uint32_t code);

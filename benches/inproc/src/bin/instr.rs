@@ -8,12 +8,20 @@
 //! `instr --list` prints every case and era with its request and response sizes and
 //! a COUNT that keeps a callgrind run short (tab-separated).
 //!
+//! `instr --lines MESSAGE ERA` prints the lines a client sends for a sensor-board
+//! MESSAGE (`read_sensor`, `read_text`, `read_blob_4k`, `tools_list`): the set-up
+//! (`initialize` and `notifications/initialized` in the initialize era, nothing in
+//! 2026-07-28), then the request, one per line. The firmware's instruction count
+//! (`benches/firmware/instr.sh`) feeds them to the image.
+//!
 //! Exits non-zero when the measured loop allocated (serving must not touch the heap).
 
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use emcp_bench::{case_named, case_names, CountSink, CountingAlloc, Era};
+use emcp_bench::{
+    case_named, case_names, CountSink, CountingAlloc, Era, Message, INITIALIZE, INITIALIZED,
+};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
@@ -41,10 +49,25 @@ fn list() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The set-up lines and the request line of `message` in `era`.
+fn lines(message: &str, era: &str) -> ExitCode {
+    let (Some(m), Some(era)) = (Message::parse(message), Era::parse(era)) else {
+        eprintln!("instr: --lines takes a sensor-board message and an era");
+        return ExitCode::FAILURE;
+    };
+    if era == Era::Legacy {
+        println!("{INITIALIZE}\n{INITIALIZED}");
+    }
+    println!("{}", String::from_utf8_lossy(&m.request(era)));
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().is_some_and(|a| a == "--list") {
-        return list();
+    match args.as_slice() {
+        [flag] if flag == "--list" => return list(),
+        [flag, message, era] if flag == "--lines" => return lines(message, era),
+        _ => {}
     }
     let [name, era, count] = args.as_slice() else {
         eprintln!("usage: instr CASE ERA COUNT | instr --list (cases: instr --list)");

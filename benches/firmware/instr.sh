@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Instructions per message on the Cortex-M3 firmware, net of set-up: what the target
+# itself executes for one request, from the received bytes to the last byte written.
+#
+#   benches/firmware/instr.sh [MESSAGE...]   # default: read_sensor read_text tools_list read_blob_4k
+#
+# The image is the full board of the firmware with examples/firmware/bench.c as its
+# main (`make VARIANT=bench`): no UART, the request lines read from a host file over
+# semihosting, the last one fed COUNT times through emcp_server_feed (the C ABI, the
+# framer, the core, the C board's callbacks, a write callback that only counts). QEMU
+# (mps2-an385, Cortex-M3) runs it one instruction per translation block with every
+# block's execution logged (`-singlestep -d exec,nochain`): a count of executed
+# instructions, deterministic like callgrind's. Two runs with COUNT=1 and COUNT=1+N do
+# the same set-up (start-up, emcp_server_init, `initialize` in the initialize era), so
+#   instructions/msg = (trace(1+N) - trace(1)) / N.
+# The request lines are `instr --lines MESSAGE ERA`, the same bytes the in-process
+# callgrind table measures (benches/inproc/callgrind.sh) on the Rust board.
+#
+# Prints a Markdown table on stdout; builds, QEMU and the image's logs go to stderr.
+# Exits non-zero when a run fails or its first response is not a result.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+# Tools (arm-none-eabi-gcc, QEMU, the Rust target) as the firmware's own script
+# installs them; it also builds the library the bench image links.
+examples/firmware/run.sh m3 </dev/null >/dev/null
+make -s --no-print-directory -C examples/firmware BOARD=m3 VARIANT=bench >&2
+elf=target/firmware/m3-bench/emcp-firmware.elf
+cargo build --release -p emcp-bench --bin instr >&2
+instr=target/release/instr
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+N=10
+
+trace() { # lines-file count -> instructions the whole run executed
+    local count
+    count=$(printf '%07d' "$2") # as many digits in every run: parsing costs the same
+    qemu-system-arm -M mps2-an385 -cpu cortex-m3 -display none -monitor none \
+        -serial null -serial null \
+        -semihosting-config "enable=on,target=native,arg=bench,arg=$count,arg=$1" \
+        -kernel "$elf" -singlestep -d exec,nochain -D "$tmp/trace" 2>"$tmp/log" || {
+        cat "$tmp/log" >&2
+        echo "instr.sh: the bench image failed on $1 (count $2)" >&2
+        exit 1
+    }
+    grep -c '^Trace' "$tmp/trace"
+}
+
+messages=("$@")
+[ ${#messages[@]} -gt 0 ] || messages=(read_sensor read_text tools_list read_blob_4k)
+
+echo "| message | era | request B | response B | N | instructions / msg (Cortex-M3) |"
+echo "|---|---|---:|---:|---:|---:|"
+for era in 2025-11-25 2026-07-28; do
+    for m in "${messages[@]}"; do
+        echo "instr.sh: $m $era (N=$N)" >&2
+        "$instr" --lines "$m" "$era" >"$tmp/lines"
+        a=$(trace "$tmp/lines" 1)
+        b=$(trace "$tmp/lines" $((1 + N)))
+        resp=$(sed -n 's/^bench: response bytes \([0-9]*\)$/\1/p' "$tmp/log")
+        req=$(($(tail -n 1 "$tmp/lines" | wc -c) - 1))
+        per=$(awk -v a="$a" -v b="$b" -v n="$N" 'BEGIN { printf "%.0f", (b - a) / n }')
+        echo "| $m | $era | $req | $resp | $N | $per |"
+    done
+done
