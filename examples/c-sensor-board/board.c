@@ -155,7 +155,13 @@ static void format_line(struct text *t, const char *fmt, ...)
     va_start(args, fmt);
     for (; *fmt != '\0'; fmt++) {
         if (*fmt != '%' || fmt[1] == '\0') {
-            put(t, fmt, 1);
+            /* The template's bytes up to the next conversion, as one piece. */
+            size_t n = 1;
+            while (fmt[n] != '\0' && fmt[n] != '%') {
+                n++;
+            }
+            put(t, fmt, n);
+            fmt += n - 1;
             continue;
         }
         fmt++;
