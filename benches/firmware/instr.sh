@@ -18,6 +18,12 @@
 #
 # Prints a Markdown table on stdout; builds, QEMU and the image's logs go to stderr.
 # Exits non-zero when a run fails or its first response is not a result.
+#
+#   benches/firmware/instr.sh --profile MESSAGE ERA [TOP]
+#
+# Where one message's instructions go instead: the TOP (default 25) functions by the
+# instructions executed in them (their own, callees not included) per message, from the
+# same two traces (each traced block is one instruction, named by its function).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -46,6 +52,28 @@ trace() { # lines-file count -> instructions the whole run executed
     }
     grep -c '^Trace' "$tmp/trace"
 }
+
+if [ "${1:-}" = "--profile" ]; then
+    [ $# -ge 3 ] || {
+        echo "usage: $0 --profile MESSAGE ERA [TOP]" >&2
+        exit 2
+    }
+    "$instr" --lines "$2" "$3" >"$tmp/lines"
+    per_function() { # -> "count symbol" lines of the last trace
+        awk '/^Trace/ { n[$NF]++ } END { for (f in n) print n[f], f }' "$tmp/trace"
+    }
+    total1=$(trace "$tmp/lines" 1)
+    per_function >"$tmp/one"
+    total2=$(trace "$tmp/lines" $((1 + N)))
+    per_function >"$tmp/more"
+    echo "| instructions / msg | function (Cortex-M3, $2, $3) |"
+    echo "|---:|---|"
+    awk -v n="$N" 'NR == FNR { one[$2] = $1; next } { d = ($1 - one[$2]) / n; if (d > 0) printf "%.0f %s\n", d, $2 }' \
+        "$tmp/one" "$tmp/more" | sort -rn | head -n "${4:-25}" | c++filt |
+        sed -E 's/\[[0-9a-f]+\]//g; s/^([0-9]+) (.*)$/| \1 | `\2` |/'
+    echo "| $(((total2 - total1) / N)) | all |"
+    exit 0
+fi
 
 messages=("$@")
 [ ${#messages[@]} -gt 0 ] || messages=(read_sensor read_text tools_list read_blob_4k)
