@@ -9,7 +9,7 @@
 # semihosting, the last one fed COUNT times through emcp_server_feed (the C ABI, the
 # framer, the core, the C board's callbacks, a write callback that only counts). QEMU
 # (mps2-an385, Cortex-M3) runs it one instruction per translation block with every
-# block's execution logged (`-singlestep -d exec,nochain`): a count of executed
+# block's execution logged (`-d exec,nochain`): a count of executed
 # instructions, deterministic like callgrind's. Two runs with COUNT=1 and COUNT=1+N do
 # the same set-up (start-up, emcp_server_init, `initialize` in the initialize era), so
 #   instructions/msg = (trace(1+N) - trace(1)) / N.
@@ -39,18 +39,43 @@ trap 'rm -rf "$tmp"' EXIT
 
 N=10
 
+# One instruction per translation block: `-singlestep` up to QEMU 8.0 (Debian 12 has
+# 7.2), the TCG accelerator's `one-insn-per-tb` from 8.1 on.
+read -r major minor < <(qemu-system-arm --version |
+    sed -n 's/^QEMU emulator version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+if [ "${major:-0}" -gt 8 ] || { [ "${major:-0}" -eq 8 ] && [ "${minor:-0}" -ge 1 ]; }; then
+    one_insn=(-accel tcg,one-insn-per-tb=on)
+else
+    one_insn=(-singlestep)
+fi
+
 trace() { # lines-file count -> instructions the whole run executed
     local count
     count=$(printf '%07d' "$2") # as many digits in every run: parsing costs the same
     qemu-system-arm -M mps2-an385 -cpu cortex-m3 -display none -monitor none \
         -serial null -serial null \
         -semihosting-config "enable=on,target=native,arg=bench,arg=$count,arg=$1" \
-        -kernel "$elf" -singlestep -d exec,nochain -D "$tmp/trace" 2>"$tmp/log" || {
+        -kernel "$elf" "${one_insn[@]}" -d exec,nochain -D "$tmp/trace" 2>"$tmp/log" || {
         cat "$tmp/log" >&2
         echo "instr.sh: the bench image failed on $1 (count $2)" >&2
         exit 1
     }
     grep -c '^Trace' "$tmp/trace"
+}
+
+# That each traced block was one instruction (a QEMU that ignored the option would log
+# whole blocks and the counts would be far too low): in straight-line code the next
+# block starts 2 or 4 bytes on, which a trace of whole blocks rarely shows.
+check_one_insn() {
+    python3 - "$tmp/trace" <<'PY'
+import re, sys
+pcs = [int(m.group(1), 16) for m in
+       (re.search(r"\[[0-9a-f]+/([0-9a-f]+)/", l) for l in open(sys.argv[1]) if l.startswith("Trace"))
+       if m]
+steps = sum(1 for a, b in zip(pcs, pcs[1:]) if b - a in (2, 4))
+if not pcs or steps < len(pcs) // 2:
+    sys.exit(f"instr.sh: the trace is not one instruction per block ({steps} of {len(pcs)} steps)")
+PY
 }
 
 if [ "${1:-}" = "--profile" ]; then
@@ -63,6 +88,7 @@ if [ "${1:-}" = "--profile" ]; then
         awk '/^Trace/ { n[$NF]++ } END { for (f in n) print n[f], f }' "$tmp/trace"
     }
     total1=$(trace "$tmp/lines" 1)
+    check_one_insn
     per_function >"$tmp/one"
     total2=$(trace "$tmp/lines" $((1 + N)))
     per_function >"$tmp/more"
@@ -85,6 +111,8 @@ for era in 2025-11-25 2026-07-28; do
         echo "instr.sh: $m $era (N=$N)" >&2
         "$instr" --lines "$m" "$era" >"$tmp/lines"
         a=$(trace "$tmp/lines" 1)
+        [ -n "${checked:-}" ] || check_one_insn
+        checked=1
         b=$(trace "$tmp/lines" $((1 + N)))
         resp=$(sed -n 's/^bench: response bytes \([0-9]*\)$/\1/p' "$tmp/log")
         req=$(($(tail -n 1 "$tmp/lines" | wc -c) - 1))

@@ -1,5 +1,6 @@
 /*
- * semihost.h — ARM semihosting for logs and exit: the debugger (here QEMU with
+ * semihost.h — ARM semihosting for logs and exit (and, for the bench image, its
+ * arguments and a host file): the debugger (here QEMU with
  * `-semihosting-config enable=on,target=native`) performs the call. Logs go to QEMU's
  * stderr, never to UART0, which carries only MCP bytes.
  *
