@@ -1,6 +1,7 @@
 /*
  * mem.c — the C library's memory functions as plain byte loops, with the ARM EABI
- * aliases (`__aeabi_memcpy4`, `__aeabi_memclr`, …) that Rust code calls.
+ * aliases (`__aeabi_memcpy4`, `__aeabi_memclr`, …) that Rust code calls; only the
+ * aligned clears (`__aeabi_memclr4/8`) store words.
  *
  * No C library is linked, so these would otherwise come from Rust's compiler_builtins
  * inside libemcp_ffi.a, whose word-at-a-time versions take 1.3 KB more flash. Strong

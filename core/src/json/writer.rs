@@ -1598,8 +1598,8 @@ fn encode_full_group(group: u32) -> [u8; 4] {
 }
 
 /// The four base64 characters of one 3-byte group, the low 24 bits of `group`: four
-/// table lookups in straight-line code (as a loop over the shifts it costs about 60
-/// instructions a group on Cortex-M3; this, about 20 and no more code).
+/// table lookups in straight-line code (as a loop over the shifts it cost about 58
+/// instructions a group on Cortex-M3; this costs about 13, in 16 bytes less code).
 #[inline(never)]
 fn encode_group(group: u32) -> [u8; 4] {
     [
