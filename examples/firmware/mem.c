@@ -51,9 +51,11 @@ int memcmp(const void *a, const void *b, size_t n)
 {
     const uint8_t *x = a;
     const uint8_t *y = b;
-    for (; n; n--, x++, y++) {
-        if (*x != *y) {
-            return *x - *y;
+    const uint8_t *end = x + n;
+    while (x != end) {
+        int d = *x++ - *y++;
+        if (d != 0) {
+            return d;
         }
     }
     return 0;
