@@ -156,12 +156,11 @@ static void format_line(struct text *t, const char *fmt, ...)
     for (; *fmt != '\0'; fmt++) {
         if (*fmt != '%' || fmt[1] == '\0') {
             /* The template's bytes up to the next conversion, as one piece. */
-            size_t n = 1;
-            while (fmt[n] != '\0' && fmt[n] != '%') {
-                n++;
+            const char *run = fmt;
+            while (fmt[1] != '\0' && fmt[1] != '%') {
+                fmt++;
             }
-            put(t, fmt, n);
-            fmt += n - 1;
+            put(t, run, (size_t)(fmt - run) + 1u);
             continue;
         }
         fmt++;
