@@ -2,6 +2,7 @@
 # Miri (undefined-behaviour checker) over the core's unit tests.
 #
 #   scripts/miri.sh [extra args for the test binary]
+#   scripts/miri.sh --setup      # only install nightly's Miri and build its sysroot
 #
 # Installs the nightly toolchain's `miri` and `rust-src` components with rustup when
 # missing. Proptest cases are cut to 2 (Miri runs ~1000x slower than native), and the
@@ -21,6 +22,7 @@ if ! rustup +nightly component list --installed 2>/dev/null | grep -q '^miri'; t
     rustup toolchain install nightly --profile minimal --component miri,rust-src >&2
 fi
 cargo +nightly miri setup >&2
+[ "${1:-}" = --setup ] && exit 0
 
 CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/miri" PROPTEST_CASES=2 \
     MIRIFLAGS="-Zmiri-disable-isolation" \
