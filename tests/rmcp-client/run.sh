@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The official Rust MCP SDK's client (rmcp 3.11.0, crates.io) against one or more boards:
+# every check of src/main.rs in each protocol revision, a fresh board process per
+# revision.
+#
+#   tests/rmcp-client/run.sh BOARD_COMMAND [BOARD_COMMAND...]
+#
+# Each BOARD_COMMAND is one shell-quoted command line (as EMCP_BOARD_CMD is for the
+# Python tests), e.g. "target/release/sensor-board" or "examples/firmware/run.sh m3".
+# Builds the client (a crate outside the workspace: rmcp and tokio stay out of emcp's
+# dependency graph) with its checked-in Cargo.lock; build output to stderr, the checks
+# to stdout. Exits non-zero when any check failed against any board.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+[ $# -gt 0 ] || {
+    echo "usage: tests/rmcp-client/run.sh BOARD_COMMAND [BOARD_COMMAND...]" >&2
+    exit 2
+}
+cargo build --locked --manifest-path "$here/Cargo.toml" >&2
+client="$here/target/debug/emcp-rmcp-client"
+failed=0
+for board in "$@"; do
+    eval "argv=($board)"
+    "$client" "${argv[@]}" || failed=1
+done
+exit "$failed"
