@@ -6,7 +6,9 @@
 #   tests/rmcp-client/run.sh BOARD_COMMAND [BOARD_COMMAND...]
 #
 # Each BOARD_COMMAND is one shell-quoted command line (as EMCP_BOARD_CMD is for the
-# Python tests), e.g. "target/release/sensor-board" or "examples/firmware/run.sh m3".
+# Python tests), e.g. "target/release/sensor-board" or "examples/firmware/run.sh m3";
+# "--http BINARY" instead starts `BINARY --http 127.0.0.1:PORT` for each revision and
+# talks Streamable HTTP to it (as EMCP_BOARD_HTTP does).
 # Builds the client (a crate outside the workspace: rmcp and tokio stay out of emcp's
 # dependency graph) with its checked-in Cargo.lock; build output to stderr, the checks
 # to stdout. Exits non-zero when any check failed against any board.

@@ -5,8 +5,12 @@
 //! against a fresh board process.
 //!
 //! ```text
-//! emcp-rmcp-client BOARD [ARG...]
+//! emcp-rmcp-client BOARD [ARG...]      # the board's MCP on its stdin/stdout
+//! emcp-rmcp-client --http BOARD        # `BOARD --http 127.0.0.1:PORT`, Streamable HTTP
 //! ```
+//!
+//! Over HTTP each run starts `BOARD --http 127.0.0.1:PORT` on a free loopback port (as
+//! `EMCP_BOARD_HTTP` does for the Python tests) and connects to `/mcp`.
 //!
 //! Prints one line per check (`ok` or `FAIL` with what was expected and what came) and
 //! exits 1 when any check failed, 2 when the board could not be started.
@@ -31,7 +35,7 @@ use rmcp::model::{
     SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt};
 use serde_json::{json, Value};
 use tokio::process::Command;
@@ -250,36 +254,120 @@ fn tools() -> Value {
     ])
 }
 
+/// How the board is reached.
+enum Board {
+    /// A command serving MCP on its stdin/stdout.
+    Stdio(Vec<String>),
+    /// A binary taking `--http ADDR`.
+    Http(String),
+}
+
+/// A board started with `--http` on a free loopback port; killed when dropped.
+struct HttpBoard {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpBoard {
+    fn start(binary: &str) -> Result<Self, String> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| format!("no free port: {e}"))?
+            .port();
+        let addr = format!("127.0.0.1:{port}");
+        let child = std::process::Command::new(binary)
+            .args(["--http", &addr])
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start the board: {e}"))?;
+        let mut board = HttpBoard {
+            child,
+            url: format!("http://{addr}/mcp"),
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(&addr).is_err() {
+            let exited = board.child.try_wait().ok().flatten().is_some();
+            if exited || std::time::Instant::now() > deadline {
+                return Err(format!("the board never listened on {addr}"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(board)
+    }
+}
+
+impl Drop for HttpBoard {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The handshake of one run, over `transport`.
+async fn connect<T, E, A>(
+    client: Client,
+    transport: T,
+    version: &ProtocolVersion,
+) -> Result<RunningService<RoleClient, Client>, String>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let lifecycle = match version.has_initialize() {
+        false => ClientLifecycleMode::Discover {
+            preferred_versions: vec![version.clone()],
+        },
+        true => ClientLifecycleMode::Initialize,
+    };
+    tokio::time::timeout(
+        REQUEST_TIMEOUT,
+        client.serve_with_lifecycle(transport, lifecycle),
+    )
+    .await
+    .map_err(|_| "no answer to the handshake in time".to_string())?
+    .map_err(|e| format!("handshake failed: {e}"))
+}
+
 /// One run: a fresh board, one lifecycle, every check.
-async fn run(board: &[String], version: ProtocolVersion) -> Result<Report, String> {
+async fn run(board: &Board, version: ProtocolVersion) -> Result<Report, String> {
+    let seen = Seen::default();
+    let client = Client {
+        seen: seen.clone(),
+        version: version.clone(),
+    };
+    // Over HTTP, the board process lives until the checks are done.
+    let mut http = None;
+    let service = match board {
+        Board::Stdio(argv) => {
+            let mut cmd = Command::new(&argv[0]);
+            cmd.args(&argv[1..]);
+            let transport =
+                TokioChildProcess::new(cmd).map_err(|e| format!("cannot start the board: {e}"))?;
+            connect(client, transport, &version).await?
+        }
+        Board::Http(binary) => {
+            let b = http.insert(HttpBoard::start(binary)?);
+            let transport = StreamableHttpClientTransport::from_uri(b.url.as_str());
+            connect(client, transport, &version).await?
+        }
+    };
+    let r = checks(service, seen, version).await;
+    drop(http);
+    Ok(r)
+}
+
+/// Every check, on a connected client.
+async fn checks(
+    service: RunningService<RoleClient, Client>,
+    seen: Seen,
+    version: ProtocolVersion,
+) -> Report {
     let modern = !version.has_initialize();
     let mut r = Report {
         label: version.to_string(),
         failed: 0,
         passed: 0,
     };
-    let mut cmd = Command::new(&board[0]);
-    cmd.args(&board[1..]);
-    let transport =
-        TokioChildProcess::new(cmd).map_err(|e| format!("cannot start the board: {e}"))?;
-    let seen = Seen::default();
-    let client = Client {
-        seen: seen.clone(),
-        version: version.clone(),
-    };
-    let lifecycle = match modern {
-        true => ClientLifecycleMode::Discover {
-            preferred_versions: vec![version.clone()],
-        },
-        false => ClientLifecycleMode::Initialize,
-    };
-    let service: RunningService<RoleClient, Client> = tokio::time::timeout(
-        REQUEST_TIMEOUT,
-        client.serve_with_lifecycle(transport, lifecycle),
-    )
-    .await
-    .map_err(|_| "no answer to the handshake in time".to_string())?
-    .map_err(|e| format!("handshake failed: {e}"))?;
     let peer = service.peer().clone();
 
     // The handshake: server info, version, capabilities, instructions.
@@ -673,16 +761,20 @@ async fn run(board: &[String], version: ProtocolVersion) -> Result<Report, Strin
         matches!(closed, Ok(Ok(_))),
         || format!("got {closed:?}"),
     );
-    Ok(r)
+    r
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
-    let board: Vec<String> = std::env::args().skip(1).collect();
-    if board.is_empty() {
-        eprintln!("usage: emcp-rmcp-client BOARD [ARG...]");
-        return ExitCode::from(2);
-    }
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let board = match argv.as_slice() {
+        [flag, binary] if flag == "--http" => Board::Http(binary.clone()),
+        [first, ..] if first != "--http" => Board::Stdio(argv.clone()),
+        _ => {
+            eprintln!("usage: emcp-rmcp-client BOARD [ARG...] | emcp-rmcp-client --http BOARD");
+            return ExitCode::from(2);
+        }
+    };
     let versions = [
         ProtocolVersion::V_2026_07_28,
         ProtocolVersion::V_2025_11_25,
@@ -705,7 +797,7 @@ async fn main() -> ExitCode {
     }
     println!(
         "rmcp 3.11.0 client against {}: {passed} checks passed, {failed} failed",
-        board.join(" ")
+        argv.join(" ")
     );
     match failed {
         0 => ExitCode::SUCCESS,
