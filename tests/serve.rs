@@ -97,3 +97,103 @@ fn serve_answers_everything_and_finishes_jobs_at_eof() {
     assert!(!server.busy());
     assert_eq!(server.device().servo(), 50);
 }
+
+/// Input that arrives once, then nothing for `idle` readiness checks, then ends.
+struct Quiet {
+    input: Option<Vec<u8>>,
+    idle: usize,
+}
+
+impl embedded_io::ErrorType for Quiet {
+    type Error = Infallible;
+}
+
+impl embedded_io::Read for Quiet {
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, Infallible> {
+        let Some(input) = self.input.take() else {
+            return Ok(0);
+        };
+        buf[..input.len()].copy_from_slice(&input);
+        Ok(input.len())
+    }
+}
+
+impl embedded_io::ReadReady for Quiet {
+    fn read_ready(&mut self) -> Result<bool, Infallible> {
+        if self.input.is_some() || self.idle == 0 {
+            return Ok(true);
+        }
+        self.idle -= 1;
+        Ok(false)
+    }
+}
+
+/// Bytes written, and where each flush fell among them.
+#[derive(Default)]
+struct Flushed {
+    bytes: Vec<u8>,
+    at: Vec<usize>,
+}
+
+impl embedded_io::ErrorType for Flushed {
+    type Error = Infallible;
+}
+
+impl embedded_io::Write for Flushed {
+    fn write(&mut self, buf: &[u8]) -> Result<usize, Infallible> {
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> Result<(), Infallible> {
+        self.at.push(self.bytes.len());
+        Ok(())
+    }
+}
+
+/// A job's progress is flushed as the job makes it, not held back until its result: while
+/// no input waits (and likewise after end of input), each step that writes is followed
+/// by a flush. (The servo's last step writes its last progress and the result together.)
+fn progress_flushed_before_the_result(idle: usize) {
+    let line = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"move_servo","arguments":{"angle":5},"_meta":{"progressToken":"t"}}}
+"#;
+    let mut reader = Quiet {
+        input: Some(line.to_vec()),
+        idle,
+    };
+    let mut out = Flushed::default();
+    let mut server: Server<Board> = Server::new(Board::new(), CONFIG).unwrap();
+    let mut framer: Framer<256> = Framer::new();
+    serve(&mut server, &mut framer, &mut reader, &mut out).unwrap();
+    let text = String::from_utf8(out.bytes.clone()).unwrap();
+    let end_of = |needle: &str| {
+        let start = text
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle} in {text}"));
+        start + text[start..].find('\n').unwrap() + 1
+    };
+    let result = text.find(r#""id":1,"result""#).unwrap();
+    for step in 1..=2 {
+        let progress = end_of(&format!(r#""progress":{step},"#));
+        assert!(
+            out.at.iter().any(|&f| f >= progress && f <= result),
+            "progress {step} (ends at {progress}) flushed before the result (at {result}): flushes {:?}\n{text}",
+            out.at
+        );
+    }
+    assert_eq!(
+        out.at.last(),
+        Some(&out.bytes.len()),
+        "everything flushed at the end"
+    );
+    assert_eq!(server.device().servo(), 50);
+}
+
+#[test]
+fn progress_is_flushed_as_the_job_makes_it_while_no_input_waits() {
+    progress_flushed_before_the_result(100);
+}
+
+#[test]
+fn progress_is_flushed_as_the_job_makes_it_after_end_of_input() {
+    progress_flushed_before_the_result(0);
+}

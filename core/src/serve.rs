@@ -5,13 +5,13 @@
 //! connection over an `embedded_io` reader and writer, running pending tool jobs while
 //! no input is waiting and flushing the writer only when the reader has nothing more
 //! (responses to pipelined requests share one flush; a lone request is answered at
-//! once).
+//! once) or a job step wrote something (its progress goes out while it runs).
 
 use embedded_io::{Read, ReadReady, Write};
 
 use crate::device::Device;
 use crate::framing::Frames;
-use crate::json::{IoSink, Sink};
+use crate::json::{IoSink, Sink, SinkError};
 use crate::server::Server;
 
 /// Bytes read from the transport per call in [`serve`] (a stack buffer): 256 on a
@@ -71,8 +71,7 @@ where
     loop {
         let mut ready = reader.read_ready().map_err(ServeError::Read)?;
         while server.busy() && !ready {
-            server.poll(&mut out);
-            check(&mut out)?;
+            step(server, &mut out)?;
             ready = reader.read_ready().map_err(ServeError::Read)?;
         }
         if !ready {
@@ -83,15 +82,65 @@ where
             if let Some(frame) = framer.finish() {
                 server.handle_frame(frame, &mut out);
             }
-            while server.poll(&mut out) {
-                check(&mut out)?;
-            }
             check(&mut out)?;
+            while step(server, &mut out)? {}
             return flush(&mut out);
         }
         feed(server, framer, buf.get(..n).unwrap_or(&[]), &mut out);
         server.poll(&mut out);
         check(&mut out)?;
+    }
+}
+
+/// One [`Server::poll`] while no input waits; returns [`Server::busy`]. What the jobs
+/// wrote (progress, log messages, results) is flushed at once, so a long job's progress
+/// reaches the client while the job runs, not with its result.
+fn step<D, R, W, const L: usize, const J: usize, const WAIT: usize>(
+    server: &mut Server<D, L, J, WAIT>,
+    out: &mut IoSink<&mut W>,
+) -> Result<bool, ServeError<R, W::Error>>
+where
+    D: Device,
+    W: Write,
+{
+    let mut noted = Noted {
+        sink: out,
+        wrote: false,
+    };
+    let busy = server.poll(&mut noted);
+    let wrote = noted.wrote;
+    check(out)?;
+    if wrote {
+        flush(out)?;
+    }
+    Ok(busy)
+}
+
+/// A sink that notes whether anything was written through it.
+struct Noted<'s> {
+    sink: &'s mut dyn Sink,
+    wrote: bool,
+}
+
+impl Sink for Noted<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+        self.wrote = true;
+        self.sink.write(bytes)
+    }
+    fn mark(&mut self) {
+        self.sink.mark();
+    }
+    fn rollback(&mut self) -> bool {
+        self.sink.rollback()
+    }
+    fn can_rollback(&self) -> bool {
+        self.sink.can_rollback()
+    }
+    fn route(&mut self, request: Option<&[u8]>) {
+        self.sink.route(request);
+    }
+    fn failed(&mut self, error: SinkError) {
+        self.sink.failed(error);
     }
 }
 
