@@ -138,7 +138,13 @@ impl Report {
         r: Result<Result<T, ServiceError>, tokio::time::error::Elapsed>,
     ) -> Option<Value> {
         match r {
-            Ok(Ok(v)) => serde_json::to_value(v).ok(),
+            Ok(Ok(v)) => match serde_json::to_value(v) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    self.check(what, false, || format!("result not serializable: {e}"));
+                    None
+                }
+            },
             Ok(Err(e)) => {
                 self.check(what, false, || format!("request failed: {e}"));
                 None
