@@ -8,7 +8,9 @@
 # Each BOARD_COMMAND is one shell-quoted command line (as EMCP_BOARD_CMD is for the
 # Python tests), e.g. "target/release/sensor-board" or "examples/firmware/run.sh m3";
 # "--http BINARY" instead starts `BINARY --http 127.0.0.1:PORT` for each revision and
-# talks Streamable HTTP to it (as EMCP_BOARD_HTTP does).
+# talks Streamable HTTP to it (as EMCP_BOARD_HTTP does); "--input SERVER" runs
+# src/bin/emcp-rmcp-input.rs instead: the conformance server's tools that ask the
+# client for input, started as `SERVER --listen 127.0.0.1:PORT`.
 # Builds the client (a crate outside the workspace: rmcp and tokio stay out of emcp's
 # dependency graph) with its checked-in Cargo.lock; build output to stderr, the checks
 # to stdout. Exits non-zero when any check failed against any board.
@@ -19,10 +21,14 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
     exit 2
 }
 cargo build --locked --manifest-path "$here/Cargo.toml" >&2
-client="$here/target/debug/emcp-rmcp-client"
+bin="$here/target/debug"
 failed=0
 for board in "$@"; do
     eval "argv=($board)"
-    "$client" "${argv[@]}" || failed=1
+    if [ "${argv[0]}" = --input ]; then
+        "$bin/emcp-rmcp-input" "${argv[@]:1}" || failed=1
+    else
+        "$bin/emcp-rmcp-client" "${argv[@]}" || failed=1
+    fi
 done
 exit "$failed"
