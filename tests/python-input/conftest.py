@@ -8,11 +8,14 @@ Environment:
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+# `listening` (a server on a free loopback port) is shared with tests/python.
+sys.path.insert(0, str(REPO / "tests" / "python"))
 
 
 @pytest.fixture(scope="session")

@@ -19,11 +19,6 @@ The client answers as a user and a model would: every string field of a form wit
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -32,6 +27,8 @@ import pytest
 
 from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
+
+from listening import listening  # tests/python/listening.py (conftest.py puts it on the path)
 
 pytestmark = pytest.mark.anyio
 
@@ -82,29 +79,6 @@ CASES = [
 ]
 
 
-@asynccontextmanager
-async def listening(binary: str) -> AsyncIterator[str]:
-    """Start the server on a free loopback port; yield its endpoint URL."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([binary, "--listen", f"127.0.0.1:{port}"], stdin=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise
-                await anyio.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.kill()
-        proc.wait()
-
-
 def only_text(result: types.CallToolResult) -> str:
     assert not result.is_error, result
     assert len(result.content) == 1, result.content
@@ -116,7 +90,7 @@ def only_text(result: types.CallToolResult) -> str:
 @pytest.mark.parametrize("tool,arguments,want", CASES, ids=[c[0] for c in CASES])
 async def test_modern_input_required(server_binary: str, tool: str, arguments: dict[str, Any], want: str) -> None:
     with anyio.fail_after(TEST_TIMEOUT):
-        async with listening(server_binary) as url:
+        async with listening(server_binary, "--listen") as url:
             async with Client(url, read_timeout_seconds=READ_TIMEOUT, **CALLBACKS) as client:
                 assert client.protocol_version == "2026-07-28"
                 assert only_text(await client.call_tool(tool, arguments)) == want
@@ -125,7 +99,7 @@ async def test_modern_input_required(server_binary: str, tool: str, arguments: d
 @pytest.mark.parametrize("tool,arguments,want", CASES, ids=[c[0] for c in CASES])
 async def test_legacy_server_requests(server_binary: str, tool: str, arguments: dict[str, Any], want: str) -> None:
     with anyio.fail_after(TEST_TIMEOUT):
-        async with listening(server_binary) as url:
+        async with listening(server_binary, "--listen") as url:
             async with streamable_http_client(url) as (read, write, *_):
                 async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT, **CALLBACKS) as session:
                     result = await session.initialize()

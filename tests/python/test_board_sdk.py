@@ -30,11 +30,9 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-import socket
-import subprocess
-import time
 
 from conftest import HttpBoard
+from listening import listening
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ResourceUpdated
@@ -235,24 +233,8 @@ def era(request: pytest.FixtureRequest) -> str:
 @asynccontextmanager
 async def http_board(board: HttpBoard) -> AsyncIterator[str]:
     """Start the board on a free loopback port; yield its endpoint URL."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([board.binary, "--http", f"127.0.0.1:{port}"], stdin=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise
-                await anyio.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.kill()
-        proc.wait()
+    async with listening(board.binary, "--http") as url:
+        yield url
 
 
 @asynccontextmanager

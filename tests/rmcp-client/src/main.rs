@@ -28,6 +28,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine as _;
+use emcp_rmcp_client::{connect, Listening, REQUEST_TIMEOUT};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, GetPromptRequestParams,
     Implementation, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
@@ -36,14 +37,12 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt};
+use rmcp::ClientHandler;
 use serde_json::{json, Value};
 use tokio::process::Command;
 
 /// How long a notification that must come is waited for.
 const NOTIFY_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long any request may take.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The notifications the board sends outside a subscription, in arrival order.
 #[derive(Clone, Default)]
@@ -268,72 +267,6 @@ enum Board {
     Http(String),
 }
 
-/// A board started with `--http` on a free loopback port; killed when dropped.
-struct HttpBoard {
-    child: std::process::Child,
-    url: String,
-}
-
-impl HttpBoard {
-    fn start(binary: &str) -> Result<Self, String> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map_err(|e| format!("no free port: {e}"))?
-            .port();
-        let addr = format!("127.0.0.1:{port}");
-        let child = std::process::Command::new(binary)
-            .args(["--http", &addr])
-            .stdin(std::process::Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start the board: {e}"))?;
-        let mut board = HttpBoard {
-            child,
-            url: format!("http://{addr}/mcp"),
-        };
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(&addr).is_err() {
-            let exited = board.child.try_wait().ok().flatten().is_some();
-            if exited || std::time::Instant::now() > deadline {
-                return Err(format!("the board never listened on {addr}"));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Ok(board)
-    }
-}
-
-impl Drop for HttpBoard {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// The handshake of one run, over `transport`.
-async fn connect<T, E, A>(
-    client: Client,
-    transport: T,
-    version: &ProtocolVersion,
-) -> Result<RunningService<RoleClient, Client>, String>
-where
-    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
-    E: std::error::Error + Send + Sync + 'static,
-{
-    let lifecycle = match version.has_initialize() {
-        false => ClientLifecycleMode::Discover {
-            preferred_versions: vec![version.clone()],
-        },
-        true => ClientLifecycleMode::Initialize,
-    };
-    tokio::time::timeout(
-        REQUEST_TIMEOUT,
-        client.serve_with_lifecycle(transport, lifecycle),
-    )
-    .await
-    .map_err(|_| "no answer to the handshake in time".to_string())?
-    .map_err(|e| format!("handshake failed: {e}"))
-}
-
 /// One run: a fresh board, one lifecycle, every check.
 async fn run(board: &Board, version: ProtocolVersion) -> Result<Report, String> {
     let seen = Seen::default();
@@ -352,7 +285,7 @@ async fn run(board: &Board, version: ProtocolVersion) -> Result<Report, String> 
             connect(client, transport, &version).await?
         }
         Board::Http(binary) => {
-            let b = http.insert(HttpBoard::start(binary)?);
+            let b = http.insert(Listening::start(binary, "--http")?);
             let transport = StreamableHttpClientTransport::from_uri(b.url.as_str());
             connect(client, transport, &version).await?
         }

@@ -18,19 +18,17 @@
 #![allow(deprecated)]
 
 use std::process::ExitCode;
-use std::time::Duration;
 
+use emcp_rmcp_client::{connect, Listening, REQUEST_TIMEOUT};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationAction, Implementation,
     ListRootsResult, ProtocolVersion, Root, SamplingMessage,
 };
-use rmcp::service::{RequestContext, RoleClient, RunningService};
+use rmcp::service::{RequestContext, RoleClient};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData};
+use rmcp::{ClientHandler, ErrorData};
 use serde_json::{json, Value};
-
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The client: a user who fills in every form, a model that answers `Paris`, one root.
 #[derive(Clone)]
@@ -95,47 +93,6 @@ impl ClientHandler for Client {
     }
 }
 
-/// The server started with `--listen` on a free loopback port; killed when dropped.
-struct Listening {
-    child: std::process::Child,
-    url: String,
-}
-
-impl Listening {
-    fn start(binary: &str) -> Result<Self, String> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map_err(|e| format!("no free port: {e}"))?
-            .port();
-        let addr = format!("127.0.0.1:{port}");
-        let child = std::process::Command::new(binary)
-            .args(["--listen", &addr])
-            .stdin(std::process::Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start the server: {e}"))?;
-        let mut server = Listening {
-            child,
-            url: format!("http://{addr}/mcp"),
-        };
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(&addr).is_err() {
-            let exited = server.child.try_wait().ok().flatten().is_some();
-            if exited || std::time::Instant::now() > deadline {
-                return Err(format!("the server never listened on {addr}"));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Ok(server)
-    }
-}
-
-impl Drop for Listening {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Each tool, its arguments, and the text it must end with.
 fn cases() -> Vec<(&'static str, Value, &'static str)> {
     vec![
@@ -193,32 +150,21 @@ async fn run(binary: &str, version: ProtocolVersion) -> (usize, usize) {
             println!("FAIL {version}: {what}: {detail}");
         }
     };
-    let server = match Listening::start(binary) {
+    let server = match Listening::start(binary, "--listen") {
         Ok(s) => s,
         Err(e) => {
             check("start", false, e);
             return (passed, failed);
         }
     };
-    let lifecycle = match version.has_initialize() {
-        false => ClientLifecycleMode::Discover {
-            preferred_versions: vec![version.clone()],
-        },
-        true => ClientLifecycleMode::Initialize,
-    };
     let client = Client {
         version: version.clone(),
     };
     let transport = StreamableHttpClientTransport::from_uri(server.url.as_str());
-    let service: RunningService<RoleClient, Client> = match tokio::time::timeout(
-        REQUEST_TIMEOUT,
-        client.serve_with_lifecycle(transport, lifecycle),
-    )
-    .await
-    {
-        Ok(Ok(s)) => s,
-        other => {
-            check("handshake", false, format!("{:?}", other.map(|r| r.err())));
+    let service = match connect(client, transport, &version).await {
+        Ok(s) => s,
+        Err(e) => {
+            check("handshake", false, e);
             return (passed, failed);
         }
     };
