@@ -52,8 +52,11 @@ pub enum ServeError<R, W> {
 
 /// Serve one connection until the reader reports end of input (`Ok(0)`).
 ///
-/// At end of input a final unterminated line is still handled and pending jobs run to
-/// completion, so nothing accepted is lost.
+/// Pending jobs run while no input waits. The writer is flushed when the reader has
+/// nothing more (pipelined requests' responses share one flush) and after each job
+/// step that wrote (a slow job's progress goes out as it happens). At end of input a
+/// final unterminated line is still handled and pending jobs run to completion, so
+/// nothing accepted is lost.
 pub fn serve<D, F, R, W, const L: usize, const J: usize, const WAIT: usize>(
     server: &mut Server<D, L, J, WAIT>,
     framer: &mut F,
