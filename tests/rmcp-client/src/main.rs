@@ -188,9 +188,9 @@ fn same_json(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// `v[key]` for each key in turn (`Null` when one is missing).
-fn at<'v>(v: &'v Value, path: &[&str]) -> &'v Value {
-    path.iter().fold(v, |v, k| v.get(k).unwrap_or(&Value::Null))
+/// The value at JSON Pointer `path` in `v` (`Null` when there is none).
+fn at<'v>(v: &'v Value, path: &str) -> &'v Value {
+    v.pointer(path).unwrap_or(&Value::Null)
 }
 
 /// The members of `v` named `keys` (to compare a descriptor without the fields rmcp
@@ -313,27 +313,27 @@ async fn checks(
     let info = serde_json::to_value(peer.peer_info().as_deref()).unwrap_or_default();
     r.same(
         "handshake: protocol version",
-        at(&info, &["protocolVersion"]),
+        at(&info, "/protocolVersion"),
         &json!(version.to_string()),
     );
     r.same(
         "handshake: server info",
-        &pick(at(&info, &["serverInfo"]), &["name", "version", "title"]),
+        &pick(at(&info, "/serverInfo"), &["name", "version", "title"]),
         &json!({"name": "emcp-sensor-board", "version": "0.1.0",
                 "title": "emcp simulated sensor board"}),
     );
-    let caps = at(&info, &["capabilities"]);
+    let caps = at(&info, "/capabilities");
     r.check(
         "handshake: capabilities tools, resources (subscribe), prompts, completions, logging",
         ["tools", "prompts", "completions", "logging"]
             .iter()
             .all(|k| caps.get(*k).is_some())
-            && at(caps, &["resources", "subscribe"]) == &json!(true),
+            && at(caps, "/resources/subscribe") == &json!(true),
         || format!("got {caps}"),
     );
     r.same(
         "handshake: instructions",
-        at(&info, &["instructions"]),
+        at(&info, "/instructions"),
         &json!(INSTRUCTIONS),
     );
 
@@ -379,17 +379,17 @@ async fn checks(
         if let Some(v) = r.result("tools/call read_sensor", timed(peer.call_tool(call)).await) {
             r.same(
                 &format!("read_sensor {sensor}: content"),
-                at(&v, &["content"]),
+                at(&v, "/content"),
                 &json!([{"type": "text", "text": text}]),
             );
             r.same(
                 &format!("read_sensor {sensor}: structuredContent"),
-                at(&v, &["structuredContent"]),
+                at(&v, "/structuredContent"),
                 &structured,
             );
             r.check(
                 &format!("read_sensor {sensor}: not an error"),
-                at(&v, &["isError"]) != &json!(true),
+                at(&v, "/isError") != &json!(true),
                 || format!("got {v}"),
             );
         }
@@ -403,7 +403,7 @@ async fn checks(
     ) {
         r.same(
             "read_sensor wind: isError",
-            at(&v, &["isError"]),
+            at(&v, "/isError"),
             &json!(true),
         );
     }
@@ -422,11 +422,11 @@ async fn checks(
     if let Some(v) = r.result("tools/call move_servo", timed(peer.call_tool(call)).await) {
         r.same(
             "move_servo 45: content",
-            at(&v, &["content"]),
+            at(&v, "/content"),
             &json!([{"type": "text", "text": "servo: 45.0 deg"}]),
         );
         let got = wait_for(&seen, Vec::new(), |n| {
-            at(n, &["progress", "progress"]).as_f64() == Some(3.0)
+            at(n, "/progress/progress").as_f64() == Some(3.0)
         })
         .await;
         let progress: Vec<&Value> = got.iter().filter_map(|n| n.get("progress")).collect();
@@ -442,13 +442,13 @@ async fn checks(
             &json!(steps),
             &json!(want),
         );
-        let token = progress.first().map(|p| at(p, &["progressToken"]));
+        let token = progress.first().map(|p| at(p, "/progressToken"));
         r.check(
             "move_servo 45: every progress notification carries the request's token",
             token.is_some_and(|t| !t.is_null())
                 && progress
                     .iter()
-                    .all(|p| Some(at(p, &["progressToken"])) == token),
+                    .all(|p| Some(at(p, "/progressToken")) == token),
             || format!("got {progress:?}"),
         );
     }
@@ -457,7 +457,7 @@ async fn checks(
     if let Some(list) = r.result("resources/list", timed(peer.list_all_resources()).await) {
         let uris: Vec<Value> = list
             .as_array()
-            .map(|a| a.iter().map(|x| at(x, &["uri"]).clone()).collect())
+            .map(|a| a.iter().map(|x| at(x, "/uri").clone()).collect())
             .unwrap_or_default();
         r.same(
             "resources/list: the five resources in order",
@@ -488,16 +488,13 @@ async fn checks(
     ) {
         r.same(
             "resources/read sensor://temperature",
-            at(&v, &["contents"]),
+            at(&v, "/contents"),
             &json!([{"uri": "sensor://temperature", "mimeType": "application/json",
                      "text": "{\"celsius\":21.5}"}]),
         );
     }
     if let Some(v) = r.result("resources/read samples", timed(read("log://samples")).await) {
-        let blob = at(&v, &["contents"])
-            .get(0)
-            .map(|c| at(c, &["blob"]).as_str().unwrap_or_default().to_owned())
-            .unwrap_or_default();
+        let blob = at(&v, "/contents/0/blob").as_str().unwrap_or_default();
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(blob)
             .unwrap_or_default();
@@ -509,9 +506,7 @@ async fn checks(
         );
         r.same(
             "resources/read log://samples: mimeType",
-            at(&v, &["contents"])
-                .get(0)
-                .map_or(&Value::Null, |c| at(c, &["mimeType"])),
+            at(&v, "/contents/0/mimeType"),
             &json!("application/octet-stream"),
         );
     }
@@ -550,9 +545,7 @@ async fn checks(
             .collect();
         r.same(
             "resources/read sensor://temperature/history",
-            at(&v, &["contents"])
-                .get(0)
-                .map_or(&Value::Null, |c| at(c, &["text"])),
+            at(&v, "/contents/0/text"),
             &json!(text),
         );
     }
@@ -638,7 +631,7 @@ async fn checks(
     if let Some(v) = r.result("tools/call set_led", timed(peer.call_tool(call)).await) {
         r.same(
             "set_led red 50: content",
-            at(&v, &["content"]),
+            at(&v, "/content"),
             &json!([{"type": "text", "text": "led: red 50%"}]),
         );
     }
@@ -650,9 +643,7 @@ async fn checks(
         };
         r.same(
             "subscriptions/listen: notifications/resources/updated led://state",
-            &pick(&got, &["method", "params"])
-                .get("params")
-                .map_or(Value::Null, |p| pick(p, &["uri"])),
+            &pick(at(&got, "/params"), &["uri"]),
             &json!({"uri": "led://state"}),
         );
         let closed = timed(s.cancel()).await;
@@ -687,9 +678,7 @@ async fn checks(
     ) {
         r.same(
             "resources/read led://state after set_led",
-            at(&v, &["contents"])
-                .get(0)
-                .map_or(&Value::Null, |c| at(c, &["text"])),
+            at(&v, "/contents/0/text"),
             &json!("{\"color\":\"red\",\"brightness\":50}"),
         );
     }
