@@ -429,11 +429,11 @@ fn value_end<'a>(
                 Some(b'-') => number_end(input, i).ok_or(ScanError::Syntax)?,
                 // `{}` (as in `"capabilities":{}`): nothing more to check.
                 Some(b'{') if input.get(i + 1) == Some(&b'}') && depth < max_depth => i + 2,
-                // An object of scalars (as tool arguments often are): its own short loop.
-                Some(b'{') if depth < max_depth => match flat_object_end(input, i, utf8) {
-                    Some(end) => end,
-                    None => plain_end(input, i, depth, max_depth, utf8)?,
-                },
+                // An object (tool arguments, say): its own short loop.
+                Some(b'{') if depth < max_depth => {
+                    let mut error = ScanError::Syntax;
+                    object_end(input, i, depth, max_depth, utf8, &mut error).ok_or(error)?
+                }
                 _ => plain_end(input, i, depth, max_depth, utf8)?,
             };
             if let (Some(f), Some(raw)) = (l.found.get_mut(slot), input.get(start..i)) {
@@ -473,14 +473,23 @@ fn value_end<'a>(
     }
 }
 
-/// The end of the object at `i` (its `{`) when every member's value is a string, a
-/// number or a literal; `None` when one is an object or an array, or the object is not
-/// valid: the caller then validates it with [`plain_end`] from the start, which finds
-/// the same end or the same error (one level deeper than its container: the caller
-/// checks the depth). `utf8`: as for [`string_scan`].
+/// The end of the object at `i` (its `{`), inside containers `depth` deep (the
+/// caller has checked that the object itself is not too deep): its members are
+/// walked by a short loop of their own, and a member's value that is a container is
+/// validated by [`plain_end`] (then the loop goes on after it). `utf8`: as for
+/// [`string_scan`]. `None` when the object is not valid: `error` then holds why
+/// (it is left as it is for a syntax error of the object's own; an `Option` comes
+/// back in registers, where a `Result` would go through memory).
 #[cfg(target_pointer_width = "64")]
 #[inline(never)]
-fn flat_object_end(input: &[u8], i: usize, utf8: &mut bool) -> Option<usize> {
+fn object_end(
+    input: &[u8],
+    i: usize,
+    depth: usize,
+    max_depth: usize,
+    utf8: &mut bool,
+    error: &mut ScanError,
+) -> Option<usize> {
     let mut i = skip_ws(input, i + 1);
     if input.get(i) == Some(&b'}') {
         return Some(i + 1);
@@ -494,7 +503,13 @@ fn flat_object_end(input: &[u8], i: usize, utf8: &mut bool) -> Option<usize> {
             b't' => literal_end(input, i, b"true")?,
             b'f' => literal_end(input, i, b"false")?,
             b'n' => literal_end(input, i, b"null")?,
-            _ => return None,
+            _ => match plain_end(input, i, depth + 1, max_depth, utf8) {
+                Ok(end) => end,
+                Err(e) => {
+                    *error = e;
+                    return None;
+                }
+            },
         };
         i = skip_ws(input, i);
         match input.get(i)? {
