@@ -15,7 +15,10 @@
 # Prints Markdown tables on stdout (build output and valgrind chatter go to stderr):
 # every row, then the scaling analysis (instructions per byte against request size
 # for `echo_*`, against response size for `blob_*`; "marginal" is the slope between
-# one size and the next, constant when the cost is linear).
+# one size and the next, constant when the cost is linear), then — when read_sensor
+# is among the cases — what validating its request line alone costs in emcp's
+# scanner, in a minimal validating scanner and in serde_json (`instr --parse`, net of
+# set-up the same way), beside the whole message.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -28,11 +31,11 @@ instr=target/release/instr
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ir() { # case era count -> total Ir of the run
+ir() { # instr's arguments (case era count, or --parse parser era count) -> total Ir
     valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" \
-        "$instr" "$1" "$2" "$3" 2>"$tmp/vg.err" || {
+        "$instr" "$@" 2>"$tmp/vg.err" || {
         cat "$tmp/vg.err" >&2
-        echo "callgrind.sh: instr $1 $2 $3 failed" >&2
+        echo "callgrind.sh: instr $* failed" >&2
         exit 1
     }
     awk '/^summary:/ { print $2 }' "$tmp/cg.out"
@@ -76,3 +79,35 @@ scaling() { # prefix, size column (3 request, 4 response), label
 }
 scaling echo_ 3 request
 scaling blob_ 4 response
+
+# Validation alone, on read_sensor's request lines.
+grep -q "^read_sensor" "$rows" || exit 0
+n=1000
+parsed="$tmp/parsed"
+: >"$parsed"
+"$instr" --parsers >"$tmp/parsers"
+while IFS=$'\t' read -r parser label; do
+    for era in 2025-11-25 2026-07-28; do
+        echo "callgrind.sh: --parse $parser $era (N=$n)" >&2
+        a=$(ir --parse "$parser" "$era" 1)
+        b=$(ir --parse "$parser" "$era" $((1 + n)))
+        printf '%s\t%s\t%s\t%s\n' "$parser" "$label" "$era" \
+            "$(awk -v a="$a" -v b="$b" -v n="$n" 'BEGIN { printf "%.0f", (b - a) / n }')" >>"$parsed"
+    done
+done <"$tmp/parsers"
+echo
+echo "### Validating the read_sensor request line alone"
+echo
+echo "| what runs | 2025-11-25 Ir | × emcp | 2026-07-28 Ir | × emcp |"
+echo "|---|---:|---:|---:|---:|"
+awk -F'\t' '
+    FNR == NR { if ($1 == "read_sensor") whole[$2] = $6; next }
+    { ir[$1, $3] = $4; label[$1] = $2; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
+    END {
+        l = "2025-11-25"; m = "2026-07-28"
+        for (i = 1; i <= k; i++) {
+            p = order[i]
+            printf "| %s | %d | %.2f | %d | %.2f |\n", label[p], ir[p, l], ir[p, l] / ir["emcp", l], ir[p, m], ir[p, m] / ir["emcp", m]
+        }
+        printf "| the whole message: `Server::handle` (parse, pick, check the arguments, dispatch, handler, write) | %d | %.2f | %d | %.2f |\n", whole[l], whole[l] / ir["emcp", l], whole[m], whole[m] / ir["emcp", m]
+    }' "$rows" "$parsed"

@@ -12,6 +12,9 @@
 //! - [`ScaleDevice`], a bench-local device for the scaling rows: a tool `echo` whose
 //!   request grows with its `text` argument ([`echo_request`]) and blob resources of
 //!   4 KiB, 64 KiB and 1 MiB generated on the fly ([`blob_request`]).
+//!
+//! Beside them, [`parsers`]: what validating a request line alone costs in emcp, in a
+//! [`minimal`] validating scanner written as a reference, and in serde_json.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,6 +24,9 @@ use emcp::json::{Sink, SinkError};
 use emcp::registry::{Resource, Tool};
 use emcp::{Device, Server, Step};
 use sensor_board::{Board, CONFIG};
+
+pub mod minimal;
+pub mod parsers;
 
 /// The client's `initialize` (initialize era), sent once at set-up.
 pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;

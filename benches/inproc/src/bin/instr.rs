@@ -19,6 +19,7 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
+use emcp_bench::parsers::Parser;
 use emcp_bench::{
     case_named, case_names, CountSink, CountingAlloc, Era, Message, INITIALIZE, INITIALIZED,
 };
@@ -62,15 +63,45 @@ fn lines(message: &str, era: &str) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Validate the `read_sensor` request line of `era` `count` times with `parser`.
+fn parse(parser: &str, era: &str, count: &str) -> ExitCode {
+    let (Some(parser), Some(era), Ok(count)) = (
+        Parser::parse(parser),
+        Era::parse(era),
+        count.parse::<usize>(),
+    ) else {
+        eprintln!("instr: --parse takes a parser (instr --parsers), an era and a count");
+        return ExitCode::FAILURE;
+    };
+    let line = Message::ReadSensor.request(era);
+    for _ in 0..count {
+        if !parser.validate(black_box(&line)) {
+            eprintln!("instr: {} refused the request line", parser.name());
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [flag] if flag == "--list" => return list(),
+        [flag] if flag == "--parsers" => {
+            for p in Parser::ALL {
+                println!("{}\t{}", p.name(), p.label());
+            }
+            return ExitCode::SUCCESS;
+        }
         [flag, message, era] if flag == "--lines" => return lines(message, era),
+        [flag, parser, era, count] if flag == "--parse" => return parse(parser, era, count),
         _ => {}
     }
     let [name, era, count] = args.as_slice() else {
-        eprintln!("usage: instr CASE ERA COUNT | instr --list (cases: instr --list)");
+        eprintln!(
+            "usage: instr CASE ERA COUNT | instr --list | instr --lines MESSAGE ERA | \
+             instr --parse PARSER ERA COUNT | instr --parsers"
+        );
         return ExitCode::FAILURE;
     };
     let (Some(era), Ok(count)) = (Era::parse(era), count.parse::<usize>()) else {
