@@ -242,4 +242,17 @@ if text:
 if ram:
     r = int(ram.group(1))
     print(f"| firmware RAM (static + stack peak), Cortex-M3 | ≤ 4,096 B | {r:,} | {yes(r <= 4096)} |")
+# Context for the instruction goal: validation alone (callgrind.sh's last table).
+alone = {}
+for line in open(sys.argv[1]):
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) == 5 and cells[1].isdigit() and not cells[0].startswith("the whole"):
+        alone[cells[0]] = int(cells[1])
+if alone:
+    ranked = sorted(alone.items(), key=lambda kv: kv[1])
+    print()
+    print("Validating the 2025-11-25 `read_sensor` request alone (no lookup, no dispatch, no "
+          "response) costs: " + "; ".join(f"{k} {v:,}" for k, v in ranked)
+          + (" instructions — each more than the goal allows for the whole round trip."
+             if ranked[0][1] > 1000 else " instructions."))
 PY
