@@ -333,8 +333,8 @@ impl BitStack {
 ///
 /// The objects picked from (the top level, then the first member named `open` at each
 /// level, when it is an object: at most [`PICK_LEVELS`], all objects) are walked here,
-/// member by member; every other value, containers included, is validated by
-/// [`plain_end`], which does no pick bookkeeping at all.
+/// member by member; every other value is validated by [`object_end`] (an object) or
+/// [`plain_end`], neither of which does any pick bookkeeping.
 ///
 /// Indices only ever advance past bytes that exist, so `i + 1` cannot overflow.
 #[cfg(target_pointer_width = "64")]
