@@ -2,8 +2,8 @@
 //! (`instr --parse minimal`): the least a server must do with a request line before
 //! it may answer it — check that it is one JSON text (RFC 8259: structure, strings
 //! and their escapes, numbers, literals, UTF-8; surrogate escapes paired) — and
-//! nothing more: no member is
-//! looked up, no value kept, no error told apart from another.
+//! nothing more: no member is looked up, no value kept, no error told apart from
+//! another.
 //!
 //! It is one loop over the bytes with the usual scalar speed-ups (strings searched
 //! eight bytes at a time for `"`, `\`, control and non-ASCII bytes; UTF-8 checked
