@@ -41,6 +41,14 @@ ir() { # instr's arguments (case era count, or --parse parser era count) -> tota
     awk '/^summary:/ { print $2 }' "$tmp/cg.out"
 }
 
+per_msg() { # N, then instr's arguments before COUNT -> Ir of one message, net of set-up
+    local n=$1 a b
+    shift
+    a=$(ir "$@" 1) || exit 1
+    b=$(ir "$@" $((1 + n))) || exit 1
+    awk -v a="$a" -v b="$b" -v n="$n" 'BEGIN { printf "%.0f", (b - a) / n }'
+}
+
 "$instr" --list >"$tmp/list"
 rows="$tmp/rows"
 : >"$rows"
@@ -51,9 +59,7 @@ while IFS=$'\t' read -r name era req resp n; do
         [ $want = 1 ] || continue
     fi
     echo "callgrind.sh: $name $era (N=$n)" >&2
-    a=$(ir "$name" "$era" 1)
-    b=$(ir "$name" "$era" $((1 + n)))
-    per=$(awk -v a="$a" -v b="$b" -v n="$n" 'BEGIN { printf "%.0f", (b - a) / n }')
+    per=$(per_msg "$n" "$name" "$era")
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$era" "$req" "$resp" "$n" "$per" >>"$rows"
 done <"$tmp/list"
 
@@ -89,10 +95,8 @@ parsed="$tmp/parsed"
 while IFS=$'\t' read -r parser label; do
     for era in 2025-11-25 2026-07-28; do
         echo "callgrind.sh: --parse $parser $era (N=$n)" >&2
-        a=$(ir --parse "$parser" "$era" 1)
-        b=$(ir --parse "$parser" "$era" $((1 + n)))
-        printf '%s\t%s\t%s\t%s\n' "$parser" "$label" "$era" \
-            "$(awk -v a="$a" -v b="$b" -v n="$n" 'BEGIN { printf "%.0f", (b - a) / n }')" >>"$parsed"
+        per=$(per_msg "$n" --parse "$parser" "$era")
+        printf '%s\t%s\t%s\t%s\n' "$parser" "$label" "$era" "$per" >>"$parsed"
     done
 done <"$tmp/parsers"
 echo
