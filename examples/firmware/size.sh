@@ -15,6 +15,12 @@
 # size.sh --matrix — the footprint matrix instead, as a Markdown table: the image
 # variants of the Makefile (full board, tools only, initialize era only, 2026-07-28 only)
 # x M3 and M4F: text, data, bss, stack peak over every transcript, RAM.
+#
+# size.sh --by-source — where the M3 image's text goes, as Markdown: the same image
+# built once more with line tables (`debug = "line-tables-only"`, in
+# target/firmware-lines; its text must equal the release image's, or the script
+# fails), bytes of code by source file and by function, inlined code counted where it
+# was written (text_by_source.py).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -24,6 +30,21 @@ matrix=0
 [ "${1:-}" = "--check" ] && check=1
 [ "${1:-}" = "--matrix" ] && matrix=1
 missed=0
+
+if [ "${1:-}" = "--by-source" ]; then
+    "$here/run.sh" m3 </dev/null >/dev/null # builds the release image, installs tools
+    lines=$repo/target/firmware-lines
+    CARGO_PROFILE_RELEASE_DEBUG=line-tables-only make -s -C "$here" BOARD=m3 \
+        CARGO_TARGET_DIR="$lines" OUT="$lines/m3" >&2
+    release=$(arm-none-eabi-size "$repo/target/firmware/m3/emcp-firmware.elf" | awk 'NR == 2 { print $1 }')
+    traced=$(arm-none-eabi-size "$lines/m3/emcp-firmware.elf" | awk 'NR == 2 { print $1 }')
+    if [ "$release" != "$traced" ]; then
+        echo "size.sh: the image with line tables has $traced bytes of text, the release image $release" >&2
+        exit 1
+    fi
+    python3 "$here/text_by_source.py" "$lines/m3/emcp-firmware.elf" "$repo"
+    exit 0
+fi
 
 # The bytes a transcript sends, parsed by the transcript tests' own parser.
 transcript_input() {
