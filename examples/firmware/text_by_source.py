@@ -36,7 +36,7 @@ def instructions(elf):
 
 
 def frames(elf, addresses):
-    """For each address, its inlining chain, innermost first: [(function, file, line)]."""
+    """For each address, its inlining chain, innermost first: [(function, file)]."""
     text = "\n".join(f"{a:#x}" for a in addresses) + "\n"
     out = subprocess.run(["arm-none-eabi-addr2line", "-a", "-i", "-f", "-C", "-e", elf],
                          input=text, capture_output=True, text=True, check=True).stdout
@@ -49,8 +49,7 @@ def frames(elf, addresses):
             i += 1
             continue
         fn, loc = lines[i], lines[i + 1] if i + 1 < len(lines) else "??:0"
-        path, _, num = loc.rpartition(":")
-        cur.append((fn, path, num.split(" ")[0]))
+        cur.append((fn, loc.rpartition(":")[0]))
         i += 2
     return chains
 
@@ -74,10 +73,10 @@ def main():
     elf = sys.argv[1]
     root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else
                            os.path.join(os.path.dirname(__file__), "..", ".."))
-    size = subprocess.run(["arm-none-eabi-size", "-A", elf], capture_output=True,
-                          text=True, check=True).stdout
-    text = sum(int(l.split()[1]) for l in size.splitlines()
-               if l.split()[:1] and l.split()[0] in (".vectors", ".text", ".ARM.exidx"))
+    # `text` as size.sh reports it (the Berkeley format's first column).
+    size = subprocess.run(["arm-none-eabi-size", elf], capture_output=True, text=True,
+                          check=True).stdout
+    text = int(size.splitlines()[1].split()[0])
     insns = instructions(elf)
     chains = frames(elf, [a for a, _ in insns])
     by_file, by_fn = collections.Counter(), collections.Counter()
