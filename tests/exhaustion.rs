@@ -9,11 +9,12 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
+use emcp::device::input::{Capability, MAX_ASKS, MAX_KEY, MAX_WAIT_ARGS};
 use emcp::device::{Completion, ToolCall};
-use emcp::http::{self, Policy, Served, Sessions};
-use emcp::input::{Capability, StateKey, MAX_ASKS, MAX_KEY, MAX_STATE, MAX_WAIT_ARGS};
-use emcp::json::{Sink, SinkError};
-use emcp::registry::Tool;
+use emcp::model::registry::Tool;
+use emcp::state::seal::{StateKey, MAX_STATE};
+use emcp::transport::http::{self, Policy, Served, Sessions};
+use emcp::wire::json::{Sink, SinkError};
 use emcp::{Config, Device, Era, Server, Step};
 use emcp_tests::{run_chunks, split_lines, VecSink};
 use sensor_board::{Board, CONFIG};
@@ -345,12 +346,12 @@ fn progress_token_over_max_id_len_is_ignored() {
         ) + "\n"
     };
     // 64 bytes of JSON text, quotes included: progress is reported.
-    let fits = "t".repeat(emcp::rpc::MAX_ID_LEN - 2);
+    let fits = "t".repeat(emcp::wire::rpc::MAX_ID_LEN - 2);
     let out = run_chunks(CONFIG, call(&fits).as_bytes(), &[]);
     assert_eq!(out.len(), 4, "{out:?}");
     assert!(out[0].contains("notifications/progress"));
     // One byte more: the token is ignored (no progress), the call is answered.
-    let over = "t".repeat(emcp::rpc::MAX_ID_LEN - 1);
+    let over = "t".repeat(emcp::wire::rpc::MAX_ID_LEN - 1);
     let out = run_chunks(CONFIG, call(&over).as_bytes(), &[]);
     assert_eq!(
         out,
@@ -386,8 +387,9 @@ impl Device for Chatty {
     fn completions(&self) -> bool {
         true
     }
-    fn prompt(&self, i: usize) -> Option<emcp::registry::Prompt<'static>> {
-        static PROMPTS: [emcp::registry::Prompt<'static>; 1] = [emcp::registry::Prompt::new("p")];
+    fn prompt(&self, i: usize) -> Option<emcp::model::registry::Prompt<'static>> {
+        static PROMPTS: [emcp::model::registry::Prompt<'static>; 1] =
+            [emcp::model::registry::Prompt::new("p")];
         PROMPTS.get(i).copied()
     }
     fn complete(&mut self, c: &mut Completion<'_>) {

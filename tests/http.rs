@@ -1,9 +1,9 @@
-//! The HTTP transport (`emcp::http`) driven sans-IO with the sensor board: framing of
+//! The HTTP transport (`emcp::transport::http`) driven sans-IO with the sensor board: framing of
 //! answers, split and pipelined requests, oversized heads and bodies, Host/Origin
 //! checks, header/body mismatches, sessions, and a client that sends a byte at a time.
 
-use emcp::http::{self, Policy, Served, Sessions};
-use emcp::json::{Sink, SinkError};
+use emcp::transport::http::{self, Policy, Served, Sessions};
+use emcp::wire::json::{Sink, SinkError};
 use emcp::Server;
 use sensor_board::{Board, CONFIG};
 

@@ -2,10 +2,11 @@
 //! through the public API: one handler, both eras; `requestState` sealed and checked;
 //! -32021 for a capability the client lacks; responses filed with the call that asked.
 
+use emcp::device::input::Capability;
 use emcp::device::ToolCall;
-use emcp::input::{Capability, StateKey};
-use emcp::json::{Sink, SinkError};
-use emcp::registry::Tool;
+use emcp::model::registry::Tool;
+use emcp::state::seal::StateKey;
+use emcp::wire::json::{Sink, SinkError};
 use emcp::{Config, Device, Era, Server, Step};
 use serde_json::{json, Value};
 

@@ -3,10 +3,10 @@
 //! bearer token.
 
 use emcp::device::ToolCall;
-use emcp::http::{self, Policy, Sessions};
-use emcp::json::{Sink, SinkError, Value as JsonValue};
-use emcp::policy::{TokenBucket, Verdict};
-use emcp::registry::Tool;
+use emcp::model::registry::Tool;
+use emcp::state::policy::{TokenBucket, Verdict};
+use emcp::transport::http::{self, Policy, Sessions};
+use emcp::wire::json::{Sink, SinkError, Value as JsonValue};
 use emcp::{Config, Device, Server, Step};
 use sensor_board::{Board, CONFIG};
 use serde_json::{json, Value};

@@ -4,8 +4,8 @@
 use std::collections::VecDeque;
 use std::convert::Infallible;
 
-use emcp::framing::Framer;
-use emcp::serve::serve;
+use emcp::transport::serve::serve;
+use emcp::wire::framing::Framer;
 use emcp::Server;
 use emcp_tests::split_lines;
 use sensor_board::{Board, CONFIG};

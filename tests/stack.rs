@@ -14,10 +14,10 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use emcp::framing::{Frames, SliceFramer};
-use emcp::http::{self, Policy, Served, Sessions};
-use emcp::json::{Sink, SinkError};
-use emcp::serve::feed;
+use emcp::transport::http::{self, Policy, Served, Sessions};
+use emcp::transport::serve::feed;
+use emcp::wire::framing::{Frames, SliceFramer};
+use emcp::wire::json::{Sink, SinkError};
 use emcp::{Config, Server};
 use emcp_tests::{config_for, split_lines, Transcript, VecSink};
 use sensor_board::{Board, CONFIG};
@@ -87,7 +87,7 @@ fn case(name: &'static str, line: impl Into<Vec<u8>>, error: Option<i64>) -> Cas
 
 /// The hostile set. `json::MAX_DEPTH` is 32 levels (objects and arrays together).
 fn hostile() -> Vec<Case> {
-    let max = emcp::json::MAX_DEPTH;
+    let max = emcp::wire::json::MAX_DEPTH;
     let escapes = "\\u0041".repeat(600);
     let pairs = "\\ud83d\\ude00".repeat(300);
     let many_members: String = (0..300).map(|i| format!(r#""m{i}":{i},"#)).collect();

@@ -23,7 +23,7 @@
 //!
 //! ## Protocol
 //! 2026-07-28 (stateless: per-request `_meta`, `server/discover`, `resultType`,
-//! `subscriptions/listen`) and the initialize-era revisions 2025-11-25, 2025-06-18,
+//! `subscriptions/listen`) and the legacy-era revisions 2025-11-25, 2025-06-18,
 //! 2025-03-26 and 2024-11-05, chosen per request (see [`server`]).
 //!
 //! ## Limits
@@ -48,8 +48,8 @@
 //! JSON Schema beyond the subset in [`schema`].
 //!
 //! ## Features
-//! - `http` — `emcp::http`: Streamable HTTP on one POST endpoint (`httparse`).
-//! - `input` — `emcp::input`: input-required results and server-to-client requests
+//! - `http` — `emcp::transport::http`: Streamable HTTP on one POST endpoint (`httparse`).
+//! - `input` — `emcp::device::input`: input-required results and server-to-client requests
 //!   (elicitation, sampling, roots) with an HMAC-sealed `requestState` (`hmac`, `sha2`).
 //! - `defmt` — log through `defmt`.
 //! - `legacy`, `stateless` (both default) — the protocol eras served: the initialize
@@ -73,24 +73,19 @@
 #[cfg(not(any(feature = "legacy", feature = "stateless")))]
 compile_error!("emcp needs at least one protocol era: feature `legacy` or `stateless`");
 
-pub mod device;
-pub mod error;
-pub mod framing;
-#[cfg(feature = "http")]
-pub mod http;
-#[cfg(feature = "input")]
-pub mod input;
-pub mod json;
-pub mod policy;
-pub mod registry;
-pub mod rpc;
-pub mod schema;
-pub mod serve;
-pub mod server;
-pub mod subscription;
-pub mod template;
 mod trace;
-pub mod version;
+
+pub mod wire;
+
+pub mod model;
+
+pub mod state;
+
+pub mod device;
+
+pub mod server;
+
+pub mod transport;
 
 pub use device::{Device, Step};
 pub use server::{Config, Era, Server};

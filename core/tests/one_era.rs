@@ -9,7 +9,7 @@
 //! (with both eras, the default, the transcripts cover every case).
 
 use emcp::device::{Step, ToolCall};
-use emcp::registry::Tool;
+use emcp::model::registry::Tool;
 use emcp::{Config, Device, Server};
 
 struct Board;

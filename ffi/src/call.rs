@@ -8,7 +8,7 @@
 use core::ffi::c_char;
 
 use emcp::device::{LogLevel, ToolCall};
-use emcp::json::{self, Kind, Value};
+use emcp::wire::json::{self, Kind, Value};
 
 use crate::status::*;
 use crate::text::{bytes, decode_out, opt_utf8, taken, tri, utf8};
@@ -471,7 +471,7 @@ pub unsafe extern "C" fn emcp_call_resource_link(
         non_null!(call, uri, name);
         let uri = tri!(unsafe { utf8(uri, uri_len) });
         let name = tri!(unsafe { utf8(name, name_len) });
-        let mut r = emcp::registry::Resource::new(uri, name);
+        let mut r = emcp::model::registry::Resource::new(uri, name);
         r.mime_type = tri!(unsafe { opt_utf8(mime, mime_len) });
         taken(unsafe { get(call) }.resource_link(&r))
     })

@@ -8,9 +8,11 @@
 use core::ffi::c_void;
 
 use emcp::device::{Completion, PromptGet, ReadError, ResourceRead, Step, Target, ToolCall};
-use emcp::json::Value;
-use emcp::policy::Verdict;
-use emcp::registry::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations};
+use emcp::model::registry::{
+    Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations,
+};
+use emcp::state::policy::Verdict;
+use emcp::wire::json::Value;
 use emcp::Device;
 
 use crate::call::emcp_tool_call;
@@ -263,7 +265,7 @@ pub(crate) struct CDevice {
     /// Resources changed through `emcp_server_resource_changed`; lives outside the
     /// server state (see `server::Storage`), so raising a flag from a callback or an
     /// interrupt never aliases the server.
-    pub(crate) changes: *const emcp::subscription::ChangeFlags,
+    pub(crate) changes: *const emcp::state::subscription::ChangeFlags,
 }
 
 impl CDevice {
@@ -432,7 +434,7 @@ impl Device for CDevice {
     }
 
     /// C descriptors carry no compiled schema: left out of the image.
-    fn tool_plan(&self, _index: usize) -> Option<&'static emcp::schema::Plan<'static>> {
+    fn tool_plan(&self, _index: usize) -> Option<&'static emcp::model::schema::Plan<'static>> {
         None
     }
 

@@ -239,7 +239,7 @@ pub unsafe extern "C" fn emcp_completion_ref(
 }
 
 /// Which text of a completion request to copy out.
-fn completion_text<'a>(c: &Completion<'a>, which: u32) -> Option<emcp::json::Str<'a>> {
+fn completion_text<'a>(c: &Completion<'a>, which: u32) -> Option<emcp::wire::json::Str<'a>> {
     match which {
         EMCP_COMPLETION_URI => match c.reference() {
             Reference::Resource(uri) => Some(uri),

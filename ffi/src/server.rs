@@ -12,9 +12,9 @@
 use core::ffi::c_char;
 use core::mem::{align_of, size_of};
 
-use emcp::framing::{Frames, SliceFramer};
-use emcp::json::{Sink, SinkError, SliceSink};
-use emcp::subscription::ChangeFlags;
+use emcp::state::subscription::ChangeFlags;
+use emcp::wire::framing::{Frames, SliceFramer};
+use emcp::wire::json::{Sink, SinkError, SliceSink};
 use emcp::{Config, Server};
 
 use crate::descriptor::{emcp_config, opt, text, CDevice};
@@ -263,9 +263,13 @@ pub unsafe extern "C" fn emcp_server_init(
         }
         let server = match Server::new(device, server_config(config)) {
             Ok(s) => s,
-            Err(emcp::error::ConfigError::InvalidSchema(_)) => return EMCP_INVALID_SCHEMA,
-            Err(emcp::error::ConfigError::InvalidTemplate(_)) => return EMCP_INVALID_TEMPLATE,
-            Err(emcp::error::ConfigError::TooManyResources) => return EMCP_TOO_MANY_RESOURCES,
+            Err(emcp::wire::error::ConfigError::InvalidSchema(_)) => return EMCP_INVALID_SCHEMA,
+            Err(emcp::wire::error::ConfigError::InvalidTemplate(_)) => {
+                return EMCP_INVALID_TEMPLATE
+            }
+            Err(emcp::wire::error::ConfigError::TooManyResources) => {
+                return EMCP_TOO_MANY_RESOURCES
+            }
             Err(_) => return EMCP_INVALID_CONFIG,
         };
         // SAFETY: the caller guarantees the line buffer outlives the server.

@@ -2,7 +2,7 @@
 
 use core::ffi::c_char;
 
-use emcp::json::Str;
+use emcp::wire::json::Str;
 
 use crate::status::{
     emcp_status, EMCP_BUFFER_TOO_SMALL, EMCP_INVALID_PARAMETER, EMCP_NULL_PARAMETER, EMCP_OK,

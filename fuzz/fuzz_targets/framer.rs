@@ -1,4 +1,4 @@
-//! The framer (`emcp::framing`): bytes of any chunking in, lines out.
+//! The framer (`emcp::wire::framing`): bytes of any chunking in, lines out.
 //!
 //! Input: one knob byte (line buffer size 1..=64), eight knob bytes (the seed of the
 //! chunk sizes), then the stream. Invariants, for `SliceFramer` with that buffer and
@@ -11,7 +11,7 @@
 //!   progress, and `(n, None)` means all of it; `buffered()` is the pending tail.
 #![no_main]
 
-use emcp::framing::{Frame, Framer, Frames, SliceFramer};
+use emcp::wire::framing::{Frame, Framer, Frames, SliceFramer};
 use emcp_fuzz::{knobs, segments, strip_cr};
 use libfuzzer_sys::fuzz_target;
 

@@ -1,4 +1,4 @@
-//! The Streamable HTTP transport (`emcp::http::serve`, sans-IO) with the Rust sensor
+//! The Streamable HTTP transport (`emcp::transport::http::serve`, sans-IO) with the Rust sensor
 //! board, driven as a connection: bytes arrive in chunks into a receive buffer of
 //! 2048 bytes (`Policy::max_body` 1024), and `serve` is called until `Incomplete`.
 //!
@@ -14,7 +14,7 @@
 //! - the same bytes give the same answers whether they arrive at once or in chunks.
 #![no_main]
 
-use emcp::http::{self, Policy, Served, Sessions, Status};
+use emcp::transport::http::{self, Policy, Served, Sessions, Status};
 use emcp::Server;
 use emcp_fuzz::{knobs, message, Collected};
 use libfuzzer_sys::fuzz_target;

@@ -1,4 +1,4 @@
-//! The JSON scanner, string decoding and writer (`emcp::json`) against `serde_json` and
+//! The JSON scanner, string decoding and writer (`emcp::wire::json`) against `serde_json` and
 //! `core`'s number parsing.
 //!
 //! Scanner, on the input bytes:
@@ -23,7 +23,7 @@
 //! float from the bytes — `serde_json` and `parse` read back exactly what was written.
 #![no_main]
 
-use emcp::json::{
+use emcp::wire::json::{
     parse, parse_with_depth, JsonWriter, Kind, Piece, ScanError, Sink, SinkError, Str, Value,
     DEPTH_LIMIT, MAX_DEPTH,
 };
@@ -85,7 +85,7 @@ fn plan(v: Value<'_>, data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let compiled = emcp::schema::Plan::compile(text);
+    let compiled = emcp::model::schema::Plan::compile(text);
     const ARGS: [&str; 6] = [
         "{}",
         r#"{"a":1}"#,
@@ -99,7 +99,7 @@ fn plan(v: Value<'_>, data: &[u8]) {
         .map(|a| parse(a.as_bytes()).expect("valid arguments"));
     for a in args.map(Some).chain([None, Some(v)]) {
         let ours = format!("{:?}", compiled.validate(a));
-        let walked = format!("{:?}", emcp::schema::validate(v, a));
+        let walked = format!("{:?}", emcp::model::schema::validate(v, a));
         assert_eq!(ours, walked, "schema {text:?}, arguments {a:?}");
     }
 }

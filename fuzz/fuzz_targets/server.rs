@@ -1,5 +1,5 @@
 //! The whole server (`emcp::Server`) with the Rust sensor board behind it, fed through
-//! `emcp::serve::feed` and a `Framer`, as the board's stdio loop does.
+//! `emcp::transport::serve::feed` and a `Framer`, as the board's stdio loop does.
 //!
 //! Input: one knob byte (bits 0–1: polls after each line, 0–3; bit 2: feed each line in
 //! two chunks), then the byte stream. Each `\n`-terminated line is fed, its output
@@ -16,8 +16,8 @@
 //! - polls answer only pending requests; every job finishes.
 #![no_main]
 
-use emcp::framing::{Framer, Frames};
-use emcp::serve::feed;
+use emcp::wire::framing::{Framer, Frames};
+use emcp::transport::serve::feed;
 use emcp::Server;
 use emcp_fuzz::{classify, knobs, messages, segments, strip_cr, Collected, Ledger};
 use libfuzzer_sys::fuzz_target;

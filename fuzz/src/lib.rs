@@ -24,11 +24,11 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-/// Nesting limit of emcp's scanner for request lines (`emcp::json::MAX_DEPTH`).
-pub const MAX_DEPTH: usize = emcp::json::MAX_DEPTH;
+/// Nesting limit of emcp's scanner for request lines (`emcp::wire::json::MAX_DEPTH`).
+pub const MAX_DEPTH: usize = emcp::wire::json::MAX_DEPTH;
 
-/// Longest request id, in bytes of JSON text (`emcp::rpc::MAX_ID_LEN`).
-pub const MAX_ID_LEN: usize = emcp::rpc::MAX_ID_LEN;
+/// Longest request id, in bytes of JSON text (`emcp::wire::rpc::MAX_ID_LEN`).
+pub const MAX_ID_LEN: usize = emcp::wire::rpc::MAX_ID_LEN;
 
 /// An object's members in input order, duplicates kept, values as raw JSON text.
 pub struct Members(pub Vec<(String, Box<RawValue>)>);
@@ -136,8 +136,8 @@ pub enum Out {
 /// Output collected in memory, every byte taken (the targets' sink).
 pub struct Collected(pub Vec<u8>);
 
-impl emcp::json::Sink for Collected {
-    fn write(&mut self, bytes: &[u8]) -> Result<(), emcp::json::SinkError> {
+impl emcp::wire::json::Sink for Collected {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), emcp::wire::json::SinkError> {
         self.0.extend_from_slice(bytes);
         Ok(())
     }
@@ -165,7 +165,7 @@ pub fn message(line: &[u8]) -> Out {
     let value: Value = serde_json::from_str(&finite(text))
         .unwrap_or_else(|e| panic!("output not JSON ({e}): {shown}"));
     assert!(
-        emcp::json::parse(line).is_ok(),
+        emcp::wire::json::parse(line).is_ok(),
         "emcp cannot read its own output: {shown}"
     );
     let members: Members = serde_json::from_str(text)

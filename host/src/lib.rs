@@ -1,7 +1,7 @@
 //! `emcp-host`: running an emcp [`Server`] on a host computer.
 //!
 //! [`serve_http`] serves MCP's Streamable HTTP on a `std` [`TcpListener`], one thread
-//! per connection around the core's sans-IO transport ([`emcp::http`]), so several
+//! per connection around the core's sans-IO transport ([`emcp::transport::http`]), so several
 //! clients — and open streams: `subscriptions/listen`, long-running tools, tools
 //! waiting for the client's input, an initialize-era session's GET stream — are
 //! served at once. The server sits behind a mutex; each request is answered while it
@@ -31,8 +31,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use emcp::device::Device;
-use emcp::http::{self, reply, Policy, Served, Sessions, Status};
-use emcp::json::{self, Sink, SinkError};
+use emcp::transport::http::{self, reply, Policy, Served, Sessions, Status};
+use emcp::wire::json::{self, Sink, SinkError};
 use emcp::Server;
 
 /// Bytes a request head may take (431 beyond).
@@ -183,7 +183,7 @@ pub fn read_more(stream: &mut TcpStream, buf: &mut [u8]) -> io::Result<Option<us
     }
 }
 
-/// A seed for session ids ([`emcp::http::Sessions::new`]): 8 bytes of the operating
+/// A seed for session ids ([`emcp::transport::http::Sessions::new`]): 8 bytes of the operating
 /// system's random source, or the clock and the process id where it has none.
 ///
 /// ```

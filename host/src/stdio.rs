@@ -1,7 +1,7 @@
 //! A server on standard input and output: newline-delimited JSON-RPC, the transport an
 //! MCP host uses when it launches the server as a command.
 //!
-//! [`serve_stdio`] runs [`emcp::serve::serve`] over [`Stdin`] and [`Stdout`]. On Unix
+//! [`serve_stdio`] runs [`emcp::transport::serve::serve`] over [`Stdin`] and [`Stdout`]. On Unix
 //! [`Stdin`] reads fd 0 on the serving thread into a 64 KiB buffer and, once that is
 //! empty, asks `poll` (timeout 0) whether more bytes are waiting, so the loop keeps
 //! tool jobs moving while none are; elsewhere a thread reads standard input and hands
@@ -12,8 +12,8 @@
 use std::io::{self, Write as _};
 
 use emcp::device::Device;
-use emcp::framing::{Framer, DEFAULT_LINE_LEN};
-use emcp::serve::{serve, ServeError};
+use emcp::transport::serve::{serve, ServeError};
+use emcp::wire::framing::{Framer, DEFAULT_LINE_LEN};
 use emcp::Server;
 
 /// Bytes [`Stdin`] reads and [`Stdout`] buffers at once.
@@ -343,7 +343,7 @@ impl embedded_io::Write for Stdout {
     /// inline, with no call ([`copy_medium`]); longer writes and a full buffer take the
     /// outlined path, so the short one saves no registers.
     ///
-    /// [`copy_medium`]: emcp::json::writer::copy_medium
+    /// [`copy_medium`]: emcp::wire::json::writer::copy_medium
     #[inline]
     fn write(&mut self, bytes: &[u8]) -> Result<usize, Self::Error> {
         let start = self.len;
@@ -351,7 +351,7 @@ impl embedded_io::Write for Stdout {
         if n <= 128 {
             if let Some(to) = self.buf.get_mut(start..start.wrapping_add(n)) {
                 self.len = start + n;
-                emcp::json::writer::copy_medium(to, bytes);
+                emcp::wire::json::writer::copy_medium(to, bytes);
                 return Ok(n);
             }
         }

@@ -11,8 +11,8 @@
 //! one byte at a time, random splits) and polls only at the end, so the output must
 //! not depend on the chunking.
 
-use emcp::framing::{Framer, Frames};
-use emcp::serve::feed;
+use emcp::transport::serve::feed;
+use emcp::wire::framing::{Framer, Frames};
 use emcp::{Config, Server};
 use sensor_board::{Board, CONFIG};
 
@@ -112,8 +112,8 @@ pub fn split_lines(out: &[u8]) -> Vec<String> {
 /// A `Vec<u8>` sink.
 pub struct VecSink<'a>(pub &'a mut Vec<u8>);
 
-impl emcp::json::Sink for VecSink<'_> {
-    fn write(&mut self, bytes: &[u8]) -> Result<(), emcp::json::SinkError> {
+impl emcp::wire::json::Sink for VecSink<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), emcp::wire::json::SinkError> {
         self.0.extend_from_slice(bytes);
         Ok(())
     }
@@ -154,7 +154,7 @@ mod sizes {
     #[test]
     fn print_sizes() {
         let server = std::mem::size_of::<emcp::Server<sensor_board::Board>>();
-        let framer = std::mem::size_of::<emcp::framing::Framer<4096>>();
+        let framer = std::mem::size_of::<emcp::wire::framing::Framer<4096>>();
         println!("Server<Board>: {server} bytes; Framer<4096>: {framer} bytes");
         assert!(server < 2048, "server state grew past 2 KiB: {server}");
     }

@@ -20,8 +20,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use emcp::device::{ReadError, ResourceRead, Target, ToolCall};
-use emcp::json::{Sink, SinkError};
-use emcp::registry::{Resource, Tool};
+use emcp::model::registry::{Resource, Tool};
+use emcp::wire::json::{Sink, SinkError};
 use emcp::{Device, Server, Step};
 use sensor_board::{Board, CONFIG};
 

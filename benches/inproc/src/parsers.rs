@@ -6,7 +6,7 @@
 /// A parser run over a request line, keeping nothing: only whether it is JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Parser {
-    /// `emcp::json::parse`: the core's validating scanner (its depth limit,
+    /// `emcp::wire::json::parse`: the core's validating scanner (its depth limit,
     /// `json::MAX_DEPTH`), as `Server::handle` runs it before looking at members.
     Emcp,
     /// [`crate::minimal::validate`]: validation and nothing else, as a reference.
@@ -48,7 +48,7 @@ impl Parser {
     /// What it runs (a table's row label, Markdown).
     pub fn label(self) -> &'static str {
         match self {
-            Parser::Emcp => "`emcp::json::parse` (the core's validating scan)",
+            Parser::Emcp => "`emcp::wire::json::parse` (the core's validating scan)",
             Parser::Minimal => "minimal validating scanner (`src/minimal.rs`, reference)",
             Parser::SerdeJson => "`str::from_utf8` + `serde_json::from_str::<IgnoredAny>`",
             Parser::SerdeJsonValue => "`serde_json::from_slice::<Value>` (a heap tree)",
@@ -58,7 +58,7 @@ impl Parser {
     /// Whether `line` is one JSON text, by this parser.
     pub fn validate(self, line: &[u8]) -> bool {
         match self {
-            Parser::Emcp => emcp::json::parse(line).is_ok(),
+            Parser::Emcp => emcp::wire::json::parse(line).is_ok(),
             Parser::Minimal => crate::minimal::validate(line),
             Parser::SerdeJson => std::str::from_utf8(line)
                 .is_ok_and(|s| serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok()),

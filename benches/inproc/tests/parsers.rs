@@ -11,8 +11,8 @@ use emcp_bench::{Era, Message};
 
 /// Each parser's verdict on `input`; panics naming the input when they differ.
 fn agree(input: &[u8]) -> bool {
-    let emcp = emcp::json::parse_with_depth(input, emcp::json::DEPTH_LIMIT).is_ok();
-    let within_default = nesting(input) <= emcp::json::MAX_DEPTH;
+    let emcp = emcp::wire::json::parse_with_depth(input, emcp::wire::json::DEPTH_LIMIT).is_ok();
+    let within_default = nesting(input) <= emcp::wire::json::MAX_DEPTH;
     let rest: Vec<(Parser, bool)> = Parser::ALL
         .into_iter()
         .filter(|&p| p != Parser::Emcp || within_default)
@@ -155,8 +155,8 @@ fn depth_limit() {
     assert!(minimal::validate(&nested(minimal::MAX_DEPTH as usize)));
     assert!(!minimal::validate(&nested(minimal::MAX_DEPTH as usize + 1)));
     // emcp at the same limit draws the line in the same place.
-    assert!(emcp::json::parse_with_depth(&nested(128), 128).is_ok());
-    assert!(emcp::json::parse_with_depth(&nested(129), 128).is_err());
+    assert!(emcp::wire::json::parse_with_depth(&nested(128), 128).is_ok());
+    assert!(emcp::wire::json::parse_with_depth(&nested(129), 128).is_err());
 }
 
 #[test]

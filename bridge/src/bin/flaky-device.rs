@@ -19,7 +19,7 @@ use std::process::ExitCode;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
-use emcp::json::{Sink, SinkError};
+use emcp::wire::json::{Sink, SinkError};
 use emcp::Server;
 use sensor_board::{Board, CONFIG};
 

@@ -1,11 +1,11 @@
 //! The host side over Streamable HTTP: `emcp-bridge --http ADDR …` serves the device
 //! at `http://ADDR/mcp`.
 //!
-//! The core's transport ([`emcp::http`]) serves an in-process `Server`; here the
+//! The core's transport ([`emcp::transport::http`]) serves an in-process `Server`; here the
 //! server is a device behind a link, so the bridge keeps the core's pieces that do
-//! not need one — request heads and their limits ([`emcp::http::head`]), statuses,
+//! not need one — request heads and their limits ([`emcp::transport::http::head`]), statuses,
 //! and the response framing that picks JSON or SSE from the first line
-//! ([`emcp::http::reply::Reply`]) — and puts the relay where the core calls the
+//! ([`emcp::transport::http::reply::Reply`]) — and puts the relay where the core calls the
 //! server: a request body goes through the [`mux::Mux`] (a bridge id of its own) and
 //! the [`crate::relay::Relay`] to the device, and the device's lines for it come back
 //! into the `Reply`.
@@ -32,14 +32,14 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use emcp::http::head::{self, has_token, Head, Method};
-use emcp::http::reply::{self, Reply};
+use emcp::transport::http::head::{self, has_token, Head, Method};
+use emcp::transport::http::reply::{self, Reply};
 use emcp_host::Tcp;
 
-use emcp::http::{
+use emcp::transport::http::{
     self as core_http, allowed_host, allowed_origin, is_initialize_era, Sessions, Status,
 };
-use emcp::json::Sink;
+use emcp::wire::json::Sink;
 
 use crate::link::Link;
 use crate::message::{self, Kind, Message};
@@ -448,7 +448,7 @@ fn watch_close(stream: &TcpStream, shared: &Shared, bridge: Option<String>) -> i
 /// Whether a 2026-07-28 request's headers contradict its body: the core's check
 /// ([`core_http::headers_disagree`]) on the body as the core's scanner reads it.
 fn disagrees(head: &Head<'_>, body: &[u8]) -> bool {
-    let Ok(msg) = emcp::json::parse(body) else {
+    let Ok(msg) = emcp::wire::json::parse(body) else {
         return false;
     };
     let params = msg.get("params");

@@ -13,13 +13,14 @@ use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
+use emcp::device::input::Capability;
 use emcp::device::{
     Completion, LogLevel, PromptGet, ReadError, ResourceRead, Role, Target, ToolCall,
 };
-use emcp::http::Policy;
-use emcp::input::{Capability, StateKey};
-use emcp::json::{JsonWriter, Value};
-use emcp::registry::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
+use emcp::model::registry::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
+use emcp::state::seal::StateKey;
+use emcp::transport::http::Policy;
+use emcp::wire::json::{JsonWriter, Value};
 use emcp::{Config, Device, Server, Step};
 
 const CONFIG: Config = Config::new("emcp-conformance-server", "0.1.0");

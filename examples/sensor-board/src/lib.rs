@@ -10,8 +10,10 @@ use core::fmt::Write as _;
 use emcp::device::{
     Completion, LogLevel, PromptGet, ReadError, Reference, ResourceRead, Role, Target, ToolCall,
 };
-use emcp::policy::Verdict;
-use emcp::registry::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations};
+use emcp::model::registry::{
+    Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations,
+};
+use emcp::state::policy::Verdict;
 use emcp::{Config, Device, Step};
 use serde::Deserialize;
 
@@ -375,7 +377,7 @@ impl Board {
     }
 }
 
-fn decoded<'b>(s: emcp::json::Str<'_>, buf: &'b mut [u8]) -> Option<&'b str> {
+fn decoded<'b>(s: emcp::wire::json::Str<'_>, buf: &'b mut [u8]) -> Option<&'b str> {
     s.unescape_into(buf).ok()
 }
 
@@ -396,7 +398,7 @@ impl Device for Board {
         true
     }
 
-    fn authorize(&mut self, tool: usize, _args: Option<emcp::json::Value<'_>>) -> Verdict {
+    fn authorize(&mut self, tool: usize, _args: Option<emcp::wire::json::Value<'_>>) -> Verdict {
         // move_servo drives a motor: only while the arm switch is closed.
         if tool == 2 && !self.armed {
             return Verdict::Deny("move_servo refused: the arm switch is off");

@@ -27,7 +27,7 @@ fn main() -> ExitCode {
         }
     };
     if let Some(addr) = http {
-        let policy = emcp::http::Policy::default();
+        let policy = emcp::transport::http::Policy::default();
         return emcp_host::run_http("sensor-board", &addr, server, policy);
     }
     eprintln!("sensor-board: serving MCP on stdin/stdout");

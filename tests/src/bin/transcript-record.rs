@@ -5,8 +5,8 @@
 //!
 //! `cargo run -p emcp-tests --bin transcript-record -- tests/transcripts/NAME.txt`
 
-use emcp::framing::{Framer, Frames};
-use emcp::serve::feed;
+use emcp::transport::serve::feed;
+use emcp::wire::framing::{Framer, Frames};
 use emcp::Server;
 use emcp_tests::{config_for, split_lines, Transcript, VecSink};
 use sensor_board::Board;

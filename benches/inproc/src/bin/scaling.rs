@@ -15,7 +15,7 @@
 use std::hint::black_box;
 use std::process::{Command, ExitCode, Stdio};
 
-use emcp::framing::{Framer, DEFAULT_LINE_LEN};
+use emcp::wire::framing::{Framer, DEFAULT_LINE_LEN};
 use emcp_bench::{case_named, case_names, Bench, CountSink, CountingAlloc, Era};
 
 #[global_allocator]

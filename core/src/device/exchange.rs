@@ -1,0 +1,179 @@
+//! What every request context shares: the request's facts ([`Exchange`]), the
+//! openings of results, and the phases of a content array.
+
+use super::LogLevel;
+use crate::wire::json::writer::member_key;
+use crate::wire::json::JsonWriter;
+use crate::wire::rpc;
+use crate::wire::rpc::Id;
+
+/// The opening of a text content block, up to its text (comma first, dropped when
+/// none is due).
+pub(super) const TEXT_BLOCK: &[u8] = b",{\"type\":\"text\",\"text\":";
+
+/// A result's opening and what follows its brace: legacy era, 2026-07-28.
+#[cfg(target_pointer_width = "64")]
+pub(super) type Opening = (&'static [u8], &'static [u8]);
+
+/// The result's opening with the `content` array and its first block, a text block,
+/// up to its text.
+#[cfg(target_pointer_width = "64")]
+pub(super) const RESULT_TEXT_BLOCK: Opening = (
+    b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":",
+    b",\"result\":{\"resultType\":\"complete\",\"content\":[{\"type\":\"text\",\"text\":",
+);
+
+/// The result's opening with `contents` and its first entry up to the uri.
+#[cfg(target_pointer_width = "64")]
+pub(super) const RESULT_CONTENTS: Opening = (
+    b",\"result\":{\"contents\":[{\"uri\":",
+    b",\"result\":{\"resultType\":\"complete\",\"contents\":[{\"uri\":",
+);
+
+/// The end of a text block and the opening of the next one, up to its text.
+#[cfg(target_pointer_width = "64")]
+pub(super) const NEXT_TEXT_BLOCK: &[u8] = b"},{\"type\":\"text\",\"text\":";
+
+/// Per-request facts shared by the contexts.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Exchange<'a> {
+    pub id: Id<'a>,
+    pub stateless: bool,
+    pub progress_token: Option<&'a [u8]>,
+    pub log_level: Option<LogLevel>,
+    /// The input capabilities the client declared.
+    #[cfg(feature = "input")]
+    pub caps: crate::device::input::Capabilities,
+}
+
+impl<'a> Exchange<'a> {
+    /// Open the result envelope (and `resultType` for 2026-07-28).
+    pub(crate) fn begin_result(&self, w: &mut JsonWriter<'_>) {
+        // On 64-bit hosts `resultType` goes out with the result's brace.
+        #[cfg(target_pointer_width = "64")]
+        if self.stateless {
+            rpc::begin_message(
+                w,
+                rpc::ID,
+                self.id.raw(),
+                b",\"result\":{\"resultType\":\"complete\"",
+            );
+            w.member_done();
+            return;
+        }
+        rpc::begin_result(w, self.id);
+        #[cfg(not(target_pointer_width = "64"))]
+        if self.stateless {
+            w.member_lit(b",\"resultType\":\"complete\"");
+        }
+    }
+
+    /// Open the result envelope and, in the same write, `levels - 1` containers more
+    /// with `open` (the text after the result's brace, `resultType` added for
+    /// 2026-07-28).
+    #[cfg(target_pointer_width = "64")]
+    pub(super) fn begin_result_n(&self, w: &mut JsonWriter<'_>, open: Opening, levels: u8) {
+        w.raw(rpc::ID);
+        w.raw(self.id.raw());
+        w.begin_raw_n(if self.stateless { open.1 } else { open.0 }, levels);
+    }
+
+    /// Open the result envelope and, in it, the array the content goes into: `open` is
+    /// its key and bracket after a comma (`,"content":[`), written at once.
+    pub(super) fn begin_list(&self, w: &mut JsonWriter<'_>, open: &'static [u8]) {
+        self.begin_result(w);
+        w.begin(open);
+    }
+
+    pub(super) fn log(
+        &self,
+        w: &mut JsonWriter<'_>,
+        level: LogLevel,
+        logger: &str,
+        data: &str,
+    ) -> bool {
+        if self.log_level.is_none_or(|min| level < min) {
+            return false;
+        }
+        rpc::begin_notification(w, "message");
+        w.key_raw(member_key!("level"));
+        w.str_lit(level.as_str());
+        w.key_raw(member_key!("logger"));
+        w.str(logger);
+        w.key_raw(member_key!("data"));
+        w.str(data);
+        rpc::end_response(w);
+        true
+    }
+
+    pub(super) fn progress<N: ProgressNumber>(
+        &self,
+        w: &mut JsonWriter<'_>,
+        progress: N,
+        total: Option<N>,
+        message: Option<&str>,
+    ) -> bool {
+        let Some(token) = self.progress_token else {
+            return false;
+        };
+        rpc::begin_notification(w, "progress");
+        w.key_raw(member_key!("progressToken"));
+        w.raw_value(token);
+        w.key_raw(member_key!("progress"));
+        progress.write(w);
+        if let Some(t) = total {
+            w.key_raw(member_key!("total"));
+            t.write(w);
+        }
+        if let Some(m) = message {
+            w.key_raw(member_key!("message"));
+            w.str(m);
+        }
+        rpc::end_response(w);
+        true
+    }
+}
+
+/// A progress figure: written by its own writer method, so that integer progress
+/// never reaches the `f64` formatter.
+pub(super) trait ProgressNumber: Copy {
+    fn write(self, w: &mut JsonWriter<'_>);
+}
+
+impl ProgressNumber for f64 {
+    fn write(self, w: &mut JsonWriter<'_>) {
+        w.f64(self);
+    }
+}
+
+impl ProgressNumber for u64 {
+    fn write(self, w: &mut JsonWriter<'_>) {
+        w.u64(self);
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Phase {
+    /// Nothing written yet.
+    Idle,
+    /// Inside the `content` array.
+    Content,
+    /// Inside the `content` array after a whole text block, whose `}` is not written
+    /// yet: what comes next (another block, `structuredContent`, the end of the
+    /// array) writes it with its own text, one sink write for both. On 64-bit hosts
+    /// (a small target keeps the smaller code).
+    #[cfg(target_pointer_width = "64")]
+    Block,
+    /// A text string is open (parts may follow).
+    Text,
+    /// A base64 string is open (data may follow).
+    Data,
+    /// `content` closed (structured content written, or the result finished).
+    Closed,
+}
+
+impl Phase {
+    pub(super) fn streaming(self) -> bool {
+        matches!(self, Phase::Text | Phase::Data)
+    }
+}

@@ -1,0 +1,728 @@
+//! Registry: static, const-constructible descriptors of what a device offers.
+//!
+//! A device describes its tools, resources, resource templates and prompts with these
+//! descriptors (usually in `static` arrays) and serves them through
+//! [`crate::Device`]. Schemas are JSON text, checked once by [`crate::Server::new`] and
+//! then copied to the wire verbatim.
+//!
+//! ```
+//! use emcp::model::registry::{Tool, ToolAnnotations};
+//! static TOOLS: [Tool<'static>; 1] = [Tool::new(
+//!     "read_sensor",
+//!     r#"{"type":"object","properties":{"sensor":{"type":"string"}},"required":["sensor"]}"#,
+//! )
+//! .title("Read sensor")
+//! .annotations(ToolAnnotations::new().read_only(true))];
+//! assert_eq!(TOOLS[0].name, "read_sensor");
+//! ```
+
+use crate::model::schema::Plan;
+#[cfg(target_pointer_width = "64")]
+use crate::wire::json::writer::Joined;
+use crate::wire::json::writer::{member_key, MemberKey};
+use crate::wire::json::JsonWriter;
+
+/// Hints about a tool's behaviour (all optional; absent means the spec's default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ToolAnnotations<'a> {
+    /// A human-readable title.
+    pub title: Option<&'a str>,
+    /// The tool does not modify its environment (default false).
+    pub read_only: Option<bool>,
+    /// The tool may perform destructive updates (default true).
+    pub destructive: Option<bool>,
+    /// Repeating a call with the same arguments has no further effect (default false).
+    pub idempotent: Option<bool>,
+    /// The tool interacts with an open world of external entities (default true).
+    pub open_world: Option<bool>,
+}
+
+impl<'a> ToolAnnotations<'a> {
+    /// No annotations.
+    pub const fn new() -> Self {
+        Self {
+            title: None,
+            read_only: None,
+            destructive: None,
+            idempotent: None,
+            open_world: None,
+        }
+    }
+    /// Set `readOnlyHint`.
+    pub const fn read_only(mut self, v: bool) -> Self {
+        self.read_only = Some(v);
+        self
+    }
+    /// Set `destructiveHint`.
+    pub const fn destructive(mut self, v: bool) -> Self {
+        self.destructive = Some(v);
+        self
+    }
+    /// Set `idempotentHint`.
+    pub const fn idempotent(mut self, v: bool) -> Self {
+        self.idempotent = Some(v);
+        self
+    }
+    /// Set `openWorldHint`.
+    pub const fn open_world(mut self, v: bool) -> Self {
+        self.open_world = Some(v);
+        self
+    }
+    fn is_empty(&self) -> bool {
+        *self == Self::new()
+    }
+    #[cfg(not(target_pointer_width = "64"))]
+    fn write(&self, w: &mut JsonWriter<'_>) {
+        w.begin_object();
+        opt_member(w, member_key!("title"), self.title);
+        opt_bool(w, member_key!("readOnlyHint"), self.read_only);
+        opt_bool(w, member_key!("destructiveHint"), self.destructive);
+        opt_bool(w, member_key!("idempotentHint"), self.idempotent);
+        opt_bool(w, member_key!("openWorldHint"), self.open_world);
+        w.end_object();
+    }
+}
+
+/// [`Tool::new`] with the input schema compiled at compile time ([`Tool::plan`]):
+/// arguments are then checked without walking the schema's text. `schema` must be a
+/// constant expression (a literal, a `const`).
+///
+/// ```
+/// use emcp::model::registry::Tool;
+///
+/// static TOOLS: [Tool<'static>; 1] = [emcp::tool!(
+///     "switch",
+///     r#"{"type":"object","properties":{"on":{"type":"boolean"}},"required":["on"]}"#
+/// )
+/// .title("Switch")];
+/// assert!(TOOLS[0].plan.is_some_and(|p| p.is_compiled()));
+/// ```
+#[macro_export]
+macro_rules! tool {
+    ($name:expr, $schema:expr $(,)?) => {
+        $crate::model::registry::Tool::new($name, $schema)
+            .plan(&const { $crate::model::schema::Plan::compile($schema) })
+    };
+}
+
+/// A tool: an action the device performs (an actuator command, a measurement).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tool<'a> {
+    /// Unique name (`[A-Za-z0-9_.-]`, 1..128 characters).
+    pub name: &'a str,
+    /// Display title.
+    pub title: Option<&'a str>,
+    /// What the tool does, for the model.
+    pub description: Option<&'a str>,
+    /// JSON Schema of the arguments; the root must be `{"type":"object",...}`.
+    pub input_schema: &'a str,
+    /// JSON Schema of `structuredContent`, when the tool returns it.
+    pub output_schema: Option<&'a str>,
+    /// Behaviour hints.
+    pub annotations: ToolAnnotations<'a>,
+    /// The input schema compiled ahead of time ([`Plan`]): arguments are checked
+    /// without walking the schema's text. `None`: the text is walked on every call.
+    pub plan: Option<&'a Plan<'a>>,
+}
+
+impl<'a> Tool<'a> {
+    /// A tool with a name and an input schema.
+    pub const fn new(name: &'a str, input_schema: &'a str) -> Self {
+        Self {
+            name,
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: ToolAnnotations::new(),
+            plan: None,
+        }
+    }
+    /// Set the title.
+    pub const fn title(mut self, v: &'a str) -> Self {
+        self.title = Some(v);
+        self
+    }
+    /// Set the description.
+    pub const fn description(mut self, v: &'a str) -> Self {
+        self.description = Some(v);
+        self
+    }
+    /// Set the output schema.
+    pub const fn output_schema(mut self, v: &'a str) -> Self {
+        self.output_schema = Some(v);
+        self
+    }
+    /// Set the annotations.
+    pub const fn annotations(mut self, v: ToolAnnotations<'a>) -> Self {
+        self.annotations = v;
+        self
+    }
+    /// Attach the input schema compiled ahead of time; it must be compiled from
+    /// `input_schema` ([`Server::new`](crate::Server::new) refuses the tool otherwise).
+    ///
+    /// ```
+    /// use emcp::model::registry::Tool;
+    /// use emcp::model::schema::Plan;
+    ///
+    /// const SCHEMA: &str = r#"{"type":"object","properties":{"on":{"type":"boolean"}}}"#;
+    /// static TOOLS: [Tool<'static>; 1] =
+    ///     [Tool::new("switch", SCHEMA).plan(&const { Plan::compile(SCHEMA) })];
+    /// assert!(TOOLS[0].plan.is_some_and(|p| p.is_compiled()));
+    /// ```
+    pub const fn plan(mut self, v: &'a Plan<'a>) -> Self {
+        self.plan = Some(v);
+        self
+    }
+
+    /// Write the `Tool` object of `tools/list`. Not inlined, as [`Resource::write`].
+    #[inline(never)]
+    pub fn write(&self, w: &mut JsonWriter<'_>) {
+        #[cfg(target_pointer_width = "64")]
+        self.write_joined(w);
+        #[cfg(not(target_pointer_width = "64"))]
+        self.write_parts(w);
+    }
+
+    /// [`Tool::write`] on 64-bit targets: the keys, the short strings and the
+    /// annotations assembled on the stack ([`Joined`]), the schemas written as they
+    /// are; about five sink writes instead of two dozen. A string's quotes are part
+    /// of the keys around it.
+    #[cfg(target_pointer_width = "64")]
+    fn write_joined(&self, w: &mut JsonWriter<'_>) {
+        let j = &mut Joined::new();
+        w.join_lit(j, b",{\"name\":\"");
+        w.join_str(j, self.name);
+        if let Some(t) = self.title {
+            w.join_lit(j, b"\",\"title\":\"");
+            w.join_str(j, t);
+        }
+        if let Some(d) = self.description {
+            w.join_lit(j, b"\",\"description\":\"");
+            w.join_str(j, d);
+        }
+        w.join_lit(j, b"\",\"inputSchema\":");
+        w.join_raw(j, self.input_schema.as_bytes());
+        if let Some(s) = self.output_schema {
+            w.join_lit(j, b",\"outputSchema\":");
+            w.join_raw(j, s.as_bytes());
+        }
+        let a = &self.annotations;
+        if a.is_empty() {
+            w.join_lit(j, b"}");
+        } else {
+            // What comes before the next member: 0 the object's brace, 1 a comma,
+            // 2 the title's closing quote and a comma.
+            let mut at = 0;
+            w.join_lit(j, b",\"annotations\":");
+            if let Some(t) = a.title {
+                w.join_lit(j, b"{\"title\":\"");
+                w.join_str(j, t);
+                at = 2;
+            }
+            hint(w, j, &mut at, a.read_only, &hint_texts!("readOnlyHint"));
+            hint(
+                w,
+                j,
+                &mut at,
+                a.destructive,
+                &hint_texts!("destructiveHint"),
+            );
+            hint(w, j, &mut at, a.idempotent, &hint_texts!("idempotentHint"));
+            hint(w, j, &mut at, a.open_world, &hint_texts!("openWorldHint"));
+            let close: [&[u8]; 3] = [b"{}}", b"}}", b"\"}}"];
+            w.join_lit(j, close.get(at).copied().unwrap_or_default());
+        }
+        w.join_end(j);
+    }
+
+    /// [`Tool::write`] one piece at a time (small code).
+    #[cfg(not(target_pointer_width = "64"))]
+    fn write_parts(&self, w: &mut JsonWriter<'_>) {
+        w.begin_object();
+        write_names(w, self.name, self.title, self.description);
+        w.key_raw(member_key!("inputSchema"));
+        w.raw_value(self.input_schema.as_bytes());
+        if let Some(s) = self.output_schema {
+            w.key_raw(member_key!("outputSchema"));
+            w.raw_value(s.as_bytes());
+        }
+        if !self.annotations.is_empty() {
+            w.key_raw(member_key!("annotations"));
+            self.annotations.write(w);
+        }
+        w.end_object();
+    }
+}
+
+/// A resource: data the device exposes at a fixed URI (a sensor reading, a state).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resource<'a> {
+    /// The URI, e.g. `sensor://temperature`.
+    pub uri: &'a str,
+    /// Programmatic name.
+    pub name: &'a str,
+    /// Display title.
+    pub title: Option<&'a str>,
+    /// What the resource holds.
+    pub description: Option<&'a str>,
+    /// MIME type of its contents.
+    pub mime_type: Option<&'a str>,
+    /// Size in bytes (before base64), when known.
+    pub size: Option<u64>,
+}
+
+impl<'a> Resource<'a> {
+    /// A resource with a URI and a name.
+    pub const fn new(uri: &'a str, name: &'a str) -> Self {
+        Self {
+            uri,
+            name,
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+        }
+    }
+    /// Set the title.
+    pub const fn title(mut self, v: &'a str) -> Self {
+        self.title = Some(v);
+        self
+    }
+    /// Set the description.
+    pub const fn description(mut self, v: &'a str) -> Self {
+        self.description = Some(v);
+        self
+    }
+    /// Set the MIME type.
+    pub const fn mime_type(mut self, v: &'a str) -> Self {
+        self.mime_type = Some(v);
+        self
+    }
+    /// Set the size in bytes.
+    pub const fn size(mut self, v: u64) -> Self {
+        self.size = Some(v);
+        self
+    }
+
+    /// Write the `Resource` object of `resources/list`. Not inlined: in the list's
+    /// closure it costs more code than a call.
+    #[inline(never)]
+    pub fn write(&self, w: &mut JsonWriter<'_>) {
+        w.begin(b",{\"uri\":");
+        w.str(self.uri);
+        write_names(w, self.name, self.title, self.description);
+        opt_member(w, member_key!("mimeType"), self.mime_type);
+        if let Some(size) = self.size {
+            w.key_raw(member_key!("size"));
+            w.u64(size);
+        }
+        w.end_object();
+    }
+}
+
+/// A resource template: a family of resources, e.g. `sensor://{name}/history`.
+///
+/// Templates use RFC 6570 level-1 expressions (`{var}`), matched by
+/// [`crate::model::template`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResourceTemplate<'a> {
+    /// The URI template.
+    pub uri_template: &'a str,
+    /// Programmatic name.
+    pub name: &'a str,
+    /// Display title.
+    pub title: Option<&'a str>,
+    /// What the resources hold.
+    pub description: Option<&'a str>,
+    /// MIME type of their contents.
+    pub mime_type: Option<&'a str>,
+}
+
+impl<'a> ResourceTemplate<'a> {
+    /// A template with a URI template and a name.
+    pub const fn new(uri_template: &'a str, name: &'a str) -> Self {
+        Self {
+            uri_template,
+            name,
+            title: None,
+            description: None,
+            mime_type: None,
+        }
+    }
+    /// Set the title.
+    pub const fn title(mut self, v: &'a str) -> Self {
+        self.title = Some(v);
+        self
+    }
+    /// Set the description.
+    pub const fn description(mut self, v: &'a str) -> Self {
+        self.description = Some(v);
+        self
+    }
+    /// Set the MIME type.
+    pub const fn mime_type(mut self, v: &'a str) -> Self {
+        self.mime_type = Some(v);
+        self
+    }
+
+    /// Write the `ResourceTemplate` object of `resources/templates/list`. Not inlined,
+    /// as [`Resource::write`].
+    #[inline(never)]
+    pub fn write(&self, w: &mut JsonWriter<'_>) {
+        w.begin(b",{\"uriTemplate\":");
+        w.str(self.uri_template);
+        write_names(w, self.name, self.title, self.description);
+        opt_member(w, member_key!("mimeType"), self.mime_type);
+        w.end_object();
+    }
+}
+
+/// One argument of a prompt (a string).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PromptArgument<'a> {
+    /// Argument name.
+    pub name: &'a str,
+    /// Display title.
+    pub title: Option<&'a str>,
+    /// What to pass.
+    pub description: Option<&'a str>,
+    /// Must be given; checked by the server before the device sees the request.
+    pub required: bool,
+}
+
+impl<'a> PromptArgument<'a> {
+    /// An optional argument.
+    pub const fn new(name: &'a str) -> Self {
+        Self {
+            name,
+            title: None,
+            description: None,
+            required: false,
+        }
+    }
+    /// Set the description.
+    pub const fn description(mut self, v: &'a str) -> Self {
+        self.description = Some(v);
+        self
+    }
+    /// Mark it required.
+    pub const fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+
+    /// Write the argument object of a `Prompt`'s `arguments`. Out of line on 32-bit
+    /// targets (smaller there).
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+    fn write(&self, w: &mut JsonWriter<'_>) {
+        #[cfg(target_pointer_width = "64")]
+        open_names(w, self.name, self.title, self.description);
+        #[cfg(not(target_pointer_width = "64"))]
+        {
+            w.begin_object();
+            write_names(w, self.name, self.title, self.description);
+        }
+        if self.required {
+            w.member_lit(b",\"required\":true");
+        }
+        w.end_object();
+    }
+}
+
+/// A prompt: canned instructions with string arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prompt<'a> {
+    /// Unique name.
+    pub name: &'a str,
+    /// Display title.
+    pub title: Option<&'a str>,
+    /// What the prompt is for.
+    pub description: Option<&'a str>,
+    /// Its arguments.
+    pub arguments: &'a [PromptArgument<'a>],
+}
+
+impl<'a> Prompt<'a> {
+    /// A prompt without arguments.
+    pub const fn new(name: &'a str) -> Self {
+        Self {
+            name,
+            title: None,
+            description: None,
+            arguments: &[],
+        }
+    }
+    /// Set the title.
+    pub const fn title(mut self, v: &'a str) -> Self {
+        self.title = Some(v);
+        self
+    }
+    /// Set the description.
+    pub const fn description(mut self, v: &'a str) -> Self {
+        self.description = Some(v);
+        self
+    }
+    /// Set the arguments.
+    pub const fn arguments(mut self, v: &'a [PromptArgument<'a>]) -> Self {
+        self.arguments = v;
+        self
+    }
+
+    /// Write the `Prompt` object of `prompts/list`.
+    pub fn write(&self, w: &mut JsonWriter<'_>) {
+        self.write_with(w, self.arguments.iter().copied());
+    }
+
+    /// Write the `Prompt` object with arguments from elsewhere (see
+    /// [`crate::Device::prompt_argument`]).
+    pub fn write_with<'b>(
+        &self,
+        w: &mut JsonWriter<'_>,
+        arguments: impl Iterator<Item = PromptArgument<'b>>,
+    ) {
+        #[cfg(target_pointer_width = "64")]
+        open_names(w, self.name, self.title, self.description);
+        #[cfg(not(target_pointer_width = "64"))]
+        {
+            w.begin_object();
+            write_names(w, self.name, self.title, self.description);
+        }
+        let mut listed = false;
+        for a in arguments {
+            if !listed {
+                w.key_raw(member_key!("arguments"));
+                w.begin_array();
+                listed = true;
+            }
+            a.write(w);
+        }
+        if listed {
+            w.end_array();
+        }
+        w.end_object();
+    }
+}
+
+/// Write `"key":"value"` when the value is present.
+pub(crate) fn opt_str(w: &mut JsonWriter<'_>, key: &'static str, value: Option<&str>) {
+    if let Some(v) = value {
+        w.key_lit(key);
+        w.str(v);
+    }
+}
+
+/// Write `"key":"value"` when the value is present; `key` as [`member_key!`] gives
+/// it (on a 32-bit target [`opt_str`] itself).
+#[cfg(not(target_pointer_width = "64"))]
+pub(crate) use opt_str as opt_member;
+
+/// Write `"key":"value"` when the value is present; `key` as [`member_key!`] gives
+/// it.
+#[cfg(target_pointer_width = "64")]
+pub(crate) fn opt_member(w: &mut JsonWriter<'_>, key: MemberKey, value: Option<&str>) {
+    if let Some(v) = value {
+        w.key_raw(key);
+        w.str(v);
+    }
+}
+
+/// The texts of an annotation hint `"key":false` and `"key":true` (second index),
+/// after what comes before (first index, as [`hint`] counts).
+#[cfg(target_pointer_width = "64")]
+macro_rules! hint_texts {
+    ($key:literal) => {
+        [
+            [
+                concat!("{\"", $key, "\":false").as_bytes(),
+                concat!("{\"", $key, "\":true").as_bytes(),
+            ],
+            [
+                concat!(",\"", $key, "\":false").as_bytes(),
+                concat!(",\"", $key, "\":true").as_bytes(),
+            ],
+            [
+                concat!("\",\"", $key, "\":false").as_bytes(),
+                concat!("\",\"", $key, "\":true").as_bytes(),
+            ],
+        ]
+    };
+}
+#[cfg(target_pointer_width = "64")]
+use hint_texts;
+
+/// Join an annotation hint when present: its text ([`hint_texts!`]) for what comes
+/// before (`at`: 0 the annotations' brace, 1 a comma, 2 a quote and a comma); after
+/// it, a comma.
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+fn hint(
+    w: &mut JsonWriter<'_>,
+    j: &mut Joined,
+    at: &mut usize,
+    value: Option<bool>,
+    texts: &[[&'static [u8]; 2]; 3],
+) {
+    if let Some(v) = value {
+        let text = texts.get(*at).and_then(|t| t.get(usize::from(v)));
+        w.join_lit(j, text.copied().unwrap_or_default());
+        *at = 1;
+    }
+}
+
+/// Write `"key":true|false` when the value is present.
+#[cfg(not(target_pointer_width = "64"))]
+fn opt_bool(w: &mut JsonWriter<'_>, key: MemberKey, value: Option<bool>) {
+    if let Some(v) = value {
+        w.key_raw(key);
+        w.bool(v);
+    }
+}
+
+/// Write the members every descriptor starts with: `name`, then `title` and
+/// `description` when present.
+fn write_names(w: &mut JsonWriter<'_>, name: &str, title: Option<&str>, description: Option<&str>) {
+    w.key_raw(member_key!("name"));
+    write_titles(w, name, title, description);
+}
+
+/// Open a descriptor object whose first member is `name` (the brace and the key in
+/// one write), then [`write_names`]' other members. On 64-bit targets; a small
+/// target opens the object and calls [`write_names`] (less flash).
+#[cfg(target_pointer_width = "64")]
+fn open_names(w: &mut JsonWriter<'_>, name: &str, title: Option<&str>, description: Option<&str>) {
+    w.begin(b",{\"name\":");
+    write_titles(w, name, title, description);
+}
+
+/// The name's value after its key, then `title` and `description` when present.
+#[cfg_attr(not(target_pointer_width = "64"), inline(always))]
+fn write_titles(
+    w: &mut JsonWriter<'_>,
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+) {
+    w.str(name);
+    opt_member(w, member_key!("title"), title);
+    opt_member(w, member_key!("description"), description);
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use std::string::String;
+
+    /// What `f` writes as the second of an array of three (the others `null`).
+    fn in_array(f: impl FnOnce(&mut JsonWriter<'_>)) -> String {
+        crate::wire::json::writer::tests::out(|w| {
+            w.begin_array();
+            w.null();
+            f(w);
+            w.null();
+            w.end_array();
+        })
+    }
+
+    /// `tool` written by [`Tool::write`] as the second of an array.
+    fn written(tool: &Tool<'_>) -> String {
+        in_array(|w| tool.write(w))
+    }
+
+    /// The same through the writer's public calls, one piece at a time.
+    fn expected(t: &Tool<'_>) -> String {
+        in_array(|w| pieces(w, t))
+    }
+
+    /// [`Tool::write`] through the writer's public calls.
+    fn pieces(w: &mut JsonWriter<'_>, t: &Tool<'_>) {
+        w.begin_object();
+        w.key("name");
+        w.str(t.name);
+        for (k, v) in [("title", t.title), ("description", t.description)] {
+            if let Some(v) = v {
+                w.key(k);
+                w.str(v);
+            }
+        }
+        w.key("inputSchema");
+        w.raw_value(t.input_schema.as_bytes());
+        if let Some(s) = t.output_schema {
+            w.key("outputSchema");
+            w.raw_value(s.as_bytes());
+        }
+        let a = &t.annotations;
+        if *a != ToolAnnotations::new() {
+            w.key("annotations");
+            w.begin_object();
+            if let Some(v) = a.title {
+                w.key("title");
+                w.str(v);
+            }
+            let hints = [
+                ("readOnlyHint", a.read_only),
+                ("destructiveHint", a.destructive),
+                ("idempotentHint", a.idempotent),
+                ("openWorldHint", a.open_world),
+            ];
+            for (k, v) in hints {
+                if let Some(v) = v {
+                    w.key(k);
+                    w.bool(v);
+                }
+            }
+            w.end_object();
+        }
+        w.end_object();
+    }
+
+    /// Every shape of tool (strings to escape, long ones, each annotation) is written
+    /// as the writer's pieces would write it.
+    #[test]
+    fn tools_are_written_as_their_pieces() {
+        let long = "a long description \"quoted\" ".repeat(12);
+        let plain_long = "x".repeat(300);
+        let strings: [&str; 6] = ["", "s", "Read sensor", "tab\there", &long, &plain_long];
+        let schema = r#"{"type":"object"}"#;
+        let mut n = 0;
+        for name in ["read_sensor", "n\"q"] {
+            for title in [None, Some(strings[2]), Some(strings[3])] {
+                for description in strings.iter().map(|s| Some(*s)).chain([None]) {
+                    for output in [None, Some(r#"{"type":"object","properties":{}}"#)] {
+                        for bits in 0u32..(3u32.pow(4) * 3) {
+                            let tri = |i: u32| match bits / 3u32.pow(i) % 3 {
+                                0 => None,
+                                1 => Some(false),
+                                _ => Some(true),
+                            };
+                            let annotations = ToolAnnotations {
+                                title: [None, Some("T"), Some(strings[4])]
+                                    .get((bits / 81) as usize)
+                                    .copied()
+                                    .flatten(),
+                                read_only: tri(0),
+                                destructive: tri(1),
+                                idempotent: tri(2),
+                                open_world: tri(3),
+                            };
+                            let tool = Tool {
+                                name,
+                                title,
+                                description,
+                                input_schema: schema,
+                                output_schema: output,
+                                annotations,
+                                plan: None,
+                            };
+                            assert_eq!(written(&tool), expected(&tool), "{tool:?}");
+                            n += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(n > 1000);
+    }
+}

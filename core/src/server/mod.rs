@@ -1,0 +1,255 @@
+//! The MCP server: era and version selection, capability gating, routing.
+//!
+//! [`Server::handle`] takes one framed line and writes every line it causes (the
+//! response, progress and log notifications before it, resource-updated notifications
+//! after it) into a [`Sink`]. [`Server::poll`] continues pending tool jobs and turns
+//! device-raised change flags into notifications. Nothing else is needed to serve MCP:
+//! the [`crate::transport::serve`] loop is a thin `embedded-io` wrapper around these two calls.
+//!
+//! **Eras, chosen per request.** A request whose `params._meta` carries an
+//! `io.modelcontextprotocol/…` key is a 2026-07-28 (stateless) request: it must carry
+//! both `protocolVersion` and `clientCapabilities`, and gets `resultType`, `ttlMs`,
+//! `cacheScope` and `serverInfo`. `server/discover` and `subscriptions/listen` are
+//! always stateless requests. Any other request is served with legacy-era
+//! semantics, at the version `initialize` negotiated (2025-11-25 before that).
+
+use crate::device::Device;
+use crate::device::LogLevel;
+use crate::state::subscription;
+use crate::state::subscription::Subscriptions;
+use crate::state::subscription::MAX_RESOURCES;
+use crate::wire::error::ConfigError;
+use crate::wire::json;
+
+#[cfg(feature = "input")]
+use self::input::Waiting;
+use self::jobs::Job;
+use crate::wire::json::Kind;
+use crate::wire::version::Version;
+
+mod complete;
+mod config;
+mod failure;
+mod guard;
+mod handle;
+#[cfg(feature = "input")]
+mod input;
+mod jobs;
+mod list;
+mod method;
+mod params;
+mod prompts;
+mod resources;
+mod result;
+mod subscribe;
+#[cfg(test)]
+mod tests;
+mod tools;
+
+pub use config::Config;
+#[cfg(all(target_pointer_width = "64", feature = "stateless"))]
+pub use result::SERVER_INFO_LEN;
+
+/// Longest resource URI a request may name, in bytes after unescaping.
+pub const MAX_URI_LEN: usize = 256;
+
+/// Most descriptors of one kind the server walks (a guard against a device whose
+/// index accessor never ends).
+pub const MAX_DESCRIPTORS: usize = 1024;
+
+/// Which protocol era a request is served in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    /// Decide from the body: 2026-07-28 when `params._meta` carries an
+    /// `io.modelcontextprotocol/` key or the method exists only there, otherwise the
+    /// legacy era (stdio's rule).
+    Auto,
+    /// 2026-07-28 (stateless), whatever the body says.
+    Stateless,
+    /// The legacy era, whatever the body says.
+    Legacy,
+}
+
+/// An MCP server for one connection, around a [`Device`].
+///
+/// `L` bounds open `subscriptions/listen` streams (default 4), `J` pending tool jobs
+/// (default 2), `W` tool calls waiting for the client's input in the legacy era
+/// (default 0: such calls cannot ask; with the `input` feature each slot keeps
+/// `input::MAX_WAIT_ARGS` + `input::MAX_WAIT_ANSWERS` bytes).
+pub struct Server<D: Device, const L: usize = 4, const J: usize = 2, const W: usize = 0> {
+    device: D,
+    config: Config,
+    /// Version negotiated by `initialize` (legacy-era requests).
+    session_version: Option<Version>,
+    /// Log threshold set by `logging/setLevel` (legacy era).
+    session_log: Option<LogLevel>,
+    subs: Subscriptions<L>,
+    jobs: heapless::Vec<Job, J>,
+    changed: u32,
+    /// [`Config::info_plain`], checked once.
+    info_plain: bool,
+    /// The `serverInfo` object every 2026-07-28 result carries in its `_meta`, written
+    /// once by [`Server::new`]. On 64-bit targets only, where one write in place of a
+    /// dozen saves ~550 instructions a response; empty when it does not fit
+    /// [`SERVER_INFO_LEN`] (then written piece by piece).
+    #[cfg(all(target_pointer_width = "64", feature = "stateless"))]
+    server_info: heapless::Vec<u8, SERVER_INFO_LEN>,
+    /// Input capabilities the client declared in `initialize`.
+    #[cfg(feature = "input")]
+    session_caps: crate::device::input::Capabilities,
+    /// The key that seals `requestState` (none: input-required results carry none).
+    #[cfg(feature = "input")]
+    state_key: Option<crate::state::seal::StateKey>,
+    /// Id of the next server-to-client request (legacy era).
+    #[cfg(feature = "input")]
+    next_request: u32,
+    /// Tool calls waiting for the client's responses (legacy era).
+    #[cfg(feature = "input")]
+    waits: heapless::Vec<Waiting, W>,
+}
+
+impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+    /// A server for `device`. Checks the device's static descriptors: every schema must
+    /// be a JSON object, every template valid, and at most [`MAX_RESOURCES`] resources.
+    pub fn new(device: D, config: Config) -> Result<Self, ConfigError> {
+        let object =
+            |schema: &str| json::parse(schema.as_bytes()).is_ok_and(|v| v.kind() == Kind::Object);
+        for i in 0..MAX_DESCRIPTORS {
+            let Some(tool) = device.tool(i) else { break };
+            let plan = device.tool_plan(i);
+            let planned = plan.is_none_or(|p| p.source() == tool.input_schema);
+            if !object(tool.input_schema) || !tool.output_schema.is_none_or(object) || !planned {
+                return Err(ConfigError::InvalidSchema(i));
+            }
+        }
+        for i in 0..MAX_DESCRIPTORS {
+            let Some(t) = device.resource_template(i) else {
+                break;
+            };
+            if !crate::model::template::is_valid(t.uri_template) {
+                return Err(ConfigError::InvalidTemplate(i));
+            }
+        }
+        if device.resource(MAX_RESOURCES).is_some() {
+            return Err(ConfigError::TooManyResources);
+        }
+        #[cfg_attr(
+            not(all(target_pointer_width = "64", feature = "stateless")),
+            allow(unused_mut)
+        )]
+        let mut server = Self {
+            device,
+            config,
+            session_version: None,
+            session_log: None,
+            subs: Subscriptions::new(),
+            jobs: heapless::Vec::new(),
+            changed: 0,
+            info_plain: config.info_plain(),
+            #[cfg(all(target_pointer_width = "64", feature = "stateless"))]
+            server_info: heapless::Vec::new(),
+            #[cfg(feature = "input")]
+            session_caps: crate::device::input::Capabilities::default(),
+            #[cfg(feature = "input")]
+            state_key: None,
+            #[cfg(feature = "input")]
+            next_request: 1,
+            #[cfg(feature = "input")]
+            waits: heapless::Vec::new(),
+        };
+        #[cfg(all(target_pointer_width = "64", feature = "stateless"))]
+        {
+            let mut info = heapless::Vec::new();
+            let mut w = crate::wire::json::JsonWriter::new(&mut info);
+            config.write_info(&mut w, server.info_plain);
+            if w.is_ok() {
+                server.server_info = info;
+            }
+        }
+        Ok(server)
+    }
+
+    /// Set the key that seals the `requestState` of input-required results (see
+    /// [`crate::device::input`]). Without one, a handler's state is not sent, and any
+    /// `requestState` a client sends is refused.
+    #[cfg(feature = "input")]
+    pub fn set_state_key(&mut self, key: crate::state::seal::StateKey) {
+        self.state_key = Some(key);
+    }
+
+    /// The device.
+    pub fn device(&self) -> &D {
+        &self.device
+    }
+
+    /// The device, mutably.
+    pub fn device_mut(&mut self) -> &mut D {
+        &mut self.device
+    }
+
+    /// True while tool jobs can make progress ([`Server::poll`] has work). A call
+    /// waiting for the client's input is not counted until the input has arrived.
+    pub fn busy(&self) -> bool {
+        self.jobs.iter().any(|j| self.runnable(j))
+    }
+
+    /// Whether a job can make progress now (not waiting for the client's input).
+    fn runnable(&self, job: &Job) -> bool {
+        #[cfg(feature = "input")]
+        if self
+            .waits
+            .iter()
+            .any(|w| w.id == job.id && !w.asks.is_empty())
+        {
+            return false;
+        }
+        let _ = job;
+        true
+    }
+
+    /// Whether the request with this id (JSON text) is still being served by a
+    /// pending job (a transport keeps its stream open meanwhile).
+    pub fn is_pending(&self, request: &[u8]) -> bool {
+        self.jobs.iter().any(|j| j.id.as_slice() == request)
+    }
+
+    /// The link was lost (the host went away, the UART was unplugged): forget the
+    /// session, its subscriptions and listen streams; pending jobs are cancelled.
+    pub fn reset(&mut self) {
+        for job in self.jobs.iter() {
+            self.device.cancel_tool(job.tool, job.state);
+        }
+        self.jobs.clear();
+        #[cfg(feature = "input")]
+        self.waits.clear();
+        self.subs.clear();
+        self.session_version = None;
+        self.session_log = None;
+        self.changed = 0;
+    }
+
+    /// Mark a resource changed by URI; subscribers hear of it at the next
+    /// [`Server::poll`] or request. Returns false for an unknown URI.
+    pub fn resource_changed(&mut self, uri: &str) -> bool {
+        match self.find_resource(&|r| r == uri) {
+            Some(i) => {
+                self.changed |= subscription::bit(i).unwrap_or(0);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// End the `subscriptions/listen` stream whose subscription id (the listen
+    /// request's id, as JSON text) is `subscription`, e.g. when its connection closed.
+    /// Returns whether there was one.
+    pub fn close_listen(&mut self, subscription: &[u8]) -> bool {
+        self.subs.close(subscription)
+    }
+
+    fn find_resource(&self, eq: &dyn Fn(&str) -> bool) -> Option<usize> {
+        (0..MAX_DESCRIPTORS)
+            .map_while(|i| self.device.resource(i))
+            .position(|r| eq(r.uri))
+    }
+}

@@ -1,0 +1,67 @@
+use super::failure::Outcome;
+use super::params::Params;
+use super::result::Ttl;
+use super::Server;
+use super::MAX_DESCRIPTORS;
+use crate::device::Device;
+use crate::device::Exchange;
+use crate::device::PromptGet;
+use crate::device::ReadError;
+use crate::wire::error::DispatchError;
+use crate::wire::json::JsonWriter;
+use crate::wire::json::Kind;
+use crate::wire::json::Sink;
+
+impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+    pub(super) fn get_prompt<'a>(
+        &mut self,
+        p: &Params<'a>,
+        ex: Exchange<'a>,
+        out: &mut dyn Sink,
+    ) -> Outcome<'a> {
+        let (index, args) = self.find(p, false)?;
+        if let Some(a) = args {
+            if a.kind() != Kind::Object || a.members().any(|(_, v)| v.kind() != Kind::String) {
+                return Err(
+                    DispatchError::InvalidParams("Prompt arguments must be strings").into(),
+                );
+            }
+        }
+        let declared = (0..MAX_DESCRIPTORS).map_while(|j| self.device.prompt_argument(index, j));
+        for arg in declared.filter(|a| a.required) {
+            if args.and_then(|a| a.get(arg.name)).is_none() {
+                return Err(DispatchError::MissingPromptArgument.into());
+            }
+        }
+        #[cfg(feature = "input")]
+        let mut state_buf = [0u8; crate::state::seal::MAX_STATE + crate::state::seal::TAG_LEN];
+        #[cfg(feature = "input")]
+        let owner = self.device.prompt(index).map_or("", |p| p.name);
+        #[cfg(feature = "input")]
+        let input = self.stateless_input(p, ex, owner, &mut state_buf)?;
+        let mut get = PromptGet::new(JsonWriter::new(out), ex, index, args);
+        #[cfg(feature = "input")]
+        {
+            (get.input.inputs, get.input.state) = input;
+        }
+        let result = self.device.get_prompt(&mut get);
+        let written = get.written();
+        match result {
+            Err(ReadError::NotFound) if !written => return Err(DispatchError::UnknownPrompt.into()),
+            Err(ReadError::Failed) if !written => {
+                return Err(DispatchError::Internal("Failed to get prompt").into());
+            }
+            _ => {}
+        }
+        get.close();
+        #[cfg(feature = "input")]
+        if get.input.asking {
+            self.write_state(&mut get.w, owner, get.input.new_state.as_deref());
+        }
+        self.end_result(&mut get.w, ex.stateless, Ttl::None);
+        if result.is_err() && out.rollback() {
+            return Err(DispatchError::Internal("Failed to get prompt").into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,133 @@
+use super::failure::Outcome;
+use super::guard::Guard;
+use super::params::Params;
+use super::params::P_META;
+use super::Server;
+use crate::device::Device;
+use crate::state::subscription;
+use crate::state::subscription::Listen;
+use crate::state::subscription::MAX_RESOURCES;
+use crate::wire::error::DispatchError;
+use crate::wire::json::JsonWriter;
+use crate::wire::json::Kind;
+use crate::wire::json::Sink;
+use crate::wire::json::Str;
+use crate::wire::mcp::META_SUBSCRIPTION;
+use crate::wire::rpc;
+use crate::wire::rpc::Request;
+
+impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+    pub(super) fn flush_changes(&mut self, out: &mut dyn Sink) {
+        let mut changed = self.changed | self.device.take_changes();
+        if changed == 0 {
+            return;
+        }
+        self.changed = 0;
+        // No subscription to any of them (the common case): nothing to write. On a
+        // 64-bit host only (8 bytes of code on a microcontroller, where the loop below
+        // finds the same).
+        #[cfg(target_pointer_width = "64")]
+        if changed & self.subs.session == 0 && self.subs.listens.is_empty() {
+            return;
+        }
+        for i in 0..MAX_RESOURCES {
+            let Some(bit) = subscription::bit(i).filter(|b| changed & b != 0) else {
+                continue;
+            };
+            let Some(resource) = self.device.resource(i) else {
+                break;
+            };
+            let mut g = Guard::new(out);
+            let mut w = JsonWriter::new(g.sink());
+            if self.subs.session & bit != 0 {
+                #[cfg(feature = "routes")]
+                w.route(None);
+                rpc::begin_notification(&mut w, "resources/updated");
+                w.key_lit("uri");
+                w.str(resource.uri);
+                rpc::end_response(&mut w);
+            }
+            for listen in self.subs.listens.iter().filter(|l| l.resources & bit != 0) {
+                #[cfg(feature = "routes")]
+                w.route(Some(&listen.id));
+                rpc::begin_notification(&mut w, "resources/updated");
+                w.key_lit("_meta");
+                w.begin_object();
+                w.key_lit(META_SUBSCRIPTION);
+                w.raw_value(&listen.id);
+                w.end_object();
+                w.key_lit("uri");
+                w.str(resource.uri);
+                rpc::end_response(&mut w);
+            }
+            if g.full {
+                // No room now: take the lines back and send them at the next poll.
+                g.inner.rollback();
+                self.changed = changed;
+                return;
+            }
+            changed &= !bit;
+        }
+    }
+
+    pub(super) fn resource_bit(&self, uri: Str<'_>) -> Option<u32> {
+        self.find_resource(&|u| uri.eq_str(u))
+            .and_then(subscription::bit)
+    }
+
+    pub(super) fn listen<'a>(
+        &mut self,
+        r: Request<'a>,
+        p: &Params<'a>,
+        out: &mut dyn Sink,
+    ) -> Outcome<'a> {
+        let filter = r
+            .params
+            .and_then(|params| params.get_past("notifications", p.0[P_META]))
+            .filter(|f| f.kind() == Kind::Object)
+            .ok_or(DispatchError::MissingParam("notifications filter"))?;
+        let uris = filter.get("resourceSubscriptions");
+        let not_strings =
+            DispatchError::InvalidParams("resourceSubscriptions must be an array of strings");
+        let mut resources = 0;
+        if let Some(uris) = uris {
+            if uris.kind() != Kind::Array {
+                return Err(not_strings.into());
+            }
+            for item in uris.items() {
+                // A value of the parsed request: `as_str` fails exactly for non-strings.
+                let uri = item.as_str().ok_or(not_strings)?;
+                resources |= self.resource_bit(uri).unwrap_or(0);
+            }
+        }
+        self.subs
+            .listen(Listen {
+                id: rpc::own(r.id),
+                resources,
+            })
+            .map_err(|_| DispatchError::Busy("Too many open subscriptions"))?;
+        let mut w = JsonWriter::new(out);
+        rpc::begin_notification(&mut w, "subscriptions/acknowledged");
+        w.key_lit("_meta");
+        w.begin_object();
+        w.key_lit(META_SUBSCRIPTION);
+        w.raw(r.id.raw());
+        w.end_object();
+        w.key_lit("notifications");
+        w.begin_object();
+        if let Some(uris) = uris {
+            // Only what is honoured: the static resources among the URIs asked for.
+            w.key_lit("resourceSubscriptions");
+            w.begin_array();
+            for uri in uris.items().filter_map(|u| u.as_str()) {
+                if self.resource_bit(uri).is_some() {
+                    w.str_raw(uri);
+                }
+            }
+            w.end_array();
+        }
+        w.end_object();
+        rpc::end_response(&mut w);
+        Ok(())
+    }
+}

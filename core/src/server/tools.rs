@@ -1,0 +1,176 @@
+use super::failure::Outcome;
+#[cfg(feature = "input")]
+use super::failure::{ErrorData, Failure};
+#[cfg(feature = "input")]
+use super::input::Waiting;
+use super::jobs::Job;
+use super::params::Params;
+use super::params::P_ARGUMENTS;
+use super::params::P_NAME;
+use super::result::Ttl;
+use super::Server;
+use super::MAX_DESCRIPTORS;
+use crate::device::Device;
+use crate::device::Exchange;
+use crate::device::Step;
+use crate::device::ToolCall;
+use crate::wire::error::DispatchError;
+use crate::wire::json::JsonWriter;
+use crate::wire::json::Kind;
+use crate::wire::json::Sink;
+use crate::wire::json::Str;
+use crate::wire::json::Value;
+use crate::wire::rpc;
+use crate::wire::rpc::Id;
+use crate::wire::rpc::Request;
+
+impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+    /// The index of the tool (`tools`) or else the prompt called `name`.
+    pub(super) fn named(&self, tools: bool, name: Str<'_>) -> Option<usize> {
+        (0..MAX_DESCRIPTORS)
+            .map_while(|i| match tools {
+                true => self.device.tool(i).map(|t| t.name),
+                false => self.device.prompt(i).map(|p| p.name),
+            })
+            .position(|n| name.eq_str(n))
+    }
+
+    /// The index of the tool (`tools`) or prompt a tools/call or prompts/get names, and
+    /// its `arguments` (`null` taken as none).
+    pub(super) fn find<'a>(
+        &self,
+        p: &Params<'a>,
+        tools: bool,
+    ) -> Result<(usize, Option<Value<'a>>), DispatchError> {
+        let (missing, unknown) = match tools {
+            true => ("tool name", DispatchError::UnknownTool),
+            false => ("prompt name", DispatchError::UnknownPrompt),
+        };
+        let missing = DispatchError::MissingParam(missing);
+        let name = p.0[P_NAME].and_then(|v| v.as_str()).ok_or(missing)?;
+        let index = self.named(tools, name).ok_or(unknown)?;
+        Ok((index, p.0[P_ARGUMENTS].filter(|a| !a.is_null())))
+    }
+
+    pub(super) fn call_tool<'a>(
+        &mut self,
+        r: Request<'a>,
+        p: &Params<'a>,
+        ex: Exchange<'a>,
+        out: &mut dyn Sink,
+    ) -> Outcome<'a> {
+        let (index, args) = self.find(p, true)?;
+        if args.is_some_and(|a| a.kind() != Kind::Object) {
+            return Err(DispatchError::InvalidParams("arguments must be an object").into());
+        }
+        let tool = self
+            .device
+            .tool(index)
+            .ok_or(DispatchError::Internal("Invalid tool schema"))?;
+        #[cfg(feature = "input")]
+        let mut state_buf = [0u8; crate::state::seal::MAX_STATE + crate::state::seal::TAG_LEN];
+        #[cfg(feature = "input")]
+        let owner = self.device.tool(index).map_or("", |t| t.name);
+        #[cfg(feature = "input")]
+        let input = self.stateless_input(p, ex, owner, &mut state_buf)?;
+        let mut call = ToolCall::new(JsonWriter::new(out), ex, index, args);
+        // The schema was checked when the server was built (descriptors are static):
+        // not parsed again, and not walked at all when compiled into a plan.
+        let checked = match self.device.tool_plan(index) {
+            #[cfg(target_pointer_width = "64")]
+            Some(plan) => plan.validate_filing(args, &mut call.filed),
+            #[cfg(not(target_pointer_width = "64"))]
+            Some(plan) => plan.validate(args),
+            None => {
+                crate::model::schema::validate(Value::trusted(tool.input_schema.as_bytes()), args)
+            }
+        };
+        if let Err(violation) = checked {
+            // A tool execution error, not a protocol error (SEP-1303).
+            call.violation(&violation);
+            self.finish_call(&mut call);
+            return Ok(());
+        }
+        match self.device.authorize(index, args) {
+            crate::state::policy::Verdict::Allow => {}
+            verdict => {
+                call.refusal(verdict);
+                self.finish_call(&mut call);
+                return Ok(());
+            }
+        }
+        call.can_defer = !self.jobs.is_full();
+        #[cfg(feature = "input")]
+        {
+            (call.input.inputs, call.input.state) = input;
+            call.input.next_id = self.next_request;
+            call.input.can_wait = call.can_defer
+                && !self.waits.is_full()
+                && args.is_none_or(|a| a.raw().len() <= crate::device::input::MAX_WAIT_ARGS);
+        }
+        let step = self.device.call_tool(&mut call);
+        #[cfg(feature = "input")]
+        {
+            self.next_request = call.input.next_id;
+            if let Some(c) = call.input.missing.filter(|_| !call.written()) {
+                return Err(Failure {
+                    error: DispatchError::MissingCapability,
+                    data: ErrorData::Capability(c),
+                });
+            }
+            if !call.input.asks.is_empty() {
+                // Legacy era: wait for the client's responses.
+                let wait = Waiting {
+                    id: rpc::own(r.id),
+                    args: args
+                        .and_then(|a| heapless::Vec::from_slice(a.raw()).ok())
+                        .unwrap_or_default(),
+                    asks: core::mem::take(&mut call.input.asks),
+                    answers: heapless::Vec::from_slice(b"{}").unwrap_or_default(),
+                    state: call.input.new_state.take().unwrap_or_default(),
+                    caps: ex.caps,
+                };
+                let job = Job {
+                    id: rpc::own(r.id),
+                    progress_token: ex.progress_token.map(|t| rpc::own(Id::from_raw(t))),
+                    tool: index,
+                    stateless: false,
+                    log_level: ex.log_level,
+                    state: call.state,
+                    owes: false,
+                };
+                // Cannot fail: can_wait checked for room in both tables.
+                let _ = self.jobs.push(job);
+                let _ = self.waits.push(wait);
+                return Ok(());
+            }
+        }
+        if step == Step::Pending && call.can_defer() {
+            let job = Job {
+                id: rpc::own(r.id),
+                // `own` copies a token whole too: `request` bounds it like an id.
+                progress_token: ex.progress_token.map(|t| rpc::own(Id::from_raw(t))),
+                tool: index,
+                stateless: ex.stateless,
+                log_level: ex.log_level,
+                state: call.state,
+                owes: false,
+            };
+            // Cannot fail: can_defer checked for room.
+            let _ = self.jobs.push(job);
+            return Ok(());
+        }
+        self.finish_call(&mut call);
+        Ok(())
+    }
+
+    pub(super) fn finish_call(&self, call: &mut ToolCall<'_>) {
+        call.close();
+        #[cfg(feature = "input")]
+        if call.input.asking {
+            let owner = self.device.tool(call.tool).map_or("", |t| t.name);
+            self.write_state(&mut call.w, owner, call.input.new_state.as_deref());
+        }
+        self.end_result(&mut call.w, call.ex.stateless, Ttl::None);
+    }
+}

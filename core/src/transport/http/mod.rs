@@ -1,0 +1,579 @@
+//! Streamable HTTP (cargo feature `http`): one POST endpoint on any byte-stream
+//! connection, still `no_std` and heap-free.
+//!
+//! Sans-IO like the rest of the crate: the caller reads bytes from a connection into
+//! a buffer and calls [`serve`], which answers the first complete request in it
+//! through a [`Sink`] writing to that connection and says how many bytes it used.
+//! A request head is parsed by `httparse` ([`head`]); the response's status and
+//! framing are chosen from what the server writes ([`reply`]).
+//!
+//! | request | answer |
+//! |---|---|
+//! | head over the buffer, > [`head::MAX_HEADERS`] lines | 431, close |
+//! | no room for another connection (the caller's bound, via [`reject`]) | 503 with `Retry-After: 1`, close |
+//! | malformed head, bad `Content-Length` | 400, close |
+//! | `Transfer-Encoding` on a request | 501, close |
+//! | POST without `Content-Length` | 411, close |
+//! | body over [`Policy::max_body`] | 413, close |
+//! | path other than [`Policy::endpoint`] | 404 |
+//! | `Host` or `Origin` not loopback nor in [`Policy::hosts`] | 403 |
+//! | [`Policy::bearer`] set, `Authorization: Bearer` missing or another token | 401 |
+//! | GET with the current session / another session | 200 event stream, kept open / 404 |
+//! | GET without a session, or a method other than POST/DELETE | 405 |
+//! | DELETE of the current session / of another / without one | 200 / 404 / 405 |
+//! | `Content-Type` not `application/json` | 415 |
+//! | `Accept` without `application/json`, `text/event-stream` or `*/*` | 406 |
+//! | `Mcp-Session-Id` not the current session | 404 |
+//! | 2026-07-28: `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` missing or unlike the body | 400, -32020 |
+//! | notification or client response | 202 |
+//! | anything else | the server's answer: JSON, or SSE when notifications precede it |
+//!
+//! **Era.** A request is served in the legacy era when it carries
+//! `Mcp-Session-Id`, or when its body has no `_meta` protocol version and the
+//! `MCP-Protocol-Version` header is absent or a dated version up to 2025-11-25;
+//! otherwise as 2026-07-28, where the server's `_meta` checks apply (-32602, then
+//! -32020 from the headers, then -32022).
+//!
+//! **Sessions (legacy era).** `initialize` starts a session: its response carries
+//! `Mcp-Session-Id`. One session at a time: a new `initialize` replaces the old one.
+
+pub mod head;
+pub mod reply;
+
+use crate::device::Device;
+use crate::server::{Era, Server};
+use crate::wire::json::{Sink, Str, Value};
+use crate::wire::rpc::{self, Message};
+use crate::wire::version::Version;
+use reply::Reply;
+
+/// The HTTP statuses this transport sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Status {
+    /// 200.
+    Ok,
+    /// 202: a notification or a client's response was accepted.
+    Accepted,
+    /// 400.
+    BadRequest,
+    /// 401: [`Policy::bearer`] is set and the request lacks that token.
+    Unauthorized,
+    /// 403: `Host` or `Origin` not allowed (DNS-rebinding protection).
+    Forbidden,
+    /// 404: another path, an unknown session, or (2026-07-28) method not found.
+    NotFound,
+    /// 405.
+    MethodNotAllowed,
+    /// 406: the client accepts neither JSON nor SSE.
+    NotAcceptable,
+    /// 411: a POST without `Content-Length`.
+    LengthRequired,
+    /// 413: body over [`Policy::max_body`].
+    PayloadTooLarge,
+    /// 415: body not `application/json`.
+    UnsupportedMediaType,
+    /// 431: head over the buffer or [`head::MAX_HEADERS`].
+    HeadersTooLarge,
+    /// 500: -32603.
+    InternalError,
+    /// 501: a chunked request body.
+    NotImplemented,
+    /// 503: no room for another connection ([`reject`] adds `Retry-After: 1`).
+    ServiceUnavailable,
+}
+
+impl Status {
+    /// The numeric code.
+    pub fn code(self) -> u16 {
+        match self {
+            Status::Ok => 200,
+            Status::Accepted => 202,
+            Status::BadRequest => 400,
+            Status::Unauthorized => 401,
+            Status::Forbidden => 403,
+            Status::NotFound => 404,
+            Status::MethodNotAllowed => 405,
+            Status::NotAcceptable => 406,
+            Status::LengthRequired => 411,
+            Status::PayloadTooLarge => 413,
+            Status::UnsupportedMediaType => 415,
+            Status::HeadersTooLarge => 431,
+            Status::InternalError => 500,
+            Status::NotImplemented => 501,
+            Status::ServiceUnavailable => 503,
+        }
+    }
+
+    /// Code and reason phrase, as in a status line.
+    pub fn line(self) -> &'static [u8] {
+        match self {
+            Status::Ok => b"200 OK",
+            Status::Accepted => b"202 Accepted",
+            Status::BadRequest => b"400 Bad Request",
+            Status::Unauthorized => b"401 Unauthorized",
+            Status::Forbidden => b"403 Forbidden",
+            Status::NotFound => b"404 Not Found",
+            Status::MethodNotAllowed => b"405 Method Not Allowed",
+            Status::NotAcceptable => b"406 Not Acceptable",
+            Status::LengthRequired => b"411 Length Required",
+            Status::PayloadTooLarge => b"413 Payload Too Large",
+            Status::UnsupportedMediaType => b"415 Unsupported Media Type",
+            Status::HeadersTooLarge => b"431 Request Header Fields Too Large",
+            Status::InternalError => b"500 Internal Server Error",
+            Status::NotImplemented => b"501 Not Implemented",
+            Status::ServiceUnavailable => b"503 Service Unavailable",
+        }
+    }
+}
+
+/// What an endpoint accepts.
+#[derive(Clone, Copy, Debug)]
+pub struct Policy {
+    /// The endpoint's path (default `/mcp`); a query string is ignored.
+    pub endpoint: &'static str,
+    /// Host names allowed in `Host` and `Origin` besides `localhost`, `127.0.0.1` and
+    /// `[::1]` (default none: a loopback bind). A device on a network lists its own.
+    pub hosts: &'static [&'static str],
+    /// Largest request body in bytes (default 8192).
+    pub max_body: usize,
+    /// A bearer token every request must carry (`Authorization: Bearer <token>`,
+    /// compared in constant time), for a device on a network; 401 without it. Default
+    /// none.
+    pub bearer: Option<&'static str>,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            endpoint: "/mcp",
+            hosts: &[],
+            max_body: 8192,
+            bearer: None,
+        }
+    }
+}
+
+/// Length of a session id ([`Sessions`]).
+pub const SESSION_ID_LEN: usize = 16;
+
+/// The legacy-era session of an endpoint (at most one).
+#[derive(Clone, Debug)]
+pub struct Sessions {
+    current: Option<[u8; SESSION_ID_LEN]>,
+    state: u64,
+}
+
+impl Sessions {
+    /// No session yet. `seed` makes session ids unpredictable: take it from a
+    /// hardware RNG or the clock.
+    pub fn new(seed: u64) -> Self {
+        Sessions {
+            current: None,
+            state: seed,
+        }
+    }
+
+    /// The current session id.
+    pub fn current(&self) -> Option<&[u8]> {
+        self.current.as_ref().map(|id| &id[..])
+    }
+
+    /// End the current session (the client's DELETE).
+    pub fn end(&mut self) {
+        self.current = None;
+    }
+
+    /// Start a new session (replacing any other) and return its id: 16 lowercase hex
+    /// digits of a SplitMix64 sequence.
+    ///
+    /// ```
+    /// let mut s = emcp::transport::http::Sessions::new(7);
+    /// let a = s.start();
+    /// let b = s.start();
+    /// assert_ne!(a, b);
+    /// assert_eq!(s.current(), Some(&b[..]));
+    /// s.end();
+    /// assert_eq!(s.current(), None);
+    /// ```
+    pub fn start(&mut self) -> [u8; SESSION_ID_LEN] {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        let mut id = [0u8; SESSION_ID_LEN];
+        for (i, d) in id.iter_mut().enumerate() {
+            let nibble = (z >> (60 - 4 * i)) & 0xF;
+            *d = b"0123456789abcdef"
+                .get(nibble as usize)
+                .copied()
+                .unwrap_or(b'0');
+        }
+        self.current = Some(id);
+        id
+    }
+}
+
+/// What [`serve`] did with the buffered input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Served<'a> {
+    /// No complete request yet: read more into the same buffer. When the buffer is
+    /// already full, answer with [`reject`] (431) and close the connection.
+    Incomplete,
+    /// A request was answered; the first `consumed` bytes belonged to it.
+    /// `keep_alive`: the connection may carry another request.
+    Done {
+        /// Bytes of the input used.
+        consumed: usize,
+        /// Keep the connection open.
+        keep_alive: bool,
+    },
+    /// The response is an event stream that stays open: a `subscriptions/listen`
+    /// stream, a request still served by a pending job, or (empty `request`) an
+    /// legacy-era session's GET stream. Its further lines are the
+    /// [`crate::Server::poll`] output routed ([`crate::wire::json::Sink::route`]) to
+    /// `request` (`None` for the session's stream); send each with [`reply::event`],
+    /// and after the final response of an `until_response` stream end it with
+    /// [`reply::end_stream`]. The connection carries nothing else meanwhile.
+    Stream {
+        /// Bytes of the input used.
+        consumed: usize,
+        /// The request's id as JSON text (a listen stream's subscription id); empty
+        /// for the session's GET stream.
+        request: &'a [u8],
+        /// The stream ends with the response to `request` (not a listen or GET stream).
+        until_response: bool,
+    },
+}
+
+/// Answer the first request in `input` (bytes read from one connection, starting at a
+/// request boundary) on `conn`. `scratch` holds the first response line while the
+/// status is chosen (≥ 256 bytes recommended; longer responses stream). `input`
+/// should hold at least a head and [`Policy::max_body`].
+pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize>(
+    server: &mut Server<D, L, J, W>,
+    sessions: &mut Sessions,
+    policy: &Policy,
+    input: &'a [u8],
+    scratch: &mut [u8],
+    conn: &mut dyn Sink,
+) -> Served<'a> {
+    let close = |conn: &mut dyn Sink, status| -> Served<'a> {
+        simple(conn, status, false, &[]);
+        Served::Done {
+            consumed: input.len(),
+            keep_alive: false,
+        }
+    };
+    let head = match head::parse(input) {
+        Ok(Some(head)) => head,
+        Ok(None) => return Served::Incomplete,
+        Err(status) => return close(conn, status),
+    };
+    let keep_alive = head.keep_alive;
+    let answer = |conn: &mut dyn Sink, status, consumed: usize, extra: &[u8]| -> Served<'a> {
+        simple(conn, status, keep_alive, extra);
+        Served::Done {
+            consumed,
+            keep_alive,
+        }
+    };
+    let path = head.path.split('?').next().unwrap_or("");
+    let body_len = match head.method {
+        head::Method::Post => match head.content_length {
+            _ if head.transfer_encoding => return close(conn, Status::NotImplemented),
+            None => return close(conn, Status::LengthRequired),
+            Some(n) if n > policy.max_body => return close(conn, Status::PayloadTooLarge),
+            Some(n) => n,
+        },
+        _ => head.content_length.unwrap_or(0),
+    };
+    let Some(total) = head.len.checked_add(body_len) else {
+        return close(conn, Status::PayloadTooLarge);
+    };
+    let Some(body) = input.get(head.len..total) else {
+        return Served::Incomplete;
+    };
+    if path != policy.endpoint {
+        return answer(conn, Status::NotFound, total, &[]);
+    }
+    let host_ok = head.host.is_some_and(|h| allowed_host(h, policy.hosts))
+        && head.origin.is_none_or(|o| allowed_origin(o, policy.hosts));
+    if !host_ok {
+        return answer(conn, Status::Forbidden, total, &[]);
+    }
+    if let Some(token) = policy.bearer {
+        let presented = head
+            .authorization
+            .and_then(|a| {
+                a.get(..7)
+                    .filter(|s| s.eq_ignore_ascii_case(b"bearer "))
+                    .and(a.get(7..))
+            })
+            .map(head::trim);
+        if !presented.is_some_and(|p| same_secret(p, token.as_bytes())) {
+            return answer(
+                conn,
+                Status::Unauthorized,
+                total,
+                b"WWW-Authenticate: Bearer\r\n",
+            );
+        }
+    }
+    let session_ok = head
+        .session_id
+        .is_none_or(|s| sessions.current() == Some(s));
+    match head.method {
+        head::Method::Post => {}
+        head::Method::Delete if head.session_id.is_some() && session_ok => {
+            sessions.end();
+            server.reset();
+            return answer(conn, Status::Ok, total, &[]);
+        }
+        head::Method::Delete if head.session_id.is_some() => {
+            return answer(conn, Status::NotFound, total, &[]);
+        }
+        head::Method::Get if head.session_id.is_some() && session_ok => {
+            // The session's stream of server-initiated messages (resource updates).
+            let mut reply = Reply::new(conn, scratch, false, true);
+            reply.open_stream();
+            return Served::Stream {
+                consumed: total,
+                request: b"",
+                until_response: false,
+            };
+        }
+        head::Method::Get if head.session_id.is_some() => {
+            return answer(conn, Status::NotFound, total, &[]);
+        }
+        _ => return answer(conn, Status::MethodNotAllowed, total, b"Allow: POST\r\n"),
+    }
+    if !head
+        .content_type
+        .is_some_and(|t| head::has_token(t, b"application/json"))
+    {
+        return answer(conn, Status::UnsupportedMediaType, total, &[]);
+    }
+    let acceptable = head.accept.is_none_or(|a| {
+        [&b"application/json"[..], b"text/event-stream", b"*/*"]
+            .iter()
+            .any(|t| head::has_token(a, t))
+    });
+    if !acceptable {
+        return answer(conn, Status::NotAcceptable, total, &[]);
+    }
+    if !session_ok {
+        return answer(conn, Status::NotFound, total, &[]);
+    }
+
+    let message = rpc::parse(body).ok();
+    let (method, params) = match message {
+        Some(Message::Request(r)) => (Some(r.method), r.params),
+        Some(Message::Notification(n)) => (Some(n.method), n.params),
+        _ => (None, None),
+    };
+    let meta_version = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+        .and_then(|v| v.as_str());
+    let legacy = head.session_id.is_some()
+        || (meta_version.is_none() && head.protocol_version.is_none_or(is_initialize_era));
+    let era = if legacy { Era::Legacy } else { Era::Stateless };
+
+    let mut new_session = None;
+    if legacy && method.is_some_and(|m| m.eq_str("initialize")) {
+        new_session = Some(sessions.start());
+    }
+    let session: Option<&[u8]> = match &new_session {
+        Some(id) => Some(&id[..]),
+        None if legacy => head.session_id,
+        None => None,
+    };
+    let mut reply = Reply::new(conn, scratch, !legacy, keep_alive);
+    if let Some(id) = session {
+        reply.session_id(id);
+    }
+    let mismatch = match (message, meta_version) {
+        (Some(Message::Request(r)), Some(version)) if !legacy => {
+            headers_disagree(&head, version, r.method, r.params).then_some(r.id)
+        }
+        _ => None,
+    };
+    if let Some(id) = mismatch {
+        rpc::write_error(
+            &mut reply,
+            Some(id),
+            crate::wire::error::DispatchError::HeaderMismatch.into(),
+            None,
+        );
+        reply.finish(false);
+        return Served::Done {
+            consumed: total,
+            keep_alive,
+        };
+    }
+    server.handle_in(body, era, &mut reply);
+    // The response stays an open event stream when it is not over: a listen stream
+    // (acknowledged), or a request a pending job still serves (a long-running tool,
+    // a tool waiting for the client's input) — its further lines come from
+    // `Server::poll`, routed to this request's id.
+    let stream = match message {
+        Some(Message::Request(r)) if !legacy && r.method.eq_str("subscriptions/listen") => {
+            reply.is_stream().then_some((r.id.raw(), false))
+        }
+        Some(Message::Request(r)) if server.is_pending(r.id.raw()) => Some((r.id.raw(), true)),
+        _ => None,
+    };
+    reply.finish(stream.is_some());
+    if let Some((request, until_response)) = stream {
+        Served::Stream {
+            consumed: total,
+            request,
+            until_response,
+        }
+    } else {
+        Served::Done {
+            consumed: total,
+            keep_alive,
+        }
+    }
+}
+
+/// Whether a 2026-07-28 request's headers contradict its body: `MCP-Protocol-Version`
+/// unlike the `_meta` version, `Mcp-Method` missing or unlike `method`, `Mcp-Name`
+/// missing or unlike `params.name` (tools/call, prompts/get) or `params.uri`
+/// (resources/read).
+pub fn headers_disagree(
+    head: &head::Head<'_>,
+    version: Str<'_>,
+    method: Str<'_>,
+    params: Option<Value<'_>>,
+) -> bool {
+    let same = |header: Option<&[u8]>, value: Option<Str<'_>>| match (header, value) {
+        (Some(h), Some(v)) => core::str::from_utf8(h).is_ok_and(|h| v.eq_str(h)),
+        _ => false,
+    };
+    if head.protocol_version.is_some() && !same(head.protocol_version, Some(version)) {
+        return true;
+    }
+    if !same(head.mcp_method, Some(method)) {
+        return true;
+    }
+    let named = if method.eq_str("tools/call") || method.eq_str("prompts/get") {
+        Some("name")
+    } else if method.eq_str("resources/read") {
+        Some("uri")
+    } else {
+        None
+    };
+    named.is_some_and(|key| {
+        let value = params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
+        !same(head.mcp_name, value)
+    })
+}
+
+/// An `MCP-Protocol-Version` header of the legacy era: a known revision before
+/// 2026-07-28, or any dated version up to 2025-11-25.
+///
+/// ```
+/// use emcp::transport::http::is_initialize_era;
+/// assert!(is_initialize_era(b"2025-06-18"));
+/// assert!(is_initialize_era(b"2025-01-01"));
+/// assert!(!is_initialize_era(b"2026-07-28"));
+/// ```
+pub fn is_initialize_era(v: &[u8]) -> bool {
+    if let Some(version) = Version::parse(v) {
+        return !version.is_stateless();
+    }
+    let dated = v.len() == 10
+        && v.iter().enumerate().all(|(i, &b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    dated && v <= b"2025-11-25".as_slice()
+}
+
+/// `a == b` in time that depends only on the lengths (no early exit on the first
+/// differing byte), for comparing secrets.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    let mut diff = u8::from(a.len() != b.len());
+    for (x, y) in a.iter().zip(b.iter()) {
+        diff |= x ^ y;
+    }
+    diff == 0
+}
+
+/// Whether a `Host` value names this endpoint: loopback or one of `hosts`, any port.
+///
+/// ```
+/// use emcp::transport::http::allowed_host;
+/// assert!(allowed_host(b"localhost:8080", &[]));
+/// assert!(allowed_host(b"[::1]:1", &[]));
+/// assert!(!allowed_host(b"evil.example", &[]));
+/// assert!(allowed_host(b"bench-pi:8080", &["bench-pi"]));
+/// ```
+pub fn allowed_host(value: &[u8], hosts: &[&str]) -> bool {
+    let name = match value {
+        [b'[', ..] => value
+            .iter()
+            .position(|&b| b == b']')
+            .and_then(|i| value.get(..=i))
+            .unwrap_or(value),
+        _ => value.split(|&b| b == b':').next().unwrap_or(value),
+    };
+    ["localhost", "127.0.0.1", "[::1]"]
+        .iter()
+        .chain(hosts.iter())
+        .any(|h| name.eq_ignore_ascii_case(h.as_bytes()))
+}
+
+/// Whether an `Origin` value (`scheme://host[:port]`) names an allowed host.
+///
+/// ```
+/// use emcp::transport::http::allowed_origin;
+/// assert!(allowed_origin(b"http://127.0.0.1:3000", &[]));
+/// assert!(!allowed_origin(b"http://evil.example", &[]));
+/// assert!(!allowed_origin(b"http://localhost/path", &[]));
+/// ```
+pub fn allowed_origin(value: &[u8], hosts: &[&str]) -> bool {
+    let rest = value
+        .strip_prefix(b"http://")
+        .or_else(|| value.strip_prefix(b"https://"));
+    rest.is_some_and(|r| !r.contains(&b'/') && allowed_host(r, hosts))
+}
+
+/// Answer with `status` and no body, then close the connection (for example 431 when
+/// a request does not fit the caller's buffer, or 503 when the caller has no room for
+/// another connection: that answer carries `Retry-After: 1`).
+pub fn reject(conn: &mut dyn Sink, status: Status) {
+    let extra: &[u8] = if status == Status::ServiceUnavailable {
+        b"Retry-After: 1\r\n"
+    } else {
+        b""
+    };
+    simple(conn, status, false, extra);
+}
+
+/// A response without a body (`extra`: more header lines, each ending in CRLF).
+fn simple(conn: &mut dyn Sink, status: Status, keep_alive: bool, extra: &[u8]) {
+    let parts: [&[u8]; 5] = [
+        b"HTTP/1.1 ",
+        status.line(),
+        b"\r\nContent-Length: 0\r\n",
+        extra,
+        if keep_alive {
+            b"\r\n"
+        } else {
+            b"Connection: close\r\n\r\n"
+        },
+    ];
+    for part in parts {
+        if conn.write(part).is_err() {
+            return;
+        }
+    }
+}

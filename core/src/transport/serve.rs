@@ -1,0 +1,159 @@
+//! The I/O edge: feeding bytes to a server, and a blocking `embedded-io` serve loop.
+//!
+//! [`feed`] is the sans-IO entry for any transport (a UART interrupt's ring buffer, a
+//! C caller): bytes of any chunking in, every resulting line out. [`serve`] runs a whole
+//! connection over an `embedded_io` reader and writer, running pending tool jobs while
+//! no input is waiting and flushing the writer only when the reader has nothing more
+//! (responses to pipelined requests share one flush; a lone request is answered at
+//! once) or a job step wrote something (its progress goes out while it runs).
+
+use embedded_io::{Read, ReadReady, Write};
+
+use crate::device::Device;
+use crate::server::Server;
+use crate::wire::framing::Frames;
+use crate::wire::json::{IoSink, Sink, SinkError};
+
+/// Bytes read from the transport per call in [`serve`] (a stack buffer): 256 on a
+/// 32-bit target (a microcontroller's stack), 4 KiB on a 64-bit one, where most lines
+/// then arrive whole and are handled in place rather than copied into the framer.
+#[cfg(not(target_pointer_width = "64"))]
+pub const READ_CHUNK: usize = 256;
+/// Bytes read from the transport per call in [`serve`] (a stack buffer): 256 on a
+/// 32-bit target (a microcontroller's stack), 4 KiB on a 64-bit one, where most lines
+/// then arrive whole and are handled in place rather than copied into the framer.
+#[cfg(target_pointer_width = "64")]
+pub const READ_CHUNK: usize = 4096;
+
+/// Feed received bytes: frame them and handle every complete line.
+pub fn feed<D: Device, F: Frames + ?Sized, const L: usize, const J: usize, const W: usize>(
+    server: &mut Server<D, L, J, W>,
+    framer: &mut F,
+    mut bytes: &[u8],
+    out: &mut dyn Sink,
+) {
+    while !bytes.is_empty() {
+        let (used, frame) = framer.push(bytes);
+        if let Some(frame) = frame {
+            server.handle_frame(frame, out);
+        }
+        bytes = bytes.get(used..).unwrap_or(&[]);
+    }
+}
+
+/// Why [`serve`] stopped.
+#[derive(Debug)]
+pub enum ServeError<R, W> {
+    /// Reading failed.
+    Read(R),
+    /// Writing failed (`None`: the writer accepted nothing).
+    Write(Option<W>),
+}
+
+/// Serve one connection until the reader reports end of input (`Ok(0)`).
+///
+/// Pending jobs run while no input waits. The writer is flushed when the reader has
+/// nothing more (pipelined requests' responses share one flush) and after each job
+/// step that wrote (a slow job's progress goes out as it happens). At end of input a
+/// final unterminated line is still handled and pending jobs run to completion, so
+/// nothing accepted is lost.
+pub fn serve<D, F, R, W, const L: usize, const J: usize, const WAIT: usize>(
+    server: &mut Server<D, L, J, WAIT>,
+    framer: &mut F,
+    reader: &mut R,
+    writer: &mut W,
+) -> Result<(), ServeError<R::Error, W::Error>>
+where
+    D: Device,
+    F: Frames + ?Sized,
+    R: Read + ReadReady,
+    W: Write,
+{
+    let mut buf = [0u8; READ_CHUNK];
+    let mut out = IoSink::new(writer);
+    loop {
+        let mut ready = reader.read_ready().map_err(ServeError::Read)?;
+        while server.busy() && !ready {
+            step(server, &mut out)?;
+            ready = reader.read_ready().map_err(ServeError::Read)?;
+        }
+        if !ready {
+            flush(&mut out)?;
+        }
+        let n = reader.read(&mut buf).map_err(ServeError::Read)?;
+        if n == 0 {
+            if let Some(frame) = framer.finish() {
+                server.handle_frame(frame, &mut out);
+            }
+            check(&mut out)?;
+            while step(server, &mut out)? {}
+            return flush(&mut out);
+        }
+        feed(server, framer, buf.get(..n).unwrap_or(&[]), &mut out);
+        server.poll(&mut out);
+        check(&mut out)?;
+    }
+}
+
+/// One [`Server::poll`] while no input waits; returns [`Server::busy`]. What the jobs
+/// wrote (progress, log messages, results) is flushed at once, so a long job's progress
+/// reaches the client while the job runs, not with its result.
+fn step<D, R, W, const L: usize, const J: usize, const WAIT: usize>(
+    server: &mut Server<D, L, J, WAIT>,
+    out: &mut IoSink<&mut W>,
+) -> Result<bool, ServeError<R, W::Error>>
+where
+    D: Device,
+    W: Write,
+{
+    let mut noted = Noted {
+        sink: out,
+        wrote: false,
+    };
+    let busy = server.poll(&mut noted);
+    let wrote = noted.wrote;
+    check(out)?;
+    if wrote {
+        flush(out)?;
+    }
+    Ok(busy)
+}
+
+/// A sink that notes whether anything was written through it.
+struct Noted<'s> {
+    sink: &'s mut dyn Sink,
+    wrote: bool,
+}
+
+impl Sink for Noted<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+        self.wrote = true;
+        self.sink.write(bytes)
+    }
+    fn mark(&mut self) {
+        self.sink.mark();
+    }
+    fn rollback(&mut self) -> bool {
+        self.sink.rollback()
+    }
+    fn can_rollback(&self) -> bool {
+        self.sink.can_rollback()
+    }
+    fn route(&mut self, request: Option<&[u8]>) {
+        self.sink.route(request);
+    }
+    fn failed(&mut self, error: SinkError) {
+        self.sink.failed(error);
+    }
+}
+
+fn check<R, W: Write>(out: &mut IoSink<&mut W>) -> Result<(), ServeError<R, W::Error>> {
+    match out.take_error() {
+        Some(e) => Err(ServeError::Write(e)),
+        None => Ok(()),
+    }
+}
+
+fn flush<R, W: Write>(out: &mut IoSink<&mut W>) -> Result<(), ServeError<R, W::Error>> {
+    out.writer().flush().map_err(|e| ServeError::Write(Some(e)))
+}
