@@ -1,6 +1,6 @@
 //! Every bounded table and limit, filled: the defined answer when it is full, and
 //! recovery once space frees up. Tables already covered elsewhere are named in the
-//! README's "Bad input and failure behaviour" table (listen streams:
+//! bad-input table of docs/protocol.md (listen streams:
 //! `transcripts/modern_listen.txt`; job slots: `transcripts/cancel.txt` and the
 //! server's unit tests; the output buffer: the server's unit tests and
 //! `tests/c/api_edges.c`; the line buffer: `transcripts/bad_input.txt`).
