@@ -397,7 +397,7 @@ fn argument_ok(a: &emcp_prompt_argument) -> bool {
 /// Text of a required descriptor field (`""` if it is somehow absent: the
 /// configuration was checked at init). Out of line on 32-bit targets: called for
 /// every required text of every descriptor, one copy is smaller (40 bytes on M3).
-#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+#[cfg_attr(not(emcp_fast), inline(never))]
 pub(crate) fn text(s: &emcp_str) -> &'static str {
     opt(s).unwrap_or("")
 }

@@ -167,7 +167,7 @@ const _: () = assert!(align_of::<emcp_server_storage>() == EMCP_SERVER_STORAGE_A
 /// `server` must come from a successful `emcp_server_init` and its storage still live.
 ///
 /// Out of line on 32-bit targets: one copy is smaller than one per entry point.
-#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+#[cfg_attr(not(emcp_fast), inline(never))]
 unsafe fn inner<'a>(server: *mut emcp_server) -> &'a mut Inner {
     // SAFETY: init wrote a `Storage` at this address; only its `inner` field is borrowed.
     unsafe { &mut *core::ptr::addr_of_mut!((*server.cast::<Storage>()).inner) }

@@ -12,26 +12,26 @@ use crate::wire::rpc::Id;
 pub(super) const TEXT_BLOCK: &[u8] = b",{\"type\":\"text\",\"text\":";
 
 /// A result's opening and what follows its brace: legacy era, 2026-07-28.
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 pub(super) type Opening = (&'static [u8], &'static [u8]);
 
 /// The result's opening with the `content` array and its first block, a text block,
 /// up to its text.
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 pub(super) const RESULT_TEXT_BLOCK: Opening = (
     b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":",
     b",\"result\":{\"resultType\":\"complete\",\"content\":[{\"type\":\"text\",\"text\":",
 );
 
 /// The result's opening with `contents` and its first entry up to the uri.
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 pub(super) const RESULT_CONTENTS: Opening = (
     b",\"result\":{\"contents\":[{\"uri\":",
     b",\"result\":{\"resultType\":\"complete\",\"contents\":[{\"uri\":",
 );
 
 /// The end of a text block and the opening of the next one, up to its text.
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 pub(super) const NEXT_TEXT_BLOCK: &[u8] = b"},{\"type\":\"text\",\"text\":";
 
 /// Per-request facts shared by the contexts.
@@ -50,7 +50,7 @@ impl<'a> Exchange<'a> {
     /// Open the result envelope (and `resultType` for 2026-07-28).
     pub(crate) fn begin_result(&self, w: &mut JsonWriter<'_>) {
         // On 64-bit hosts `resultType` goes out with the result's brace.
-        #[cfg(target_pointer_width = "64")]
+        #[cfg(emcp_fast)]
         if self.stateless {
             rpc::begin_message(
                 w,
@@ -62,7 +62,7 @@ impl<'a> Exchange<'a> {
             return;
         }
         rpc::begin_result(w, self.id);
-        #[cfg(not(target_pointer_width = "64"))]
+        #[cfg(not(emcp_fast))]
         if self.stateless {
             w.member_lit(b",\"resultType\":\"complete\"");
         }
@@ -71,7 +71,7 @@ impl<'a> Exchange<'a> {
     /// Open the result envelope and, in the same write, `levels - 1` containers more
     /// with `open` (the text after the result's brace, `resultType` added for
     /// 2026-07-28).
-    #[cfg(target_pointer_width = "64")]
+    #[cfg(emcp_fast)]
     pub(super) fn begin_result_n(&self, w: &mut JsonWriter<'_>, open: Opening, levels: u8) {
         w.raw(rpc::ID);
         w.raw(self.id.raw());
@@ -162,7 +162,7 @@ pub(super) enum Phase {
     /// yet: what comes next (another block, `structuredContent`, the end of the
     /// array) writes it with its own text, one sink write for both. On 64-bit hosts
     /// (a small target keeps the smaller code).
-    #[cfg(target_pointer_width = "64")]
+    #[cfg(emcp_fast)]
     Block,
     /// A text string is open (parts may follow).
     Text,

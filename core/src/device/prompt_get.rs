@@ -54,22 +54,22 @@ impl<'a> PromptGet<'a> {
     pub fn arg(&self, name: &str) -> Option<Str<'a>> {
         self.args.and_then(|a| a.get(name)).and_then(|v| v.as_str())
     }
-    /// The client's response to input request `key` ([`ToolCall::input`]).
+    /// The client's response to input request `key` ([`ToolCall::input`](super::ToolCall::input)).
     #[cfg(feature = "input")]
     pub fn input(&self, key: &str) -> Option<Value<'a>> {
         self.input.get(key)
     }
-    /// The verified state of the previous round ([`ToolCall::request_state`]).
+    /// The verified state of the previous round ([`ToolCall::request_state`](super::ToolCall::request_state)).
     #[cfg(feature = "input")]
     pub fn request_state(&self) -> Option<&'a [u8]> {
         self.input.state
     }
-    /// Keep state for the next round ([`ToolCall::set_request_state`]).
+    /// Keep state for the next round ([`ToolCall::set_request_state`](super::ToolCall::set_request_state)).
     #[cfg(feature = "input")]
     pub fn set_request_state(&mut self, state: &[u8]) -> bool {
         self.input.set_state(state)
     }
-    /// Ask the client for input ([`ToolCall::ask`]); 2026-07-28 only: in the
+    /// Ask the client for input ([`ToolCall::ask`](super::ToolCall::ask)); 2026-07-28 only: in the
     /// legacy era a prompt cannot wait, and this returns false.
     #[cfg(feature = "input")]
     pub fn ask(
@@ -106,7 +106,7 @@ impl<'a> PromptGet<'a> {
             Phase::Idle => self.description_less(),
             Phase::Text | Phase::Data => self.end_message(),
             Phase::Content => {}
-            #[cfg(target_pointer_width = "64")]
+            #[cfg(emcp_fast)]
             Phase::Block => {}
             Phase::Closed => return false,
         }

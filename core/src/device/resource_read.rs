@@ -1,6 +1,7 @@
 //! [`ResourceRead`]: a `resources/read` in progress, contents out.
 
 use super::exchange::Phase;
+#[cfg(emcp_fast)]
 use super::exchange::RESULT_CONTENTS;
 use super::Exchange;
 use crate::wire::json::writer::member_key;
@@ -80,7 +81,7 @@ impl<'a> ResourceRead<'a> {
                 self.w.end_object();
             }
             Phase::Content => {}
-            #[cfg(target_pointer_width = "64")]
+            #[cfg(emcp_fast)]
             Phase::Block => self.w.end_object(),
             Phase::Closed => return false,
         }
@@ -91,7 +92,7 @@ impl<'a> ResourceRead<'a> {
     /// Start a `contents` entry: its head, then the key of its body (`text` or `blob`).
     /// On 64-bit hosts the first entry opens with `contents`, in one write.
     fn open(&mut self, mime: Option<&str>, body: MemberKey) -> bool {
-        #[cfg(target_pointer_width = "64")]
+        #[cfg(emcp_fast)]
         if self.phase == Phase::Idle {
             self.ex.begin_result_n(&mut self.w, RESULT_CONTENTS, 3);
             self.phase = Phase::Content;
@@ -113,11 +114,11 @@ impl<'a> ResourceRead<'a> {
         }
         self.w.str(text);
         // On 64-bit hosts its `}` goes with what follows.
-        #[cfg(target_pointer_width = "64")]
+        #[cfg(emcp_fast)]
         {
             self.phase = Phase::Block;
         }
-        #[cfg(not(target_pointer_width = "64"))]
+        #[cfg(not(emcp_fast))]
         self.w.end_object();
         true
     }
@@ -182,7 +183,7 @@ impl<'a> ResourceRead<'a> {
     }
     pub(crate) fn close(&mut self) {
         // The last entry's `}` and the `]` at once, when it can.
-        #[cfg(target_pointer_width = "64")]
+        #[cfg(emcp_fast)]
         if self.phase == Phase::Block {
             self.w.end_n(b"}]", 2);
             self.phase = Phase::Closed;

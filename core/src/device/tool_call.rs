@@ -1,7 +1,9 @@
 //! [`ToolCall`]: a `tools/call` in progress, arguments in, content out.
 
 use super::exchange::Phase;
+#[cfg(emcp_fast)]
 use super::exchange::NEXT_TEXT_BLOCK;
+#[cfg(emcp_fast)]
 use super::exchange::RESULT_TEXT_BLOCK;
 use super::exchange::TEXT_BLOCK;
 use super::resource_read::write_contents_head;
@@ -26,7 +28,7 @@ pub struct ToolCall<'a> {
     /// The arguments filed by declared property while a compiled schema checked them
     /// ([`ToolCall::arg`] looks there first). On 64-bit hosts only: a small target
     /// keeps the walk, its flash being scarcer than its cycles.
-    #[cfg(target_pointer_width = "64")]
+    #[cfg(emcp_fast)]
     pub(crate) filed: Option<crate::model::schema::Filed<'a, 'a>>,
     pub(crate) can_defer: bool,
     pub(crate) state: u32,
@@ -48,7 +50,7 @@ impl<'a> ToolCall<'a> {
             ex,
             tool,
             args,
-            #[cfg(target_pointer_width = "64")]
+            #[cfg(emcp_fast)]
             filed: None,
             can_defer: false,
             state: 0,
@@ -70,7 +72,7 @@ impl<'a> ToolCall<'a> {
     /// One argument by name.
     pub fn arg(&self, name: &str) -> Option<Value<'a>> {
         // A declared property's argument, as filed while the plan checked them.
-        #[cfg(target_pointer_width = "64")]
+        #[cfg(emcp_fast)]
         if let Some(value) = self.filed.as_ref().and_then(|f| f.get(name)) {
             return value;
         }
@@ -87,12 +89,12 @@ impl<'a> ToolCall<'a> {
             .ok()
             .map(|(v, _)| v)
     }
-    /// True when returning [`Step::Pending`] is allowed (a job slot is free and nothing
+    /// True when returning [`Step::Pending`](super::Step::Pending) is allowed (a job slot is free and nothing
     /// was written yet).
     pub fn can_defer(&self) -> bool {
         self.can_defer && self.phase == Phase::Idle
     }
-    /// Forbid [`Step::Pending`] for this call (e.g. the device could not continue it).
+    /// Forbid [`Step::Pending`](super::Step::Pending) for this call (e.g. the device could not continue it).
     pub fn forbid_defer(&mut self) {
         self.can_defer = false;
     }
@@ -107,7 +109,7 @@ impl<'a> ToolCall<'a> {
     /// Send `notifications/progress` if the client asked for progress (it sent a
     /// `progressToken`) and no content was written yet. Returns whether it was sent.
     /// Out of line on 32-bit targets (smaller there).
-    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+    #[cfg_attr(not(emcp_fast), inline(never))]
     pub fn progress(&mut self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
         self.phase == Phase::Idle && self.ex.progress(&mut self.w, progress, total, message)
     }
@@ -136,7 +138,7 @@ impl<'a> ToolCall<'a> {
                 true
             }
             Phase::Content => true,
-            #[cfg(target_pointer_width = "64")]
+            #[cfg(emcp_fast)]
             Phase::Block => {
                 self.w.end_object();
                 self.phase = Phase::Content;
@@ -172,7 +174,7 @@ impl<'a> ToolCall<'a> {
     /// hosts the same write also opens `content` for the first block, or ends a text
     /// block before it.
     fn text_head(&mut self) -> bool {
-        #[cfg(target_pointer_width = "64")]
+        #[cfg(emcp_fast)]
         match self.phase {
             Phase::Idle => {
                 self.ex.begin_result_n(&mut self.w, RESULT_TEXT_BLOCK, 3);
@@ -196,7 +198,7 @@ impl<'a> ToolCall<'a> {
     /// On 64-bit hosts, when a text block's `}` is pending ([`Phase::Block`]): write
     /// it with `close`, which also ends `content` and may hold a key (`key`). False,
     /// having written nothing, otherwise.
-    #[cfg(target_pointer_width = "64")]
+    #[cfg(emcp_fast)]
     fn end_block(&mut self, close: &'static [u8], key: bool) -> bool {
         if self.phase != Phase::Block {
             return false;
@@ -211,7 +213,7 @@ impl<'a> ToolCall<'a> {
     /// On 64-bit hosts, when a text block's `}` is pending ([`Phase::Block`]): write
     /// it with `close`, which also ends `content` and may hold a key (`key`). False,
     /// having written nothing, otherwise.
-    #[cfg(not(target_pointer_width = "64"))]
+    #[cfg(not(emcp_fast))]
     #[inline(always)]
     fn end_block(&mut self, _close: &'static [u8], _key: bool) -> bool {
         false
@@ -224,11 +226,11 @@ impl<'a> ToolCall<'a> {
         }
         self.w.str(text);
         // On 64-bit hosts its `}` goes with what follows.
-        #[cfg(target_pointer_width = "64")]
+        #[cfg(emcp_fast)]
         {
             self.phase = Phase::Block;
         }
-        #[cfg(not(target_pointer_width = "64"))]
+        #[cfg(not(emcp_fast))]
         self.w.end_object();
         true
     }

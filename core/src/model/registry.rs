@@ -17,7 +17,7 @@
 //! ```
 
 use crate::model::schema::Plan;
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 use crate::wire::json::writer::Joined;
 use crate::wire::json::writer::{member_key, MemberKey};
 use crate::wire::json::JsonWriter;
@@ -71,7 +71,7 @@ impl<'a> ToolAnnotations<'a> {
     fn is_empty(&self) -> bool {
         *self == Self::new()
     }
-    #[cfg(not(target_pointer_width = "64"))]
+    #[cfg(not(emcp_fast))]
     fn write(&self, w: &mut JsonWriter<'_>) {
         w.begin_object();
         opt_member(w, member_key!("title"), self.title);
@@ -178,9 +178,9 @@ impl<'a> Tool<'a> {
     /// Write the `Tool` object of `tools/list`. Not inlined, as [`Resource::write`].
     #[inline(never)]
     pub fn write(&self, w: &mut JsonWriter<'_>) {
-        #[cfg(target_pointer_width = "64")]
+        #[cfg(emcp_fast)]
         self.write_joined(w);
-        #[cfg(not(target_pointer_width = "64"))]
+        #[cfg(not(emcp_fast))]
         self.write_parts(w);
     }
 
@@ -188,7 +188,7 @@ impl<'a> Tool<'a> {
     /// annotations assembled on the stack ([`Joined`]), the schemas written as they
     /// are; about five sink writes instead of two dozen. A string's quotes are part
     /// of the keys around it.
-    #[cfg(target_pointer_width = "64")]
+    #[cfg(emcp_fast)]
     fn write_joined(&self, w: &mut JsonWriter<'_>) {
         let j = &mut Joined::new();
         w.join_lit(j, b",{\"name\":\"");
@@ -237,7 +237,7 @@ impl<'a> Tool<'a> {
     }
 
     /// [`Tool::write`] one piece at a time (small code).
-    #[cfg(not(target_pointer_width = "64"))]
+    #[cfg(not(emcp_fast))]
     fn write_parts(&self, w: &mut JsonWriter<'_>) {
         w.begin_object();
         write_names(w, self.name, self.title, self.description);
@@ -414,11 +414,11 @@ impl<'a> PromptArgument<'a> {
 
     /// Write the argument object of a `Prompt`'s `arguments`. Out of line on 32-bit
     /// targets (smaller there).
-    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+    #[cfg_attr(not(emcp_fast), inline(never))]
     fn write(&self, w: &mut JsonWriter<'_>) {
-        #[cfg(target_pointer_width = "64")]
+        #[cfg(emcp_fast)]
         open_names(w, self.name, self.title, self.description);
-        #[cfg(not(target_pointer_width = "64"))]
+        #[cfg(not(emcp_fast))]
         {
             w.begin_object();
             write_names(w, self.name, self.title, self.description);
@@ -481,9 +481,9 @@ impl<'a> Prompt<'a> {
         w: &mut JsonWriter<'_>,
         arguments: impl Iterator<Item = PromptArgument<'b>>,
     ) {
-        #[cfg(target_pointer_width = "64")]
+        #[cfg(emcp_fast)]
         open_names(w, self.name, self.title, self.description);
-        #[cfg(not(target_pointer_width = "64"))]
+        #[cfg(not(emcp_fast))]
         {
             w.begin_object();
             write_names(w, self.name, self.title, self.description);
@@ -514,12 +514,12 @@ pub(crate) fn opt_str(w: &mut JsonWriter<'_>, key: &'static str, value: Option<&
 
 /// Write `"key":"value"` when the value is present; `key` as [`member_key!`] gives
 /// it (on a 32-bit target [`opt_str`] itself).
-#[cfg(not(target_pointer_width = "64"))]
+#[cfg(not(emcp_fast))]
 pub(crate) use opt_str as opt_member;
 
 /// Write `"key":"value"` when the value is present; `key` as [`member_key!`] gives
 /// it.
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 pub(crate) fn opt_member(w: &mut JsonWriter<'_>, key: MemberKey, value: Option<&str>) {
     if let Some(v) = value {
         w.key_raw(key);
@@ -529,7 +529,7 @@ pub(crate) fn opt_member(w: &mut JsonWriter<'_>, key: MemberKey, value: Option<&
 
 /// The texts of an annotation hint `"key":false` and `"key":true` (second index),
 /// after what comes before (first index, as [`hint`] counts).
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 macro_rules! hint_texts {
     ($key:literal) => {
         [
@@ -548,13 +548,13 @@ macro_rules! hint_texts {
         ]
     };
 }
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 use hint_texts;
 
 /// Join an annotation hint when present: its text ([`hint_texts!`]) for what comes
 /// before (`at`: 0 the annotations' brace, 1 a comma, 2 a quote and a comma); after
 /// it, a comma.
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 #[inline(always)]
 fn hint(
     w: &mut JsonWriter<'_>,
@@ -571,7 +571,7 @@ fn hint(
 }
 
 /// Write `"key":true|false` when the value is present.
-#[cfg(not(target_pointer_width = "64"))]
+#[cfg(not(emcp_fast))]
 fn opt_bool(w: &mut JsonWriter<'_>, key: MemberKey, value: Option<bool>) {
     if let Some(v) = value {
         w.key_raw(key);
@@ -589,14 +589,14 @@ fn write_names(w: &mut JsonWriter<'_>, name: &str, title: Option<&str>, descript
 /// Open a descriptor object whose first member is `name` (the brace and the key in
 /// one write), then [`write_names`]' other members. On 64-bit targets; a small
 /// target opens the object and calls [`write_names`] (less flash).
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 fn open_names(w: &mut JsonWriter<'_>, name: &str, title: Option<&str>, description: Option<&str>) {
     w.begin(b",{\"name\":");
     write_titles(w, name, title, description);
 }
 
 /// The name's value after its key, then `title` and `description` when present.
-#[cfg_attr(not(target_pointer_width = "64"), inline(always))]
+#[cfg_attr(not(emcp_fast), inline(always))]
 fn write_titles(
     w: &mut JsonWriter<'_>,
     name: &str,

@@ -16,7 +16,7 @@ use crate::wire::rpc::Request;
 impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
     /// Out of line on 32-bit targets: apart from the dispatch it is inlined into, it
     /// takes less code there (40 bytes on Cortex-M3).
-    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+    #[cfg_attr(not(emcp_fast), inline(never))]
     pub(super) fn complete<'a>(
         &mut self,
         r: Request<'a>,

@@ -14,7 +14,7 @@ pub(super) struct Guard<'a> {
 impl<'a> Guard<'a> {
     /// Out of line on 32-bit targets: smaller than a copy at each of its five uses
     /// (24 bytes on Cortex-M3).
-    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+    #[cfg_attr(not(emcp_fast), inline(never))]
     pub(super) fn new(inner: &'a mut dyn Sink) -> Self {
         inner.mark();
         Guard { inner, full: false }
@@ -23,7 +23,7 @@ impl<'a> Guard<'a> {
     /// The guard as a sink. Out of line and not generic, so that the guard's vtable is
     /// emitted once (the generic server and this module's own functions would each
     /// carry a copy in a small image); inlined on 64-bit hosts.
-    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+    #[cfg_attr(not(emcp_fast), inline(never))]
     pub(super) fn sink(&mut self) -> &mut dyn Sink {
         self
     }

@@ -77,9 +77,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         // The list's key: on 64-bit targets with its bracket (`,"tools":[`, one write).
         macro_rules! list_key {
             ($key:literal) => {{
-                #[cfg(target_pointer_width = "64")]
+                #[cfg(emcp_fast)]
                 let key = concat!(",\"", $key, "\":[").as_bytes();
-                #[cfg(not(target_pointer_width = "64"))]
+                #[cfg(not(emcp_fast))]
                 let key = $key;
                 key
             }};
@@ -95,9 +95,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         let (start, end) = page(cursor, total, self.config.page_size)?;
         let mut w = JsonWriter::new(out);
         ex.begin_result(&mut w);
-        #[cfg(target_pointer_width = "64")]
+        #[cfg(emcp_fast)]
         w.begin(key);
-        #[cfg(not(target_pointer_width = "64"))]
+        #[cfg(not(emcp_fast))]
         {
             w.key_lit(key);
             w.begin_array();

@@ -2,7 +2,7 @@
 //!
 //! [`Server::handle`] takes one framed line and writes every line it causes (the
 //! response, progress and log notifications before it, resource-updated notifications
-//! after it) into a [`Sink`]. [`Server::poll`] continues pending tool jobs and turns
+//! after it) into a [`Sink`](crate::wire::json::Sink). [`Server::poll`] continues pending tool jobs and turns
 //! device-raised change flags into notifications. Nothing else is needed to serve MCP:
 //! the [`crate::transport::serve`] loop is a thin `embedded-io` wrapper around these two calls.
 //!
@@ -47,7 +47,7 @@ mod tests;
 mod tools;
 
 pub use config::Config;
-#[cfg(all(target_pointer_width = "64", feature = "stateless"))]
+#[cfg(all(emcp_fast, feature = "stateless"))]
 pub use result::SERVER_INFO_LEN;
 
 /// Longest resource URI a request may name, in bytes after unescaping.
@@ -92,7 +92,7 @@ pub struct Server<D: Device, const L: usize = 4, const J: usize = 2, const W: us
     /// once by [`Server::new`]. On 64-bit targets only, where one write in place of a
     /// dozen saves ~550 instructions a response; empty when it does not fit
     /// [`SERVER_INFO_LEN`] (then written piece by piece).
-    #[cfg(all(target_pointer_width = "64", feature = "stateless"))]
+    #[cfg(all(emcp_fast, feature = "stateless"))]
     server_info: heapless::Vec<u8, SERVER_INFO_LEN>,
     /// Input capabilities the client declared in `initialize`.
     #[cfg(feature = "input")]
@@ -133,10 +133,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         if device.resource(MAX_RESOURCES).is_some() {
             return Err(ConfigError::TooManyResources);
         }
-        #[cfg_attr(
-            not(all(target_pointer_width = "64", feature = "stateless")),
-            allow(unused_mut)
-        )]
+        #[cfg_attr(not(all(emcp_fast, feature = "stateless")), allow(unused_mut))]
         let mut server = Self {
             device,
             config,
@@ -146,7 +143,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             jobs: heapless::Vec::new(),
             changed: 0,
             info_plain: config.info_plain(),
-            #[cfg(all(target_pointer_width = "64", feature = "stateless"))]
+            #[cfg(all(emcp_fast, feature = "stateless"))]
             server_info: heapless::Vec::new(),
             #[cfg(feature = "input")]
             session_caps: crate::device::input::Capabilities::default(),
@@ -157,7 +154,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             #[cfg(feature = "input")]
             waits: heapless::Vec::new(),
         };
-        #[cfg(all(target_pointer_width = "64", feature = "stateless"))]
+        #[cfg(all(emcp_fast, feature = "stateless"))]
         {
             let mut info = heapless::Vec::new();
             let mut w = crate::wire::json::JsonWriter::new(&mut info);

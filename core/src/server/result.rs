@@ -10,17 +10,17 @@ use crate::wire::version::STATELESS;
 /// Longest `serverInfo` object (`{"name":…,"version":…}`) a [`Server`] keeps written
 /// for its 2026-07-28 results (64-bit targets): the C ABI's server storage must still
 /// hold the server.
-#[cfg(all(target_pointer_width = "64", feature = "stateless"))]
+#[cfg(all(emcp_fast, feature = "stateless"))]
 pub const SERVER_INFO_LEN: usize = 96;
 
 /// A 2026-07-28 result's `_meta` member, opened, with the `serverInfo` key (after a
 /// member's comma).
-#[cfg(all(target_pointer_width = "64", feature = "stateless"))]
+#[cfg(all(emcp_fast, feature = "stateless"))]
 pub(super) const META_SERVER_INFO_KEY: &[u8] =
     b",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":";
 
 /// [`CACHE_SCOPE`] then [`META_SERVER_INFO_KEY`], as one literal.
-#[cfg(all(target_pointer_width = "64", feature = "stateless"))]
+#[cfg(all(emcp_fast, feature = "stateless"))]
 pub(super) const CACHE_SCOPE_META_KEY: &[u8] =
     b",\"cacheScope\":\"public\",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":";
 
@@ -55,7 +55,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     /// Close a result: cache fields and `serverInfo` for 2026-07-28, then the envelope.
     pub(super) fn end_result(&self, w: &mut JsonWriter<'_>, stateless: bool, ttl: Ttl) {
         if stateless {
-            #[cfg(all(target_pointer_width = "64", feature = "stateless"))]
+            #[cfg(all(emcp_fast, feature = "stateless"))]
             if !self.server_info.is_empty() {
                 // The cache members, if any, written with the `_meta` key after them
                 // (a member is then due).

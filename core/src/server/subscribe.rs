@@ -26,7 +26,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         // No subscription to any of them (the common case): nothing to write. On a
         // 64-bit host only (8 bytes of code on a microcontroller, where the loop below
         // finds the same).
-        #[cfg(target_pointer_width = "64")]
+        #[cfg(emcp_fast)]
         if changed & self.subs.session == 0 && self.subs.listens.is_empty() {
             return;
         }

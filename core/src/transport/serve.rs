@@ -17,12 +17,12 @@ use crate::wire::json::{IoSink, Sink, SinkError};
 /// Bytes read from the transport per call in [`serve`] (a stack buffer): 256 on a
 /// 32-bit target (a microcontroller's stack), 4 KiB on a 64-bit one, where most lines
 /// then arrive whole and are handled in place rather than copied into the framer.
-#[cfg(not(target_pointer_width = "64"))]
+#[cfg(not(emcp_fast))]
 pub const READ_CHUNK: usize = 256;
 /// Bytes read from the transport per call in [`serve`] (a stack buffer): 256 on a
 /// 32-bit target (a microcontroller's stack), 4 KiB on a 64-bit one, where most lines
 /// then arrive whole and are handled in place rather than copied into the framer.
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 pub const READ_CHUNK: usize = 4096;
 
 /// Feed received bytes: frame them and handle every complete line.

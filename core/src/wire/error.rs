@@ -178,7 +178,7 @@ impl RpcError {
     /// inlined on 64-bit hosts: merged into [`crate::wire::rpc::write_error`] with
     /// [`RpcError::code`]'s match it costs more code there; on 32-bit targets the
     /// compiler's choice is smaller (16 bytes on Cortex-M3).
-    #[cfg_attr(target_pointer_width = "64", inline(never))]
+    #[cfg_attr(emcp_fast, inline(never))]
     fn message_rest(&self) -> &'static str {
         match self {
             RpcError::Request(r) => match r {

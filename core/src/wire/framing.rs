@@ -56,7 +56,7 @@ fn is_blank(line: &[u8]) -> bool {
 }
 
 /// `line` without one trailing `\r`. Out of line on 32-bit targets (smaller there).
-#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+#[cfg_attr(not(emcp_fast), inline(never))]
 fn strip_cr(line: &[u8]) -> &[u8] {
     match line.split_last() {
         Some((b'\r', rest)) => rest,
@@ -98,9 +98,9 @@ impl State {
         loop {
             // A word at a time on 64-bit hosts; a byte at a time (less code) on
             // 32-bit targets.
-            #[cfg(target_pointer_width = "64")]
+            #[cfg(emcp_fast)]
             let newline = crate::wire::json::find_newline(rest);
-            #[cfg(not(target_pointer_width = "64"))]
+            #[cfg(not(emcp_fast))]
             let newline = rest.iter().position(|&b| b == b'\n');
             let (chunk, ends_line) = match newline {
                 Some(i) => (rest.get(..i).unwrap_or(&[]), true),

@@ -30,7 +30,7 @@ use crate::wire::json::{JsonWriter, Kind, Str, Value};
 
 pub mod plan;
 
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 pub(crate) use plan::Filed;
 pub use plan::{Plan, MAX_PLAN_PROPERTIES};
 
@@ -307,7 +307,7 @@ type Keywords<'s> = [Option<Value<'s>>; PROPERTY_KEYS.len()];
 /// The first name of the `required` array (its strings, as written) that `args` lacks.
 /// Forced inline on 64-bit hosts only: elsewhere the compiler's choice is smaller
 /// (16 bytes on Cortex-M3).
-#[cfg_attr(target_pointer_width = "64", inline(always))]
+#[cfg_attr(emcp_fast, inline(always))]
 fn first_missing<'s>(required: Option<Value<'s>>, args: Option<Value<'_>>) -> Option<Str<'s>> {
     required?
         .items()
@@ -1000,7 +1000,7 @@ mod tests {
             let theirs = std::format!("{:?}", reference::validate(s, a));
             prop_assert_eq!(ours, theirs, "schema {} args {}", schema, args);
             // The arguments filed as checked answer lookups as a walk over them does.
-            #[cfg(target_pointer_width = "64")]
+            #[cfg(emcp_fast)]
             if let (Some(a), Some(filed)) = (a, {
                 let mut filed = None;
                 let _ = plan.validate_filing(a, &mut filed);

@@ -38,7 +38,7 @@ pub const MAX_PLAN_PROPERTIES: usize = 8;
 
 /// Strings of plain `enum`s a [`Plan`] files, over all its properties (64-bit hosts;
 /// a property whose strings do not fit has its `enum` text looked through).
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 const MAX_PLAN_ITEMS: usize = 24;
 
 /// Where a value (or a property name's content) is in the schema text. `end == 0`:
@@ -89,7 +89,7 @@ struct Property {
     int_max: i32,
     /// A plain `enum`'s strings: where they start in [`Plan::items`] and how many
     /// there are (`u8::MAX`: they did not fit, the `enum` text is looked through).
-    #[cfg(target_pointer_width = "64")]
+    #[cfg(emcp_fast)]
     items: (u8, u8),
 }
 
@@ -103,7 +103,7 @@ impl Property {
         int_bounds: false,
         int_min: i32::MIN,
         int_max: i32::MAX,
-        #[cfg(target_pointer_width = "64")]
+        #[cfg(emcp_fast)]
         items: (0, u8::MAX),
     };
 }
@@ -143,9 +143,9 @@ pub struct Plan<'a> {
     properties: [Property; MAX_PLAN_PROPERTIES],
     /// The strings of the properties' plain `enum`s, quotes included (see
     /// [`Property::items`]), `item_count` of them.
-    #[cfg(target_pointer_width = "64")]
+    #[cfg(emcp_fast)]
     items: [Span; MAX_PLAN_ITEMS],
-    #[cfg(target_pointer_width = "64")]
+    #[cfg(emcp_fast)]
     item_count: u8,
 }
 
@@ -164,9 +164,9 @@ impl<'a> Plan<'a> {
             required_count: 0,
             count: 0,
             properties: [Property::NONE; MAX_PLAN_PROPERTIES],
-            #[cfg(target_pointer_width = "64")]
+            #[cfg(emcp_fast)]
             items: [Span::NONE; MAX_PLAN_ITEMS],
-            #[cfg(target_pointer_width = "64")]
+            #[cfg(emcp_fast)]
             item_count: 0,
         };
         let s = schema.as_bytes();
@@ -249,7 +249,7 @@ impl<'a> Plan<'a> {
     /// File the strings of the plain `enum` at `span` (an array of strings without
     /// escapes, as [`plain_strings`] found it) into `items`: where they start there and
     /// how many there are, or `(0, u8::MAX)` when they do not fit.
-    #[cfg(target_pointer_width = "64")]
+    #[cfg(emcp_fast)]
     const fn file_items(&mut self, s: &[u8], span: Span) -> (u8, u8) {
         let first = self.item_count;
         let mut i = skip_ws(s, span.start as usize + 1);
@@ -300,7 +300,7 @@ impl<'a> Plan<'a> {
                     let [ty, allowed, min, max, others @ ..] = property.keywords;
                     property.ty = type_code(s, ty);
                     property.plain_enum = plain_strings(s, allowed);
-                    #[cfg(target_pointer_width = "64")]
+                    #[cfg(emcp_fast)]
                     if property.plain_enum {
                         property.items = self.file_items(s, allowed);
                     }
@@ -480,7 +480,7 @@ impl<'a> Plan<'a> {
 
     /// The length of the string of `p`'s plain `enum` that `text` starts with, quotes
     /// included: by the strings filed when compiling.
-    #[cfg(target_pointer_width = "64")]
+    #[cfg(emcp_fast)]
     fn enum_item_at(&self, p: &Property, text: &[u8]) -> Option<usize> {
         let (first, count) = (usize::from(p.items.0), usize::from(p.items.1));
         let Some(items) = self.items.get(first..first + count) else {
@@ -495,13 +495,13 @@ impl<'a> Plan<'a> {
 
     /// The length of the string of `p`'s plain `enum` that `text` starts with, quotes
     /// included.
-    #[cfg(not(target_pointer_width = "64"))]
+    #[cfg(not(emcp_fast))]
     fn enum_item_at(&self, p: &Property, text: &[u8]) -> Option<usize> {
         plain_item_at(self.value(p.keywords[1])?.raw(), text)
     }
 
     /// The index of the declared property whose name is written `name`.
-    #[cfg(target_pointer_width = "64")]
+    #[cfg(emcp_fast)]
     fn property(&self, name: &[u8]) -> Option<usize> {
         self.properties
             .get(..usize::from(self.count))?
@@ -587,13 +587,13 @@ impl<'a> Plan<'a> {
 /// written is then its decoded name, and the value filed under a declared name is the
 /// first (the only) argument of that name, as [`Value::get`] finds it.
 #[derive(Clone, Copy, Debug)]
-#[cfg_attr(not(target_pointer_width = "64"), allow(dead_code))] // read on 64-bit only
+#[cfg_attr(not(emcp_fast), allow(dead_code))] // read on 64-bit only
 pub(crate) struct Filed<'p, 's> {
     plan: &'p Plan<'p>,
     values: [Option<Value<'s>>; MAX_PLAN_PROPERTIES],
 }
 
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 impl<'s> Filed<'_, 's> {
     /// The argument named `name`, as [`Value::get`] finds it in the arguments; `None`
     /// when `name` is not a declared property (the arguments are then walked).
@@ -942,7 +942,7 @@ mod tests {
 
     /// What the filed arguments answer is what a walk over them answers (`Value::get`),
     /// or nothing (the walk is then done): escaped names, undeclared ones, absent ones.
-    #[cfg(target_pointer_width = "64")]
+    #[cfg(emcp_fast)]
     #[test]
     fn filed_arguments_answer_as_the_walk() {
         let schemas = [
@@ -989,7 +989,7 @@ mod tests {
             r#""q","#.repeat(30)
         );
         let plans = [Plan::compile(few), Plan::compile(&many)];
-        #[cfg(target_pointer_width = "64")]
+        #[cfg(emcp_fast)]
         {
             assert_eq!(plans[0].properties[0].items, (0, 2));
             assert_eq!(plans[0].properties[1].items, (2, 0));

@@ -101,10 +101,10 @@ const SHORT_ESCAPES: [(u8, u8); 8] = [
 /// Out of line on 32-bit targets (one copy in flash), inline on 64-bit hosts (speed),
 /// where the bytes after the last whole word are searched as one last word overlapping
 /// the one before (the writer searches every string to its end).
-#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-#[cfg_attr(target_pointer_width = "64", inline)]
+#[cfg_attr(not(emcp_fast), inline(never))]
+#[cfg_attr(emcp_fast, inline)]
 fn find_special(s: &[u8]) -> Option<usize> {
-    swar::find::<{ cfg!(target_pointer_width = "64") }>(s, special_flags_word, |b| {
+    swar::find::<{ cfg!(emcp_fast) }>(s, special_flags_word, |b| {
         b < 0x20 || b == b'"' || b == b'\\'
     })
 }
@@ -122,7 +122,7 @@ fn special_flags_word(v: usize) -> usize {
 
 /// [`special_flags_word`] of a 64-bit word, for the writer's short strings on 64-bit
 /// targets.
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 #[inline(always)]
 pub(crate) fn special_flags(v: u64) -> u64 {
     special_flags_word(v as usize) as u64
@@ -154,7 +154,7 @@ pub(crate) fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
 
 /// Index of the first newline in `s`, a word at a time: the framer's line search on
 /// 64-bit hosts.
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 #[inline]
 pub(crate) fn find_newline(s: &[u8]) -> Option<usize> {
     let newlines = |v: usize| swar::ascii_only(swar::eq(v, b'\n'), v);
@@ -183,7 +183,7 @@ pub(crate) fn find_newline(s: &[u8]) -> Option<usize> {
 /// Whether `a` and `b` are the same bytes and hold no backslash: validated string content
 /// that equals a text without escapes. On 64-bit hosts, a word at a time in one pass
 /// (rather than a comparison, then a search for a backslash).
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 #[inline]
 pub(crate) fn same_unescaped(a: &[u8], b: &[u8]) -> bool {
     /// The word of `s` at `i` (zero when out of range: never, by the callers' bounds).
@@ -391,7 +391,7 @@ mod swar {
                 super::super::find_special_or_high(s),
                 s.iter().position(|&b| stop(b))
             );
-            #[cfg(target_pointer_width = "64")]
+            #[cfg(emcp_fast)]
             assert_eq!(
                 super::super::find_newline(s),
                 s.iter().position(|&b| b == b'\n')
@@ -449,7 +449,7 @@ mod swar {
     }
 }
 
-#[cfg(all(test, target_pointer_width = "64"))]
+#[cfg(all(test, emcp_fast))]
 #[allow(clippy::indexing_slicing)]
 mod same_unescaped_tests {
     extern crate std;

@@ -63,7 +63,7 @@ struct Parts<'a> {
     /// `i32` range. Meaningless for zero.
     scale: i32,
     /// Length of the literal in bytes (read by the scanner on 32-bit targets).
-    #[cfg_attr(all(target_pointer_width = "64", not(test)), allow(dead_code))]
+    #[cfg_attr(all(emcp_fast, not(test)), allow(dead_code))]
     end: usize,
 }
 
@@ -187,7 +187,7 @@ impl<'a> Parts<'a> {
 ///
 /// On 64-bit hosts a walk over the grammar that keeps nothing (speed: every message
 /// has its id); elsewhere [`Parts::new`]'s (one copy in flash).
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 pub(crate) fn literal_len(s: &[u8]) -> Option<usize> {
     // The number of digits from `i` on.
     let digits = |i: usize| {
@@ -220,20 +220,20 @@ pub(crate) fn literal_len(s: &[u8]) -> Option<usize> {
 }
 
 /// Length of the JSON number literal at the start of `s`.
-#[cfg(not(target_pointer_width = "64"))]
+#[cfg(not(emcp_fast))]
 pub(crate) fn literal_len(s: &[u8]) -> Option<usize> {
     literal_len_by_parts(s)
 }
 
 /// [`literal_len`] by [`Parts::new`].
-#[cfg(any(test, not(target_pointer_width = "64")))]
+#[cfg(any(test, not(emcp_fast)))]
 fn literal_len_by_parts(s: &[u8]) -> Option<usize> {
     Some(Parts::new(s, false)?.end)
 }
 
 /// `magnitude` with the sign, `None` outside `i64`. Out of line on 32-bit targets
 /// (smaller there).
-#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+#[cfg_attr(not(emcp_fast), inline(never))]
 fn signed(negative: bool, magnitude: u64) -> Option<i64> {
     if negative {
         // -2^63 is the one magnitude beyond i64::MAX that still fits.

@@ -228,7 +228,7 @@ impl Picks<'_, '_> {
 
     /// Whether nothing is to be filed (no name at the top level, so no level below
     /// it is opened either).
-    #[cfg(target_pointer_width = "64")]
+    #[cfg(emcp_fast)]
     fn files_nothing(&self) -> bool {
         self.levels.first().is_none_or(|l| l.keys.is_empty())
     }
@@ -272,7 +272,7 @@ pub(crate) fn parse_picking<'a>(
 
 /// Whether [`parse_picking`] checks UTF-8 while it scans strings (64-bit hosts)
 /// rather than over the whole input first (smaller: 32-bit targets).
-const FUSED_UTF8: bool = cfg!(target_pointer_width = "64");
+const FUSED_UTF8: bool = cfg!(emcp_fast);
 
 #[inline]
 fn is_ws(b: u8) -> bool {
@@ -292,7 +292,7 @@ fn skip_ws(input: &[u8], i: usize) -> usize {
 /// [`skip_ws`] past the first whitespace byte. Out of line on 64-bit hosts (the
 /// compact-JSON path stays short); elsewhere the compiler's choice, smaller (32 bytes
 /// on Cortex-M3).
-#[cfg_attr(target_pointer_width = "64", inline(never))]
+#[cfg_attr(emcp_fast, inline(never))]
 fn skip_ws_run(input: &[u8], mut i: usize) -> usize {
     while let Some(&b) = input.get(i) {
         if !is_ws(b) {
@@ -337,7 +337,7 @@ impl BitStack {
 /// [`plain_end`], neither of which does any pick bookkeeping.
 ///
 /// Indices only ever advance past bytes that exist, so `i + 1` cannot overflow.
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 fn value_end<'a>(
     input: &'a [u8],
     mut i: usize,
@@ -489,7 +489,7 @@ fn value_end<'a>(
 /// [`string_scan`]. `None` when the object is not valid: `error` then holds why
 /// (it is left as it is for a syntax error of the object's own; an `Option` comes
 /// back in registers, where a `Result` would go through memory).
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 #[inline(never)]
 fn object_end(
     input: &[u8],
@@ -532,7 +532,7 @@ fn object_end(
 /// Validate the value starting at `i` (whitespace already skipped), inside containers
 /// `base` deep, nesting at most `max_depth` deep in all; returns the index just after
 /// it. No member is filed.
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 fn plain_end(
     input: &[u8],
     i: usize,
@@ -545,7 +545,7 @@ fn plain_end(
 
 /// [`value_end`] of a small target: one loop for every value (one copy in flash),
 /// which files the members `picks` names as it goes.
-#[cfg(not(target_pointer_width = "64"))]
+#[cfg(not(emcp_fast))]
 fn value_end<'a>(
     input: &'a [u8],
     i: usize,
@@ -671,7 +671,7 @@ fn scan<'a, const PICK: bool>(
 
 /// The key (a string) at `i`; returns the index just after its closing quote, and
 /// whether the key has no escape. `utf8`: as for [`string_scan`].
-#[cfg_attr(target_pointer_width = "64", inline(always))]
+#[cfg_attr(emcp_fast, inline(always))]
 fn key_end(input: &[u8], i: usize, utf8: &mut bool) -> Option<(usize, bool)> {
     if input.get(i) != Some(&b'"') {
         return None;
@@ -692,7 +692,7 @@ fn after_colon(input: &[u8], i: usize) -> Option<usize> {
 /// String content starting at `i` (just after the opening quote); returns the index
 /// just after the closing quote, `None` if the string is malformed. `utf8`: as for
 /// [`string_scan`].
-#[cfg_attr(target_pointer_width = "64", inline(always))]
+#[cfg_attr(emcp_fast, inline(always))]
 fn string_end(input: &[u8], i: usize, utf8: &mut bool) -> Option<usize> {
     string_scan(input, i, utf8).map(|(end, _)| end)
 }
@@ -702,8 +702,8 @@ fn string_end(input: &[u8], i: usize, utf8: &mut bool) -> Option<usize> {
 /// the input is checked (`None` when it is not UTF-8), so that non-ASCII bytes then
 /// need no look. Always inline on 64-bit hosts (out of line, its two callers in
 /// [`value_end`] pay a call per string).
-#[cfg_attr(target_pointer_width = "64", inline(always))]
-#[cfg_attr(not(target_pointer_width = "64"), inline)]
+#[cfg_attr(emcp_fast, inline(always))]
+#[cfg_attr(not(emcp_fast), inline)]
 fn string_scan(input: &[u8], mut i: usize, utf8: &mut bool) -> Option<(usize, bool)> {
     let mut plain = true;
     loop {
@@ -758,7 +758,7 @@ fn hex4(s: &[u8]) -> Option<u32> {
 /// Whether `a` and `b` are the same bytes. On 64-bit hosts: lengths first, then a
 /// word at a time, inline (no `memcmp` call for the short member names of a
 /// message). Elsewhere `==` (smaller).
-#[cfg(target_pointer_width = "64")]
+#[cfg(emcp_fast)]
 #[inline(always)]
 pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     /// The first and the last `N` bytes of `s` (overlapping when shorter than
@@ -779,7 +779,7 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// Whether `a` and `b` are the same bytes.
-#[cfg(not(target_pointer_width = "64"))]
+#[cfg(not(emcp_fast))]
 #[inline]
 pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a == b
@@ -875,7 +875,7 @@ fn split_value(s: &[u8], i: usize) -> Option<(Value<'_>, &[u8])> {
 
 /// The next member of a validated object, `s` being just after the `{` or after the
 /// previous member's value: (key content, value, rest).
-#[cfg_attr(target_pointer_width = "64", inline(never))]
+#[cfg_attr(emcp_fast, inline(never))]
 fn next_member(s: &[u8]) -> Option<(&[u8], Value<'_>, &[u8])> {
     let i = skip_comma(s, 0);
     if s.get(i) != Some(&b'"') {
@@ -889,9 +889,9 @@ fn next_member(s: &[u8]) -> Option<(&[u8], Value<'_>, &[u8])> {
     // checked again on 64-bit hosts; a small target calls the parser's helper (one
     // copy in flash). (`key_of` has the same first steps: calling it from here
     // measured +55 instructions per read_sensor and +8 bytes on M3.)
-    #[cfg(target_pointer_width = "64")]
+    #[cfg(emcp_fast)]
     let at = skip_ws(s, skip_ws(s, key_end) + 1);
-    #[cfg(not(target_pointer_width = "64"))]
+    #[cfg(not(emcp_fast))]
     let at = after_colon(s, key_end)?;
     let (value, rest) = split_value(s, at)?;
     Some((key, value, rest))
@@ -1177,9 +1177,9 @@ impl<'a> Iterator for Members<'a> {
     type Item = (Str<'a>, Value<'a>);
 
     // On 64-bit hosts inline, with the end of compact text seen before any call.
-    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(emcp_fast, inline)]
     fn next(&mut self) -> Option<Self::Item> {
-        #[cfg(target_pointer_width = "64")]
+        #[cfg(emcp_fast)]
         if let [b'}', ..] | [] = self.rest {
             self.rest = &[];
             return None;
@@ -1418,7 +1418,7 @@ impl<'a> Str<'a> {
     /// [`Str::position_in`] when the caller knows whether the content has no escape
     /// (`plain`). Always inline on 64-bit hosts: [`value_end`] matches every member
     /// name of the levels it picks from with it.
-    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    #[cfg_attr(emcp_fast, inline(always))]
     pub(crate) fn position_in_known(&self, names: &[&str], plain: bool) -> Option<usize> {
         names.iter().position(|name| {
             if plain {
@@ -1436,9 +1436,9 @@ impl<'a> Str<'a> {
         // than `s` matches only when it has the same bytes and no escape (a `\`,
         // looked for a word at a time once the bytes are equal).
         if self.raw.len() <= s.len() {
-            #[cfg(target_pointer_width = "64")]
+            #[cfg(emcp_fast)]
             return super::same_unescaped(self.raw, s);
-            #[cfg(not(target_pointer_width = "64"))]
+            #[cfg(not(emcp_fast))]
             return self.raw == s && find_quote_or_backslash(self.raw).is_none();
         }
         self.eq_decoded(s)
@@ -1446,7 +1446,7 @@ impl<'a> Str<'a> {
 
     /// [`Str::eq_bytes`] for content longer than `s`: decoded as it is compared. Out of
     /// line on 64-bit hosts, so that the common case above saves no registers for it.
-    #[cfg_attr(target_pointer_width = "64", inline(never))]
+    #[cfg_attr(emcp_fast, inline(never))]
     fn eq_decoded(&self, s: &[u8]) -> bool {
         let mut want = s;
         let mut rest = self.raw;
@@ -1583,7 +1583,7 @@ impl<'a> Value<'a> {
     /// value is passed over by its length, not walked bracket by bracket. A value is
     /// `known` when it starts where `known` starts (in the same text, the same value).
     /// A small target walks it (`get`): its flash is scarcer than its cycles.
-    #[cfg(not(target_pointer_width = "64"))]
+    #[cfg(not(emcp_fast))]
     pub(crate) fn get_past(&self, key: &str, _known: Option<Value<'a>>) -> Option<Value<'a>> {
         self.get(key)
     }
@@ -1592,7 +1592,7 @@ impl<'a> Value<'a> {
     /// before (a request's `params._meta`, filed while the line was validated): that
     /// value is passed over by its length, not walked bracket by bracket. A value is
     /// `known` when it starts where `known` starts (in the same text, the same value).
-    #[cfg(target_pointer_width = "64")]
+    #[cfg(emcp_fast)]
     pub(crate) fn get_past(&self, key: &str, known: Option<Value<'a>>) -> Option<Value<'a>> {
         let Some(known) = known else {
             return self.get(key);
