@@ -11,29 +11,6 @@ use crate::wire::rpc::Id;
 /// none is due).
 pub(super) const TEXT_BLOCK: &[u8] = b",{\"type\":\"text\",\"text\":";
 
-/// A result's opening and what follows its brace: legacy era, 2026-07-28.
-#[cfg(emcp_fast)]
-pub(super) type Opening = (&'static [u8], &'static [u8]);
-
-/// The result's opening with the `content` array and its first block, a text block,
-/// up to its text.
-#[cfg(emcp_fast)]
-pub(super) const RESULT_TEXT_BLOCK: Opening = (
-    b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":",
-    b",\"result\":{\"resultType\":\"complete\",\"content\":[{\"type\":\"text\",\"text\":",
-);
-
-/// The result's opening with `contents` and its first entry up to the uri.
-#[cfg(emcp_fast)]
-pub(super) const RESULT_CONTENTS: Opening = (
-    b",\"result\":{\"contents\":[{\"uri\":",
-    b",\"result\":{\"resultType\":\"complete\",\"contents\":[{\"uri\":",
-);
-
-/// The end of a text block and the opening of the next one, up to its text.
-#[cfg(emcp_fast)]
-pub(super) const NEXT_TEXT_BLOCK: &[u8] = b"},{\"type\":\"text\",\"text\":";
-
 /// Per-request facts shared by the contexts.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Exchange<'a> {
@@ -49,33 +26,7 @@ pub(crate) struct Exchange<'a> {
 impl<'a> Exchange<'a> {
     /// Open the result envelope (and `resultType` for 2026-07-28).
     pub(crate) fn begin_result(&self, w: &mut JsonWriter<'_>) {
-        // On 64-bit hosts `resultType` goes out with the result's brace.
-        #[cfg(emcp_fast)]
-        if self.stateless {
-            rpc::begin_message(
-                w,
-                rpc::ID,
-                self.id.raw(),
-                b",\"result\":{\"resultType\":\"complete\"",
-            );
-            w.member_done();
-            return;
-        }
-        rpc::begin_result(w, self.id);
-        #[cfg(not(emcp_fast))]
-        if self.stateless {
-            w.member_lit(b",\"resultType\":\"complete\"");
-        }
-    }
-
-    /// Open the result envelope and, in the same write, `levels - 1` containers more
-    /// with `open` (the text after the result's brace, `resultType` added for
-    /// 2026-07-28).
-    #[cfg(emcp_fast)]
-    pub(super) fn begin_result_n(&self, w: &mut JsonWriter<'_>, open: Opening, levels: u8) {
-        w.raw(rpc::ID);
-        w.raw(self.id.raw());
-        w.begin_raw_n(if self.stateless { open.1 } else { open.0 }, levels);
+        super::forms::begin_result(self, w);
     }
 
     /// Open the result envelope and, in it, the array the content goes into: `open` is
@@ -160,9 +111,9 @@ pub(super) enum Phase {
     Content,
     /// Inside the `content` array after a whole text block, whose `}` is not written
     /// yet: what comes next (another block, `structuredContent`, the end of the
-    /// array) writes it with its own text, one sink write for both. On 64-bit hosts
-    /// (a small target keeps the smaller code).
-    #[cfg(emcp_fast)]
+    /// array) writes it with its own text, one sink write for both. Entered by the
+    /// fast forms only ([`super::forms`]).
+    #[allow(dead_code)] // never entered by the plain forms
     Block,
     /// A text string is open (parts may follow).
     Text,

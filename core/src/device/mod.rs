@@ -11,6 +11,7 @@ use crate::wire::json::{Str, Value};
 
 mod completion;
 mod exchange;
+mod forms;
 #[cfg(feature = "input")]
 pub mod input;
 mod prompt_get;

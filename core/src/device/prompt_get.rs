@@ -105,9 +105,7 @@ impl<'a> PromptGet<'a> {
         match self.phase {
             Phase::Idle => self.description_less(),
             Phase::Text | Phase::Data => self.end_message(),
-            Phase::Content => {}
-            #[cfg(emcp_fast)]
-            Phase::Block => {}
+            Phase::Content | Phase::Block => {}
             Phase::Closed => return false,
         }
         true

@@ -1,8 +1,7 @@
 //! [`ResourceRead`]: a `resources/read` in progress, contents out.
 
 use super::exchange::Phase;
-#[cfg(emcp_fast)]
-use super::exchange::RESULT_CONTENTS;
+use super::forms;
 use super::Exchange;
 use crate::wire::json::writer::member_key;
 use crate::wire::json::writer::MemberKey;
@@ -81,9 +80,8 @@ impl<'a> ResourceRead<'a> {
                 self.w.end_object();
             }
             Phase::Content => {}
-            #[cfg(emcp_fast)]
-            Phase::Block => self.w.end_object(),
-            Phase::Closed => return false,
+            Phase::Block if forms::DEFERS_BLOCK_END => self.w.end_object(),
+            Phase::Closed | Phase::Block => return false,
         }
         self.phase = Phase::Content;
         true
@@ -92,10 +90,7 @@ impl<'a> ResourceRead<'a> {
     /// Start a `contents` entry: its head, then the key of its body (`text` or `blob`).
     /// On 64-bit hosts the first entry opens with `contents`, in one write.
     fn open(&mut self, mime: Option<&str>, body: MemberKey) -> bool {
-        #[cfg(emcp_fast)]
-        if self.phase == Phase::Idle {
-            self.ex.begin_result_n(&mut self.w, RESULT_CONTENTS, 3);
-            self.phase = Phase::Content;
+        if forms::contents_head(&self.ex, &mut self.w, &mut self.phase) {
             write_contents_rest(&mut self.w, self.uri, mime);
             self.w.key_raw(body);
             return true;
@@ -113,13 +108,7 @@ impl<'a> ResourceRead<'a> {
             return false;
         }
         self.w.str(text);
-        // On 64-bit hosts its `}` goes with what follows.
-        #[cfg(emcp_fast)]
-        {
-            self.phase = Phase::Block;
-        }
-        #[cfg(not(emcp_fast))]
-        self.w.end_object();
+        forms::text_block_done(&mut self.w, &mut self.phase);
         true
     }
     /// Text contents formatted with `format_args!`.
@@ -183,9 +172,7 @@ impl<'a> ResourceRead<'a> {
     }
     pub(crate) fn close(&mut self) {
         // The last entry's `}` and the `]` at once, when it can.
-        #[cfg(emcp_fast)]
-        if self.phase == Phase::Block {
-            self.w.end_n(b"}]", 2);
+        if forms::close_pending(&mut self.w, &self.phase, b"}]", false) {
             self.phase = Phase::Closed;
             return;
         }

@@ -1,11 +1,8 @@
 //! [`ToolCall`]: a `tools/call` in progress, arguments in, content out.
 
 use super::exchange::Phase;
-#[cfg(emcp_fast)]
-use super::exchange::NEXT_TEXT_BLOCK;
-#[cfg(emcp_fast)]
-use super::exchange::RESULT_TEXT_BLOCK;
 use super::exchange::TEXT_BLOCK;
+use super::forms;
 use super::resource_read::write_contents_head;
 use super::Exchange;
 use super::LogLevel;
@@ -138,8 +135,7 @@ impl<'a> ToolCall<'a> {
                 true
             }
             Phase::Content => true,
-            #[cfg(emcp_fast)]
-            Phase::Block => {
+            Phase::Block if forms::DEFERS_BLOCK_END => {
                 self.w.end_object();
                 self.phase = Phase::Content;
                 true
@@ -148,7 +144,7 @@ impl<'a> ToolCall<'a> {
                 self.end_stream();
                 true
             }
-            Phase::Closed => false,
+            Phase::Closed | Phase::Block => false,
         }
     }
 
@@ -170,23 +166,12 @@ impl<'a> ToolCall<'a> {
         true
     }
 
-    /// A text block up to its text (`{"type":"text","text":`, one write). On 64-bit
-    /// hosts the same write also opens `content` for the first block, or ends a text
-    /// block before it.
+    /// A text block up to its text (`{"type":"text","text":`). The fast forms write
+    /// it with the result's opening for the first block, or with the previous text
+    /// block's `}`.
     fn text_head(&mut self) -> bool {
-        #[cfg(emcp_fast)]
-        match self.phase {
-            Phase::Idle => {
-                self.ex.begin_result_n(&mut self.w, RESULT_TEXT_BLOCK, 3);
-                self.phase = Phase::Content;
-                return true;
-            }
-            Phase::Block => {
-                self.w.reopen(NEXT_TEXT_BLOCK);
-                self.phase = Phase::Content;
-                return true;
-            }
-            _ => {}
+        if forms::text_head(&self.ex, &mut self.w, &mut self.phase) {
+            return true;
         }
         if !self.block() {
             return false;
@@ -195,43 +180,13 @@ impl<'a> ToolCall<'a> {
         true
     }
 
-    /// On 64-bit hosts, when a text block's `}` is pending ([`Phase::Block`]): write
-    /// it with `close`, which also ends `content` and may hold a key (`key`). False,
-    /// having written nothing, otherwise.
-    #[cfg(emcp_fast)]
-    fn end_block(&mut self, close: &'static [u8], key: bool) -> bool {
-        if self.phase != Phase::Block {
-            return false;
-        }
-        self.w.end_n(close, 2);
-        if key {
-            self.w.after_key();
-        }
-        true
-    }
-
-    /// On 64-bit hosts, when a text block's `}` is pending ([`Phase::Block`]): write
-    /// it with `close`, which also ends `content` and may hold a key (`key`). False,
-    /// having written nothing, otherwise.
-    #[cfg(not(emcp_fast))]
-    #[inline(always)]
-    fn end_block(&mut self, _close: &'static [u8], _key: bool) -> bool {
-        false
-    }
-
     /// A text content block.
     pub fn text(&mut self, text: &str) -> bool {
         if !self.text_head() {
             return false;
         }
         self.w.str(text);
-        // On 64-bit hosts its `}` goes with what follows.
-        #[cfg(emcp_fast)]
-        {
-            self.phase = Phase::Block;
-        }
-        #[cfg(not(emcp_fast))]
-        self.w.end_object();
+        forms::text_block_done(&mut self.w, &mut self.phase);
         true
     }
     /// A text content block formatted with `format_args!`.
@@ -355,7 +310,7 @@ impl<'a> ToolCall<'a> {
     /// first for older clients.
     pub fn structured(&mut self, f: impl FnOnce(&mut JsonWriter<'_>)) -> bool {
         // A text block's `}`, `content`'s `]` and the key at once, when it can.
-        if !self.end_block(b"}],\"structuredContent\":", true) {
+        if !forms::close_pending(&mut self.w, &self.phase, b"}],\"structuredContent\":", true) {
             if !self.block() {
                 return false;
             }
@@ -475,7 +430,7 @@ impl<'a> ToolCall<'a> {
             return;
         }
         // `block` opens the result or ends a stream; only a closed `content` refuses.
-        if !self.end_block(b"}]", false) && self.block() {
+        if !forms::close_pending(&mut self.w, &self.phase, b"}]", false) && self.block() {
             self.w.end_array();
         }
         self.phase = Phase::Closed;

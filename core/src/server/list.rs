@@ -74,34 +74,12 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         out: &mut dyn Sink,
         list: Method,
     ) -> Outcome<'a> {
-        // The list's key: on 64-bit targets with its bracket (`,"tools":[`, one write).
-        macro_rules! list_key {
-            ($key:literal) => {{
-                #[cfg(emcp_fast)]
-                let key = concat!(",\"", $key, "\":[").as_bytes();
-                #[cfg(not(emcp_fast))]
-                let key = $key;
-                key
-            }};
-        }
-        let key = match list {
-            Method::ToolsList => list_key!("tools"),
-            Method::ResourcesList => list_key!("resources"),
-            Method::TemplatesList => list_key!("resourceTemplates"),
-            _ => list_key!("prompts"),
-        };
         let cursor = cursor_param(params, p);
         let total = count(&|i| self.item(list, i, None));
         let (start, end) = page(cursor, total, self.config.page_size)?;
         let mut w = JsonWriter::new(out);
         ex.begin_result(&mut w);
-        #[cfg(emcp_fast)]
-        w.begin(key);
-        #[cfg(not(emcp_fast))]
-        {
-            w.key_lit(key);
-            w.begin_array();
-        }
+        super::forms::open_list(&mut w, list);
         for i in start..end {
             self.item(list, i, Some(&mut w));
         }

@@ -30,6 +30,7 @@ use crate::wire::version::Version;
 mod complete;
 mod config;
 mod failure;
+mod forms;
 mod guard;
 mod handle;
 #[cfg(feature = "input")]
@@ -47,8 +48,6 @@ mod tests;
 mod tools;
 
 pub use config::Config;
-#[cfg(all(emcp_fast, feature = "stateless"))]
-pub use result::SERVER_INFO_LEN;
 
 /// Longest resource URI a request may name, in bytes after unescaping.
 pub const MAX_URI_LEN: usize = 256;
@@ -88,12 +87,9 @@ pub struct Server<D: Device, const L: usize = 4, const J: usize = 2, const W: us
     changed: u32,
     /// [`Config::info_plain`], checked once.
     info_plain: bool,
-    /// The `serverInfo` object every 2026-07-28 result carries in its `_meta`, written
-    /// once by [`Server::new`]. On 64-bit targets only, where one write in place of a
-    /// dozen saves ~550 instructions a response; empty when it does not fit
-    /// [`SERVER_INFO_LEN`] (then written piece by piece).
-    #[cfg(all(emcp_fast, feature = "stateless"))]
-    server_info: heapless::Vec<u8, SERVER_INFO_LEN>,
+    /// What the code forms keep of `serverInfo` for stateless results ([`forms`]).
+    #[cfg(feature = "stateless")]
+    server_info: forms::ServerInfo,
     /// Input capabilities the client declared in `initialize`.
     #[cfg(feature = "input")]
     session_caps: crate::device::input::Capabilities,
@@ -133,8 +129,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         if device.resource(MAX_RESOURCES).is_some() {
             return Err(ConfigError::TooManyResources);
         }
-        #[cfg_attr(not(all(emcp_fast, feature = "stateless")), allow(unused_mut))]
-        let mut server = Self {
+        let info_plain = config.info_plain();
+        Ok(Self {
             device,
             config,
             session_version: None,
@@ -142,9 +138,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             subs: Subscriptions::new(),
             jobs: heapless::Vec::new(),
             changed: 0,
-            info_plain: config.info_plain(),
-            #[cfg(all(emcp_fast, feature = "stateless"))]
-            server_info: heapless::Vec::new(),
+            info_plain,
+            #[cfg(feature = "stateless")]
+            server_info: forms::written_info(&config, info_plain),
             #[cfg(feature = "input")]
             session_caps: crate::device::input::Capabilities::default(),
             #[cfg(feature = "input")]
@@ -153,17 +149,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             next_request: 1,
             #[cfg(feature = "input")]
             waits: heapless::Vec::new(),
-        };
-        #[cfg(all(emcp_fast, feature = "stateless"))]
-        {
-            let mut info = heapless::Vec::new();
-            let mut w = crate::wire::json::JsonWriter::new(&mut info);
-            config.write_info(&mut w, server.info_plain);
-            if w.is_ok() {
-                server.server_info = info;
-            }
-        }
-        Ok(server)
+        })
     }
 
     /// Set the key that seals the `requestState` of input-required results (see

@@ -1,3 +1,4 @@
+use super::forms::FILE_URI_CURSOR;
 use crate::wire::error::DispatchError;
 use crate::wire::json;
 use crate::wire::json::Str;
@@ -29,8 +30,6 @@ pub(super) const PARAM_KEYS: &[&str] = match FILE_URI_CURSOR {
 };
 const _: () = assert!(json::scanner::plain_names(PARAM_KEYS));
 const _: () = assert!(json::scanner::plain_names(&META_KEYS));
-/// Whether `uri` and `cursor` are in [`PARAM_KEYS`] (64-bit hosts).
-pub(super) const FILE_URI_CURSOR: bool = cfg!(emcp_fast);
 /// Index of `_meta` in [`PARAM_KEYS`].
 pub(super) const P_META: usize = 0;
 /// Index of `name` in [`PARAM_KEYS`].

@@ -7,23 +7,6 @@ use crate::wire::rpc;
 use crate::wire::rpc::Id;
 use crate::wire::version::STATELESS;
 
-/// Longest `serverInfo` object (`{"name":…,"version":…}`) a [`Server`] keeps written
-/// for its 2026-07-28 results (64-bit targets): the C ABI's server storage must still
-/// hold the server.
-#[cfg(all(emcp_fast, feature = "stateless"))]
-pub const SERVER_INFO_LEN: usize = 96;
-
-/// A 2026-07-28 result's `_meta` member, opened, with the `serverInfo` key (after a
-/// member's comma).
-#[cfg(all(emcp_fast, feature = "stateless"))]
-pub(super) const META_SERVER_INFO_KEY: &[u8] =
-    b",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":";
-
-/// [`CACHE_SCOPE`] then [`META_SERVER_INFO_KEY`], as one literal.
-#[cfg(all(emcp_fast, feature = "stateless"))]
-pub(super) const CACHE_SCOPE_META_KEY: &[u8] =
-    b",\"cacheScope\":\"public\",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":";
-
 /// The `cacheScope` member of a 2026-07-28 list or read result, comma first.
 pub(super) const CACHE_SCOPE: &[u8] = b",\"cacheScope\":\"public\"";
 
@@ -55,21 +38,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     /// Close a result: cache fields and `serverInfo` for 2026-07-28, then the envelope.
     pub(super) fn end_result(&self, w: &mut JsonWriter<'_>, stateless: bool, ttl: Ttl) {
         if stateless {
-            #[cfg(all(emcp_fast, feature = "stateless"))]
-            if !self.server_info.is_empty() {
-                // The cache members, if any, written with the `_meta` key after them
-                // (a member is then due).
-                match self.ttl_ms(ttl) {
-                    Some(ms) => {
-                        w.key_raw(crate::wire::json::writer::member_key!("ttlMs"));
-                        w.u64(u64::from(ms));
-                        w.raw(CACHE_SCOPE_META_KEY);
-                    }
-                    None => w.raw_lead(META_SERVER_INFO_KEY),
-                }
-                w.raw(&self.server_info);
-                // `_meta`, the result, the envelope, the line.
-                w.end(b"}}}\n");
+            #[cfg(feature = "stateless")]
+            if super::forms::end_with_info(&self.server_info, w, self.ttl_ms(ttl)) {
                 return;
             }
             self.write_ttl(w, ttl);

@@ -23,11 +23,11 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             return;
         }
         self.changed = 0;
-        // No subscription to any of them (the common case): nothing to write. On a
-        // 64-bit host only (8 bytes of code on a microcontroller, where the loop below
-        // finds the same).
-        #[cfg(emcp_fast)]
-        if changed & self.subs.session == 0 && self.subs.listens.is_empty() {
+        if super::forms::nothing_to_notify(
+            changed,
+            self.subs.session,
+            !self.subs.listens.is_empty(),
+        ) {
             return;
         }
         for i in 0..MAX_RESOURCES {

@@ -1,0 +1,22 @@
+//! The two forms of a result's first bytes and of its text blocks, chosen once for
+//! the crate (`cfg(emcp_fast)`, set by `core/build.rs`).
+//!
+//! - `plain` (microcontrollers): each piece written on its own — the envelope, then
+//!   `resultType`, then the content array, then the block; a text block's `}` as
+//!   soon as its text ends. The smallest code.
+//! - `fast` (hosts): the result's opening, `resultType`, the content array and the
+//!   first block's head in one sink write from one literal per era, and a text
+//!   block's `}` kept pending ([`Phase::Block`]) to go out with whatever follows it.
+//!   Fewer writes for more literals.
+//!
+//! Both write the same bytes: the transcripts (`tests/transcripts`) are run against
+//! the host build (fast), a host build with `EMCP_FORMS=plain`, the i686 build
+//! (plain) and the Cortex-M firmware (plain), with the same expected lines.
+
+#[cfg_attr(emcp_fast, path = "forms/fast.rs")]
+#[cfg_attr(not(emcp_fast), path = "forms/plain.rs")]
+mod form;
+
+pub(super) use form::{
+    begin_result, close_pending, contents_head, text_block_done, text_head, DEFERS_BLOCK_END,
+};

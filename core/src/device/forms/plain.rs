@@ -1,0 +1,53 @@
+//! The plain forms (see [`super`]): each piece written on its own.
+
+use crate::device::exchange::{Exchange, Phase};
+use crate::wire::json::JsonWriter;
+use crate::wire::rpc;
+
+/// Whether a text block's `}` is ever left pending ([`Phase::Block`]): never here.
+pub(in crate::device) const DEFERS_BLOCK_END: bool = false;
+
+/// Open the result envelope (and `resultType` for 2026-07-28).
+pub(in crate::device) fn begin_result(ex: &Exchange<'_>, w: &mut JsonWriter<'_>) {
+    rpc::begin_result(w, ex.id);
+    if ex.stateless {
+        w.member_lit(b",\"resultType\":\"complete\"");
+    }
+}
+
+/// Nothing written: the caller opens the content array and the text block itself.
+#[inline(always)]
+pub(in crate::device) fn text_head(
+    _ex: &Exchange<'_>,
+    _w: &mut JsonWriter<'_>,
+    _phase: &mut Phase,
+) -> bool {
+    false
+}
+
+/// Nothing written: the caller opens the `contents` array and its entry itself.
+#[inline(always)]
+pub(in crate::device) fn contents_head(
+    _ex: &Exchange<'_>,
+    _w: &mut JsonWriter<'_>,
+    _phase: &mut Phase,
+) -> bool {
+    false
+}
+
+/// A text block's text was written: close the block now.
+#[inline(always)]
+pub(in crate::device) fn text_block_done(w: &mut JsonWriter<'_>, _phase: &mut Phase) {
+    w.end_object();
+}
+
+/// No block's `}` is ever pending: nothing written.
+#[inline(always)]
+pub(in crate::device) fn close_pending(
+    _w: &mut JsonWriter<'_>,
+    _phase: &Phase,
+    _close: &'static [u8],
+    _key: bool,
+) -> bool {
+    false
+}
