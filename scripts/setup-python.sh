@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Create the Python virtual environment used by the interop tests (tests/python).
+# Create the Python virtual environment used by the interop tests (tests/interop/python).
 #
 #   scripts/setup-python.sh
 #

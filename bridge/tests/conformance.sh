@@ -10,7 +10,7 @@
 #
 # Then the same suite through `emcp-bridge --http … exec -- conformance-server
 # --stdio`: the conformance server (which has every fixture) as a device on stdio,
-# scored against the expected-failures files of tests/conformance/run.sh (empty:
+# scored against the expected-failures files of tests/interop/conformance/run.sh (empty:
 # every required scenario passes, as on its own HTTP transport). Prints its pass
 # counts per revision; exits 1 when a scenario fails that is not listed there (or a
 # listed one passes). Build and suite output go to stderr; the suite's summaries
@@ -94,7 +94,7 @@ for req in 2026-07-28 2025-11-25; do
     rm -rf "$target/conformance/bridge-stdio-$req"
     CONFORMANCE_OUT="$target/conformance/bridge-stdio-$req" \
         scripts/conformance.sh "http://127.0.0.1:$fixtures_port/mcp" "$req" \
-        --expected-failures "$root/tests/conformance/expected-failures-$req.yaml" \
+        --expected-failures "$root/tests/interop/conformance/expected-failures-$req.yaml" \
         >"$out" 2>&1 || suite=$?
     summary=$(grep -E 'passed, .* failed' "$out" | tail -1 |
         sed -nE 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p')
@@ -102,7 +102,7 @@ for req in 2026-07-28 2025-11-25; do
     echo "conformance $req: $passed of $((passed + failed)) scenarios pass through the bridge to conformance-server --stdio"
     if [ "$suite" -ne 0 ] || [ -z "$summary" ]; then
         awk '/^✗/{on=1; print; next} on && /^    /{print; next} {on=0}' "$out" >&2
-        echo "conformance $req: failures through the bridge to conformance-server --stdio not in tests/conformance/expected-failures-$req.yaml (above; $out)" >&2
+        echo "conformance $req: failures through the bridge to conformance-server --stdio not in tests/interop/conformance/expected-failures-$req.yaml (above; $out)" >&2
         status=1
     fi
 done

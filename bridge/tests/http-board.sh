@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # http-board.sh --http ADDR — a device behind `emcp-bridge --http ADDR`, in the form
-# tests/python launches an HTTP board (EMCP_BOARD_HTTP=<this script>):
+# tests/interop/python launches an HTTP board (EMCP_BOARD_HTTP=<this script>):
 #
-#   EMCP_BOARD_HTTP=bridge/tests/http-board.sh .tools/venv/bin/python -m pytest tests/python
+#   EMCP_BOARD_HTTP=bridge/tests/http-board.sh .tools/venv/bin/python -m pytest tests/interop/python
 #
 # EMCP_BRIDGE_DEVICE: the device command line (default: target/release/sensor-board);
 # EMCP_BRIDGE: the bridge binary (default: target/debug/emcp-bridge).

@@ -4,7 +4,7 @@
 #   examples/c-sensor-board/run.sh                     # from any directory
 #   EMCP_C_SANITIZE=1 examples/c-sensor-board/run.sh   # the ASan + UBSan build
 #
-# The script itself is the server command (e.g. EMCP_BOARD_CMD for tests/python):
+# The script itself is the server command (e.g. EMCP_BOARD_CMD for tests/interop/python):
 #   1. the static library: `cargo build --release -p emcp-ffi` -> target/release/libemcp_ffi.a,
 #      only when a file under core/ or ffi/, Cargo.toml or Cargo.lock is newer than this
 #      output directory's last library build (so a re-run does not even start cargo);

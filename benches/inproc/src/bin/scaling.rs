@@ -4,7 +4,7 @@
 //! peak stack of one `Server::handle`, and the heap allocations per message (must be
 //! 0). Without arguments, every case of `emcp_bench::case_names`.
 //!
-//! Peak stack is measured as `tests/stack.rs` does: the message is handled on a
+//! Peak stack is measured as `tests/rust/stack.rs` does: the message is handled on a
 //! thread of [`PROBE_STACK`] bytes below a ballast of stack already used, and a binary
 //! search (each probe a child process — `scaling --probe CASE ERA BALLAST` — since an
 //! overflow aborts the process) finds the largest ballast it still runs below. The

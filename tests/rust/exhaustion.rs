@@ -1,9 +1,9 @@
 //! Every bounded table and limit, filled: the defined answer when it is full, and
 //! recovery once space frees up. Tables already covered elsewhere are named in the
 //! bad-input table of docs/protocol.md (listen streams:
-//! `transcripts/modern_listen.txt`; job slots: `transcripts/cancel.txt` and the
+//! `tests/transcripts/modern_listen.txt`; job slots: `tests/transcripts/cancel.txt` and the
 //! server's unit tests; the output buffer: the server's unit tests and
-//! `tests/c/api_edges.c`; the line buffer: `transcripts/bad_input.txt`).
+//! `tests/c/api_edges.c`; the line buffer: `tests/transcripts/bad_input.txt`).
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -33,7 +33,7 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run(out: &Path) -> std::io::Result<usize> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("transcripts");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../transcripts");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "txt"))

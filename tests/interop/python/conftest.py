@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from mcp import StdioServerParameters
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DEFAULT_BOARD = REPO / "target" / "release" / "sensor-board"
 
 

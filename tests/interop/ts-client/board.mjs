@@ -5,8 +5,8 @@
 // logging and a resource subscription. The SDK checks each result against its zod
 // schemas and, after tools/list, `structuredContent` against the tool's outputSchema.
 //
-//   node tests/ts-client/board.mjs BOARD [ARG...]   # the board's MCP on stdin/stdout
-//   node tests/ts-client/board.mjs --http BOARD     # BOARD --http 127.0.0.1:PORT
+//   node tests/interop/ts-client/board.mjs BOARD [ARG...]   # the board's MCP on stdin/stdout
+//   node tests/interop/ts-client/board.mjs --http BOARD     # BOARD --http 127.0.0.1:PORT
 //
 // Prints one line per check (`ok` or `FAIL` with what was expected and what came);
 // exits 1 when any check failed.
@@ -16,7 +16,7 @@ import net from "node:net";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const sdk = path.join(root, ".tools/conformance/node_modules/@modelcontextprotocol/sdk/dist/esm");
 const load = (p) => import(pathToFileURL(path.join(sdk, p)).href);
 const { Client } = await load("client/index.js");
@@ -157,7 +157,7 @@ async function startHttp(binary) {
 
 const argv = process.argv.slice(2);
 if (argv.length === 0 || (argv[0] === "--http" && argv.length !== 2)) {
-  console.error("usage: node tests/ts-client/board.mjs BOARD [ARG...] | --http BOARD");
+  console.error("usage: node tests/interop/ts-client/board.mjs BOARD [ARG...] | --http BOARD");
   process.exit(2);
 }
 let http;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use emcp_tests::{config_for, run_chunks, Rng, Transcript};
 
 fn transcripts() -> Vec<(String, Transcript)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("transcripts");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../transcripts");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("transcripts dir")
         .map(|e| e.expect("entry").path())

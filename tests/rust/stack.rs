@@ -40,7 +40,7 @@ const STACK_RESERVE: usize = 4 * 1024;
 const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 fn transcripts() -> Vec<(String, Transcript)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("transcripts");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../transcripts");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("transcripts dir")
         .map(|e| e.expect("entry").path())

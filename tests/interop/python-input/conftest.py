@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-# `listening` (a server on a free loopback port) is shared with tests/python.
-sys.path.insert(0, str(REPO / "tests" / "python"))
+REPO = Path(__file__).resolve().parents[3]
+# `listening` (a server on a free loopback port) is shared with tests/interop/python.
+sys.path.insert(0, str(REPO / "tests" / "interop" / "python"))
 
 
 @pytest.fixture(scope="session")

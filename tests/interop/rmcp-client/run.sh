@@ -3,7 +3,7 @@
 # every check of src/main.rs in each protocol revision, a fresh board process per
 # revision.
 #
-#   tests/rmcp-client/run.sh BOARD_COMMAND [BOARD_COMMAND...]
+#   tests/interop/rmcp-client/run.sh BOARD_COMMAND [BOARD_COMMAND...]
 #
 # Each BOARD_COMMAND is one shell-quoted command line (as EMCP_BOARD_CMD is for the
 # Python tests), e.g. "target/release/sensor-board" or "examples/firmware/run.sh m3";
@@ -17,7 +17,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [ $# -gt 0 ] || {
-    echo "usage: tests/rmcp-client/run.sh BOARD_COMMAND [BOARD_COMMAND...]" >&2
+    echo "usage: tests/interop/rmcp-client/run.sh BOARD_COMMAND [BOARD_COMMAND...]" >&2
     exit 2
 }
 cargo build --locked --manifest-path "$here/Cargo.toml" >&2

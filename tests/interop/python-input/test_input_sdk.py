@@ -28,7 +28,7 @@ import pytest
 from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from listening import listening  # tests/python/listening.py (conftest.py puts it on the path)
+from listening import listening  # tests/interop/python/listening.py (conftest.py puts it on the path)
 
 pytestmark = pytest.mark.anyio
 

@@ -118,7 +118,7 @@ fn main() -> ExitCode {
             .and_then(|s| s.parse().ok())
             .unwrap_or(60),
     );
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("transcripts");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../transcripts");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("transcripts dir")
         .filter_map(|e| e.ok().map(|e| e.path()))
