@@ -59,6 +59,7 @@
 //!
 //! MSRV: Rust 1.88.
 #![no_std]
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![cfg_attr(
     not(test),
