@@ -94,7 +94,10 @@ typedef struct emcp_server emcp_server;
 // An in-progress tool call (opaque; valid during the callback only).
 typedef struct emcp_tool_call emcp_tool_call;
 
-// A status code.
+// A status code: `EMCP_OK` or one of the `EMCP_*` values below, grouped by hundreds
+// (1xx parameters, 2xx storage, 3xx configuration, 4xx output, 5xx tools). A callback
+// may return any value; unknown ones count as failures. `emcp_status_str` gives its
+// text.
 typedef uint32_t emcp_status;
 
 // Log levels for `emcp_call_log` (RFC 5424 order).
@@ -389,7 +392,8 @@ typedef struct {
 // A resource template is not a valid URI template.
 #define EMCP_INVALID_TEMPLATE 302
 
-// More resources than the server can track for subscriptions (32).
+// More resources than the server can track for subscriptions
+// (`EMCP_MAX_RESOURCES`).
 #define EMCP_TOO_MANY_RESOURCES 303
 
 // The output buffer has too little room: take output, then feed the rest again.
@@ -407,7 +411,8 @@ typedef struct {
 // From the authorization callback: over a rate limit; the client is told to retry later.
 #define EMCP_RETRY_LATER 502
 
-// A panic was caught at the boundary (host builds only; never expected).
+// An internal error (a panic inside the library) was caught before it reached the
+// caller (host builds only; never expected).
 #define EMCP_PANIC 900
 
 #ifdef __cplusplus
@@ -929,6 +934,12 @@ emcp_status emcp_server_resource_changed(emcp_server *server,
 // # Safety
 // `server` is an initialised server.
 emcp_status emcp_server_reset(emcp_server *server);
+
+// A short English text for a status, for logs: `"buffer too small"` for
+// `EMCP_BUFFER_TOO_SMALL`. Never NULL: a value that is not one of the `EMCP_*`
+// statuses gives `"unknown status"`. The text is a static NUL-terminated string: do not
+// free or modify it. May be called from anywhere, with any value.
+const char *emcp_status_str(emcp_status status);
 
 #ifdef __cplusplus
 }  // extern "C"
