@@ -268,7 +268,7 @@ static size_t make_ping(char *dst, int id, size_t total) {
 
 #define ARGS_JSON                                                                          \
     "{\"s\":\"a\\\"b\\\\c\\u00e9\\n\",\"n\":5,\"f\":5.0,\"e\":1e2,\"neg\":-3,\"frac\":1.5," \
-    "\"b\":true,\"o\":{\"k\":[1,2]},\"big\":1e17,\"z\":null}"
+    "\"b\":true,\"o\":{\"k\":[1,2]},\"big\":1e17,\"zero\":0,\"z\":null}"
 #define ARG_S_RAW "\"a\\\"b\\\\c\\u00e9\\n\""
 #define ARG_S_DECODED "a\"b\\c\xc3\xa9\n" /* 8 bytes */
 
@@ -349,6 +349,12 @@ static void tool_args(emcp_tool_call *call) {
     CHECK_ST(emcp_args_get_scaled(call, "s", 1, 0, &i), EMCP_WRONG_TYPE);
     CHECK_ST(emcp_args_get_scaled(call, "b", 1, 0, &i), EMCP_WRONG_TYPE);
     CHECK_ST(emcp_args_get_scaled(call, "missing", 7, 0, &i), EMCP_NOT_FOUND);
+    CHECK(i == S_I64);
+    /* EMCP_MAX_SCALE is taken, one more is refused. */
+    CHECK_ST(emcp_args_get_scaled(call, "zero", 4, EMCP_MAX_SCALE, &i), EMCP_OK);
+    CHECK(i == 0);
+    i = S_I64;
+    CHECK_ST(emcp_args_get_scaled(call, "zero", 4, EMCP_MAX_SCALE + 1, &i), EMCP_WRONG_TYPE);
     CHECK(i == S_I64);
 
     /* Numbers. */
