@@ -187,6 +187,9 @@ unsafe fn inner<'a>(server: *mut emcp_server) -> &'a mut Inner {
 ///
 /// # Safety
 /// As for [`inner`]: nothing changes the server state while the result lives.
+///
+/// Out of line on 32-bit targets, as [`inner`] is.
+#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
 unsafe fn inner_ref<'a>(server: *const emcp_server) -> &'a Inner {
     // SAFETY: by this function's contract, init wrote a `Storage` at this address and
     // nothing changes its `inner` field now; only that field is borrowed.

@@ -4,7 +4,7 @@
 //! A status is a plain `uint32_t` on the C side, so a callback may return any value:
 //! Rust reads it with a total conversion (`is_ok`, `step`), never a transmute.
 
-use core::ffi::{c_char, CStr};
+use core::ffi::c_char;
 
 /// A status code: `EMCP_OK` or one of the `EMCP_*` values below, grouped by hundreds
 /// (1xx parameters, 2xx storage, 3xx configuration, 4xx output, 5xx tools). A callback
@@ -61,8 +61,30 @@ pub const EMCP_RETRY_LATER: emcp_status = 502;
 /// caller (host builds only; never expected).
 pub const EMCP_PANIC: emcp_status = 900;
 
-/// What `emcp_status_str` returns for a value that is not one of the `EMCP_*` statuses.
-const UNKNOWN: &CStr = c"unknown status";
+/// A status text: NUL-terminated, in a `static` of its own. A string literal would land
+/// in the section the library's C strings share, which the linker keeps or drops whole,
+/// so a firmware that never calls `emcp_status_str` would still carry every text.
+macro_rules! text {
+    ($s:literal) => {{
+        static TEXT: [u8; $s.len() + 1] = nul_terminated($s);
+        &TEXT
+    }};
+}
+
+/// `s` and a NUL, as the array of a `static` initialiser (evaluated at compile time:
+/// `N` other than `s.len() + 1` is a build error).
+#[allow(clippy::indexing_slicing)] // compile time only: an index out of range fails the build
+const fn nul_terminated<const N: usize>(s: &str) -> [u8; N] {
+    assert!(s.len() + 1 == N);
+    let mut out = [0u8; N];
+    let mut i = 0;
+    while i < s.len() {
+        assert!(s.as_bytes()[i] != 0);
+        out[i] = s.as_bytes()[i];
+        i += 1;
+    }
+    out
+}
 
 /// A short English text for a status, for logs: `"buffer too small"` for
 /// `EMCP_BUFFER_TOO_SMALL`. Never NULL: a value that is not one of the `EMCP_*`
@@ -70,30 +92,30 @@ const UNKNOWN: &CStr = c"unknown status";
 /// free or modify it. May be called from anywhere, with any value.
 #[no_mangle]
 pub extern "C" fn emcp_status_str(status: emcp_status) -> *const c_char {
-    let text = match status {
-        EMCP_OK => c"ok",
-        EMCP_PENDING => c"pending",
-        EMCP_NULL_PARAMETER => c"null parameter",
-        EMCP_INVALID_PARAMETER => c"invalid parameter",
-        EMCP_NOT_FOUND => c"not found",
-        EMCP_WRONG_TYPE => c"wrong type",
-        EMCP_BUFFER_TOO_SMALL => c"buffer too small",
-        EMCP_WRONG_STATE => c"wrong state",
-        EMCP_STORAGE_TOO_SMALL => c"storage too small",
-        EMCP_STORAGE_MISALIGNED => c"storage misaligned",
-        EMCP_INVALID_CONFIG => c"invalid configuration",
-        EMCP_INVALID_SCHEMA => c"invalid schema",
-        EMCP_INVALID_TEMPLATE => c"invalid URI template",
-        EMCP_TOO_MANY_RESOURCES => c"too many resources",
-        EMCP_OUTPUT_FULL => c"output full",
-        EMCP_WRITE_FAILED => c"write failed",
-        EMCP_TOOL_FAILED => c"tool failed",
-        EMCP_DENIED => c"denied",
-        EMCP_RETRY_LATER => c"retry later",
-        EMCP_PANIC => c"internal error (panic)",
-        _ => UNKNOWN,
+    let text: &'static [u8] = match status {
+        EMCP_OK => text!("ok"),
+        EMCP_PENDING => text!("pending"),
+        EMCP_NULL_PARAMETER => text!("null parameter"),
+        EMCP_INVALID_PARAMETER => text!("invalid parameter"),
+        EMCP_NOT_FOUND => text!("not found"),
+        EMCP_WRONG_TYPE => text!("wrong type"),
+        EMCP_BUFFER_TOO_SMALL => text!("buffer too small"),
+        EMCP_WRONG_STATE => text!("wrong state"),
+        EMCP_STORAGE_TOO_SMALL => text!("storage too small"),
+        EMCP_STORAGE_MISALIGNED => text!("storage misaligned"),
+        EMCP_INVALID_CONFIG => text!("invalid configuration"),
+        EMCP_INVALID_SCHEMA => text!("invalid schema"),
+        EMCP_INVALID_TEMPLATE => text!("invalid URI template"),
+        EMCP_TOO_MANY_RESOURCES => text!("too many resources"),
+        EMCP_OUTPUT_FULL => text!("output full"),
+        EMCP_WRITE_FAILED => text!("write failed"),
+        EMCP_TOOL_FAILED => text!("tool failed"),
+        EMCP_DENIED => text!("denied"),
+        EMCP_RETRY_LATER => text!("retry later"),
+        EMCP_PANIC => text!("internal error (panic)"),
+        _ => text!("unknown status"),
     };
-    text.as_ptr()
+    text.as_ptr().cast()
 }
 
 /// Read a C status as success or failure (total: any unknown value is a failure).
@@ -104,13 +126,14 @@ pub(crate) fn is_ok(s: emcp_status) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use core::ffi::CStr;
 
     /// The text of a status, as C reads it.
     fn text(status: emcp_status) -> &'static str {
         let p = emcp_status_str(status);
         assert!(!p.is_null());
-        // SAFETY: `emcp_status_str` returns a `&'static CStr`'s pointer: NUL-terminated
-        // and never freed.
+        // SAFETY: `emcp_status_str` returns a pointer to a `static` array that ends in its
+        // only NUL (`nul_terminated` checks both at compile time).
         unsafe { CStr::from_ptr(p) }.to_str().unwrap()
     }
 
