@@ -46,8 +46,9 @@
 // it as it is.
 #define EMCP_ABI_VERSION 1
 
-// Largest `scale` `emcp_args_get_scaled` takes (`10^EMCP_MAX_SCALE` is far beyond any
-// `int64_t` value, so no answer is lost).
+// Largest `scale` `emcp_args_get_scaled` takes: beyond it, exponents too large to
+// track could meet the scale, so larger ones are refused and every answer given is
+// exact.
 #define EMCP_MAX_SCALE 1000000
 
 // Most arguments a C prompt may declare.

@@ -152,8 +152,9 @@ pub unsafe extern "C" fn emcp_args_get_f64(
     })
 }
 
-/// Largest `scale` `emcp_args_get_scaled` takes (`10^EMCP_MAX_SCALE` is far beyond any
-/// `int64_t` value, so no answer is lost).
+/// Largest `scale` `emcp_args_get_scaled` takes: beyond it, exponents too large to
+/// track could meet the scale, so larger ones are refused and every answer given is
+/// exact.
 pub const EMCP_MAX_SCALE: u32 = 1_000_000;
 
 /// A number argument as a fixed-point integer: its value times `10^scale`, truncated
