@@ -38,7 +38,8 @@ fn hint(h: emcp_hint) -> Option<bool> {
     }
 }
 
-/// Writes output bytes (to a UART, a socket). Returns `EMCP_OK` when all were taken.
+/// Writes output bytes (to a UART, a socket): `bytes` points to `len` bytes, valid until
+/// it returns. Returns `EMCP_OK` when all were taken.
 pub type emcp_write_fn = Option<
     unsafe extern "C" fn(userdata: *mut c_void, bytes: *const u8, len: usize) -> emcp_status,
 >;
@@ -51,15 +52,15 @@ pub type emcp_tool_fn =
 pub type emcp_cancel_fn =
     Option<unsafe extern "C" fn(userdata: *mut c_void, tool: usize, state: u32)>;
 /// Reads a resource. Returns `EMCP_OK`, `EMCP_NOT_FOUND`, or another status for a
-/// failure (-32603). A failure after content was written: with an output buffer the
-/// response becomes -32603; with a write callback the partial contents were already
-/// sent and stand.
+/// failure (answered with the JSON-RPC internal error, -32603). A failure after content
+/// was written: with an output buffer the response becomes that error; with a write
+/// callback the partial contents were already sent and stand.
 pub type emcp_read_fn = Option<
     unsafe extern "C" fn(userdata: *mut c_void, read: *mut emcp_resource_read) -> emcp_status,
 >;
 /// Renders a prompt's messages. Required arguments were checked already. Returns
 /// `EMCP_OK`, `EMCP_NOT_FOUND` (answered as an unknown prompt) or another status for a
-/// failure (-32603), as for reads.
+/// failure (the JSON-RPC internal error, -32603), as for reads.
 pub type emcp_prompt_fn =
     Option<unsafe extern "C" fn(userdata: *mut c_void, get: *mut emcp_prompt_get) -> emcp_status>;
 /// Decides whether a tool may run now, before it runs (after its arguments were
@@ -67,7 +68,8 @@ pub type emcp_prompt_fn =
 /// is closed" or a rate limit per tool.
 ///
 /// `tool` is the tool's index, `args` the raw JSON text of its arguments object
-/// (`ptr` NULL when the call has none). Return:
+/// (`ptr` NULL when the call has none; valid until the callback returns). `reason` and
+/// `retry_after_ms` point to values the callback may write. Return:
 /// - `EMCP_OK`: the tool runs;
 /// - `EMCP_RETRY_LATER`: refused for now; `*retry_after_ms` says when to try again;
 /// - `EMCP_DENIED` or any other status: refused (fail closed). `*reason` (initially
@@ -190,9 +192,9 @@ pub struct emcp_prompt {
     pub title: emcp_str,
     /// Description (optional).
     pub description: emcp_str,
-    /// Its arguments (may be NULL when `arguments_len` is 0). At most 8.
+    /// Its arguments (may be NULL when `arguments_len` is 0).
     pub arguments: *const emcp_prompt_argument,
-    /// Number of arguments.
+    /// Number of arguments (at most `EMCP_MAX_PROMPT_ARGUMENTS`).
     pub arguments_len: usize,
     /// Renders it (required).
     pub get: emcp_prompt_fn,
@@ -200,6 +202,14 @@ pub struct emcp_prompt {
 
 /// Most arguments a C prompt may declare.
 pub const EMCP_MAX_PROMPT_ARGUMENTS: usize = 8;
+
+/// Most static resources a configuration may hold (each has a subscription flag).
+pub const EMCP_MAX_RESOURCES: usize = 32;
+const _: () = assert!(EMCP_MAX_RESOURCES == emcp::state::subscription::MAX_RESOURCES);
+
+/// Items per page of a list result when `emcp_config.page_size` is 0.
+pub const EMCP_DEFAULT_PAGE_SIZE: usize = 16;
+const _: () = assert!(EMCP_DEFAULT_PAGE_SIZE == emcp::Config::new("", "").page_size);
 
 /// Everything the server needs to know about the device.
 #[repr(C)]
@@ -217,15 +227,15 @@ pub struct emcp_config {
     pub tools: *const emcp_tool,
     /// Number of tools.
     pub tools_len: usize,
-    /// Resources.
+    /// Resources (may be NULL when `resources_len` is 0).
     pub resources: *const emcp_resource,
-    /// Number of resources (at most 32).
+    /// Number of resources (at most `EMCP_MAX_RESOURCES`).
     pub resources_len: usize,
-    /// Resource templates.
+    /// Resource templates (may be NULL when `templates_len` is 0).
     pub templates: *const emcp_resource_template,
     /// Number of templates.
     pub templates_len: usize,
-    /// Prompts.
+    /// Prompts (may be NULL when `prompts_len` is 0).
     pub prompts: *const emcp_prompt,
     /// Number of prompts.
     pub prompts_len: usize,
@@ -236,7 +246,7 @@ pub struct emcp_config {
     pub write: emcp_write_fn,
     /// Passed first to every callback.
     pub userdata: *mut c_void,
-    /// Items per list page; 0 means the default, 16.
+    /// Items per list page; 0 means `EMCP_DEFAULT_PAGE_SIZE`.
     pub page_size: usize,
     /// `ttlMs` of discover and list results.
     pub list_ttl_ms: u32,
@@ -249,12 +259,15 @@ pub struct emcp_config {
 /// `items[index]` of a C array, or `None` past its end or when it is NULL.
 ///
 /// # Safety
-/// `items` must point to `len` valid elements for `'a`.
+/// `items`, unless NULL, points to `len` initialised elements that stay unchanged for
+/// `'a`.
 unsafe fn nth<'a, T>(items: *const T, len: usize, index: usize) -> Option<&'a T> {
     if items.is_null() || index >= len {
         return None;
     }
-    // SAFETY: index < len and `items` points to `len` elements.
+    // SAFETY: not NULL and `index < len` (checked above), so `items.add(index)` stays
+    // within the array this function's contract says `items` points to, and the element
+    // there is initialised and unchanged for 'a.
     Some(unsafe { &*items.add(index) })
 }
 
@@ -269,26 +282,35 @@ pub(crate) struct CDevice {
 }
 
 impl CDevice {
+    // The `&'static` below: a configuration's arrays are never freed or changed while
+    // the server that holds `config` is used (emcp_server_init's contract), and nothing
+    // outside the server holds a `CDevice`.
     pub(crate) fn tool_desc(&self, i: usize) -> Option<&'static emcp_tool> {
-        // SAFETY: emcp_server_init's contract: the arrays outlive the server.
+        // SAFETY: emcp_server_init's contract: `tools` (unless NULL) points to
+        // `tools_len` tools, unchanged while the server is used.
         unsafe { nth(self.config.tools, self.config.tools_len, i) }
     }
     pub(crate) fn resource_desc(&self, i: usize) -> Option<&'static emcp_resource> {
-        // SAFETY: as above.
+        // SAFETY: emcp_server_init's contract: `resources` (unless NULL) points to
+        // `resources_len` resources, unchanged while the server is used.
         unsafe { nth(self.config.resources, self.config.resources_len, i) }
     }
     pub(crate) fn template_desc(&self, i: usize) -> Option<&'static emcp_resource_template> {
-        // SAFETY: as above.
+        // SAFETY: emcp_server_init's contract: `templates` (unless NULL) points to
+        // `templates_len` templates, unchanged while the server is used.
         unsafe { nth(self.config.templates, self.config.templates_len, i) }
     }
     pub(crate) fn prompt_desc(&self, i: usize) -> Option<&'static emcp_prompt> {
-        // SAFETY: as above.
+        // SAFETY: emcp_server_init's contract: `prompts` (unless NULL) points to
+        // `prompts_len` prompts, unchanged while the server is used.
         unsafe { nth(self.config.prompts, self.config.prompts_len, i) }
     }
     /// Argument `i` of a prompt (at most `EMCP_MAX_PROMPT_ARGUMENTS` count).
     fn prompt_arg(p: &'static emcp_prompt, i: usize) -> Option<&'static emcp_prompt_argument> {
         let len = p.arguments_len.min(EMCP_MAX_PROMPT_ARGUMENTS);
-        // SAFETY: as above.
+        // SAFETY: emcp_server_init's contract: a prompt's `arguments` (unless NULL)
+        // points to `arguments_len` arguments, unchanged while the server is used; `len`
+        // is no more than that.
         unsafe { nth(p.arguments, len, i) }
     }
 
@@ -296,7 +318,8 @@ impl CDevice {
     /// every array NULL only when empty.
     pub(crate) fn check(&self) -> bool {
         let c = self.config;
-        // SAFETY: the configuration starts with its four texts (asserted below).
+        // SAFETY: `emcp_config` is `repr(C)` and starts with its four texts, one after
+        // another from offset 0 (asserted below): `leading_texts`' contract.
         texts_ok(unsafe { leading_texts::<_, 4>(c) }, 0b11) // name, version
             && all_ok(c.tools, c.tools_len, tool_ok)
             && all_ok(c.resources, c.resources_len, resource_ok)
@@ -310,7 +333,8 @@ impl CDevice {
 #[inline(never)]
 fn texts_ok(texts: &[emcp_str], required: u32) -> bool {
     texts.iter().enumerate().all(|(i, s)| {
-        // SAFETY: emcp_server_init's contract for every descriptor text.
+        // SAFETY: emcp_server_init's contract: every descriptor text (unless NULL) points
+        // to its `len` readable bytes, unchanged while the server is used.
         ((required >> i) & 1 == 0 && s.ptr.is_null()) || unsafe { s.get() }.is_some()
     })
 }
@@ -322,7 +346,10 @@ fn texts_ok(texts: &[emcp_str], required: u32) -> bool {
 /// `D` is `repr(C)` and its first `N` fields are `emcp_str`: laid out one after
 /// another from offset 0, exactly as an array (asserted for every descriptor below).
 unsafe fn leading_texts<D, const N: usize>(descriptor: &D) -> &[emcp_str; N] {
-    // SAFETY: the caller's guarantee; the array lies within `*descriptor`.
+    // SAFETY: this function's contract: the first `N` fields of `D` are `emcp_str`s laid
+    // out as `[emcp_str; N]` from offset 0, so the array lies within `*descriptor`, is
+    // initialised, aligned as `D` is (an `emcp_str` field at offset 0), and borrowed no
+    // longer than `descriptor`.
     unsafe { &*core::ptr::from_ref(descriptor).cast::<[emcp_str; N]>() }
 }
 
@@ -351,7 +378,8 @@ fn all_ok<T>(items: *const T, len: usize, ok: fn(&T) -> bool) -> bool {
     if len == 0 {
         return true;
     }
-    // SAFETY: emcp_server_init's contract: a non-NULL array holds `len` items.
+    // SAFETY: not NULL (checked first); emcp_server_init's contract: a non-NULL array of
+    // the configuration holds `len` initialised items, unchanged while the server is used.
     !items.is_null()
         && unsafe { core::slice::from_raw_parts(items, len) }
             .iter()
@@ -360,28 +388,32 @@ fn all_ok<T>(items: *const T, len: usize, ok: fn(&T) -> bool) -> bool {
 
 /// A tool's texts and its `call` callback.
 fn tool_ok(t: &emcp_tool) -> bool {
-    // SAFETY: a tool starts with its five texts (asserted above).
+    // SAFETY: `emcp_tool` is `repr(C)` and starts with its five texts in a row (asserted
+    // above): `leading_texts`' contract.
     texts_ok(unsafe { leading_texts::<_, 5>(t) }, 0b1001) // name, input_schema
         && t.call.is_some()
 }
 
 /// A resource's texts and its `read` callback.
 fn resource_ok(r: &emcp_resource) -> bool {
-    // SAFETY: a resource starts with its five texts (asserted above).
+    // SAFETY: `emcp_resource` is `repr(C)` and starts with its five texts in a row
+    // (asserted above): `leading_texts`' contract.
     texts_ok(unsafe { leading_texts::<_, 5>(r) }, 0b11) // uri, name
         && r.read.is_some()
 }
 
 /// A template's texts and its `read` callback.
 fn template_ok(t: &emcp_resource_template) -> bool {
-    // SAFETY: a template starts with its five texts (asserted above).
+    // SAFETY: `emcp_resource_template` is `repr(C)` and starts with its five texts in a
+    // row (asserted above): `leading_texts`' contract.
     texts_ok(unsafe { leading_texts::<_, 5>(t) }, 0b11) // uri_template, name
         && t.read.is_some()
 }
 
 /// A prompt's texts, its `get` callback and its arguments.
 fn prompt_ok(p: &emcp_prompt) -> bool {
-    // SAFETY: a prompt starts with its three texts (asserted above).
+    // SAFETY: `emcp_prompt` is `repr(C)` and starts with its three texts in a row
+    // (asserted above): `leading_texts`' contract.
     texts_ok(unsafe { leading_texts::<_, 3>(p) }, 0b1) // name
         && p.get.is_some()
         && p.arguments_len <= EMCP_MAX_PROMPT_ARGUMENTS
@@ -390,26 +422,30 @@ fn prompt_ok(p: &emcp_prompt) -> bool {
 
 /// A prompt argument's texts.
 fn argument_ok(a: &emcp_prompt_argument) -> bool {
-    // SAFETY: an argument starts with its three texts (asserted above).
+    // SAFETY: `emcp_prompt_argument` is `repr(C)` and starts with its three texts in a
+    // row (asserted above): `leading_texts`' contract.
     texts_ok(unsafe { leading_texts::<_, 3>(a) }, 0b1) // name
 }
 
 /// Text of a required descriptor field (`""` if it is somehow absent: the
 /// configuration was checked at init). Out of line on 32-bit targets: called for
-/// every required text of every descriptor, one copy is smaller (40 bytes on M3).
+/// every required text of every descriptor, one copy is smaller than many.
 #[cfg_attr(not(emcp_fast), inline(never))]
 pub(crate) fn text(s: &emcp_str) -> &'static str {
     opt(s).unwrap_or("")
 }
 
 /// Text of an optional descriptor field. Not validated again: [`CDevice::check`] found
-/// every descriptor text UTF-8 at init.
+/// every descriptor text UTF-8 at init. Only for texts of a configuration that check
+/// accepted.
 pub(crate) fn opt(s: &emcp_str) -> Option<&'static str> {
     if s.ptr.is_null() {
         return None;
     }
-    // SAFETY: emcp_server_init's contract: the text stays valid and unchanged for the
-    // server's life, and `CDevice::check` found it UTF-8 before the server existed.
+    // SAFETY: not NULL (checked above). Every caller passes a text of the server's own
+    // configuration, which `CDevice::check` accepted before the server existed: its
+    // `len` bytes were found UTF-8 then, and emcp_server_init's contract keeps them in
+    // place and unchanged while the server is used.
     Some(unsafe {
         core::str::from_utf8_unchecked(core::slice::from_raw_parts(s.ptr.cast::<u8>(), s.len))
     })
@@ -497,8 +533,10 @@ impl Device for CDevice {
             len: 0,
         };
         let mut retry_after_ms = 0u32;
-        // SAFETY: a callback of the configuration, called as documented; the out
-        // pointers are valid locals.
+        // SAFETY: `f` is the configuration's authorization callback (set: it came out of
+        // a `Some`), valid with `userdata` while the server is used (emcp_server_init's
+        // contract), called with the arguments its type documents: `args` borrows the
+        // request for the call, `reason` and `retry_after_ms` are live locals.
         let status = unsafe {
             f(
                 self.config.userdata,
@@ -511,7 +549,9 @@ impl Device for CDevice {
         match status {
             s if is_ok(s) => Verdict::Allow,
             EMCP_RETRY_LATER => Verdict::RetryAfter(retry_after_ms),
-            // SAFETY: the callback's contract: the reason lives as long as the server.
+            // SAFETY: `emcp_authorize_fn`'s contract: a `reason` the callback set points to
+            // its `len` bytes, valid as long as the server (it was set empty, NULL, before
+            // the call).
             _ => Verdict::Deny(unsafe { reason.get() }.unwrap_or("tool refused by the device")),
         }
     }
@@ -536,7 +576,9 @@ impl Device for CDevice {
 
     fn cancel_tool(&mut self, tool: usize, state: u32) {
         if let Some(f) = self.tool_desc(tool).and_then(|t| t.cancel) {
-            // SAFETY: a callback of the configuration, called as documented.
+            // SAFETY: `f` is the tool's `cancel` callback (set: it came out of a `Some`),
+            // valid with `userdata` while the server is used (emcp_server_init's
+            // contract); it takes plain integers.
             unsafe { f(self.config.userdata, tool, state) }
         }
     }
@@ -548,7 +590,10 @@ impl Device for CDevice {
         };
         let f = f.ok_or(ReadError::NotFound)?;
         let handle = core::ptr::from_mut(read).cast::<emcp_resource_read>();
-        // SAFETY: the handle is valid for the callback's duration only, as documented.
+        // SAFETY: `f` is the descriptor's `read` callback (set: it came out of a
+        // `Some`), valid with `userdata` while the server is used (emcp_server_init's
+        // contract). `handle` comes from `read`, which is not used again until `f`
+        // returns: the `emcp_read_*` functions alone reach it, during the call.
         let status = unsafe { f(self.config.userdata, handle) };
         match status {
             s if is_ok(s) => Ok(()),
@@ -563,7 +608,10 @@ impl Device for CDevice {
             .and_then(|p| p.get)
             .ok_or(ReadError::NotFound)?;
         let handle = core::ptr::from_mut(get).cast::<emcp_prompt_get>();
-        // SAFETY: valid for the callback's duration only, as documented.
+        // SAFETY: `f` is the prompt's `get` callback (set: it came out of a `Some`),
+        // valid with `userdata` while the server is used (emcp_server_init's contract).
+        // `handle` comes from `get`, which is not used again until `f` returns: the
+        // `emcp_prompt_*` functions alone reach it, during the call.
         let status = unsafe { f(self.config.userdata, handle) };
         match status {
             s if is_ok(s) => Ok(()),
@@ -573,15 +621,20 @@ impl Device for CDevice {
     }
 
     fn take_changes(&mut self) -> u32 {
-        // SAFETY: points at the flags beside the server in the same storage, alive as
-        // long as the server.
+        // SAFETY: `changes` points at the flags beside the server in the same storage
+        // (set by emcp_server_init before the server existed), in place as long as the
+        // server; they are atomics, shared with `emcp_server_resource_changed` by design.
         unsafe { self.changes.as_ref() }.map_or(0, |c| c.take())
     }
 
     fn complete(&mut self, completion: &mut Completion<'_>) {
         if let Some(f) = self.config.complete {
             let handle = core::ptr::from_mut(completion).cast::<emcp_completion>();
-            // SAFETY: valid for the callback's duration only, as documented.
+            // SAFETY: `f` is the configuration's completion callback (set: it came out
+            // of a `Some`), valid with `userdata` while the server is used
+            // (emcp_server_init's contract). `handle` comes from `completion`, which is
+            // not used again until `f` returns: the `emcp_completion_*` functions alone
+            // reach it, during the call.
             unsafe { f(self.config.userdata, handle) }
         }
     }
@@ -597,7 +650,10 @@ fn run_tool(
         call.forbid_defer();
     }
     let handle = core::ptr::from_mut(call).cast::<emcp_tool_call>();
-    // SAFETY: the handle is valid for the callback's duration only, as documented.
+    // SAFETY: `f` is the tool's `call` or `poll` callback (the caller took it out of a
+    // `Some`), valid with `userdata` while the server is used (emcp_server_init's
+    // contract). `handle` comes from `call`, which is not used again until `f` returns:
+    // the `emcp_args_*` and `emcp_call_*` functions alone reach it, during the call.
     let status = unsafe { f(userdata, handle) };
     match status {
         s if is_ok(s) => Step::Done,

@@ -18,6 +18,11 @@
 //!   `panic = "abort"`. A panic never unwinds into C — and the core is written so that
 //!   none can happen.
 //!
+//! Every exported function's doc ends with its contract for a C caller, a "Pointers:"
+//! paragraph: what each pointer must point to and for how long, what its length counts,
+//! and from where the function may be called. Every `unsafe` block carries a `SAFETY:`
+//! comment; in them, "the contract" is that paragraph of the enclosing function.
+//!
 //! Modules: [`status`] (status codes), [`text`] (`emcp_str`), [`descriptor`] (the C
 //! descriptors and the device they make), [`server`] (storage, init, feed, poll,
 //! output), [`call`] (tool arguments and results), [`read`] (resource contents),
@@ -25,6 +30,18 @@
 #![cfg_attr(not(feature = "std"), no_std)]
 #![allow(non_camel_case_types)]
 #![deny(missing_docs)]
+// Every `unsafe` block says why it is sound there; an unsafe function's body is no
+// blanket licence (each unsafe operation inside it sits in a block of its own).
+#![deny(
+    unsafe_op_in_unsafe_fn,
+    clippy::undocumented_unsafe_blocks,
+    clippy::unnecessary_safety_comment,
+    clippy::unnecessary_safety_doc
+)]
+// An exported function's doc is what C programmers read in `include/emcp.h`: its
+// contract is a closing "Pointers:" paragraph in C terms, not a Rust `# Safety` heading
+// (tests/header.rs checks that every function with a pointer parameter has one).
+#![allow(clippy::missing_safety_doc)]
 #![cfg_attr(
     not(test),
     deny(
@@ -51,7 +68,10 @@ pub const EMCP_VERSION_MAJOR: u32 = 0;
 pub const EMCP_VERSION_MINOR: u32 = 1;
 /// Patch version of this library.
 pub const EMCP_VERSION_PATCH: u32 = 0;
-/// Version of the C ABI: changes whenever a signature or a struct layout changes.
+/// Version of the C ABI: changes whenever a change can break a program built against an
+/// earlier header (a parameter, return type or struct layout changed, a function
+/// removed). New functions and constants, and `const` added to a pointer parameter, leave
+/// it as it is.
 pub const EMCP_ABI_VERSION: u32 = 1;
 
 /// Run an exported function's body at the C boundary: a panic (host builds with the
@@ -69,7 +89,11 @@ macro_rules! ffi_boundary {
         }
         #[cfg(not(feature = "std"))]
         {
-            (|| -> $crate::status::emcp_status { $body })()
+            // A closure all the same: a `return` in the body leaves it, as it does the
+            // one `catch_unwind` runs.
+            #[allow(clippy::redundant_closure_call)]
+            let status = (|| -> $crate::status::emcp_status { $body })();
+            status
         }
     }};
 }
@@ -85,10 +109,9 @@ macro_rules! non_null {
 }
 pub(crate) use non_null;
 
-/// The library version as a NUL-terminated string, e.g. `"0.1.0"`.
-///
-/// # Safety
-/// Always safe to call; the returned string is static and must not be freed.
+/// The library version as a NUL-terminated string, e.g. `"0.1.0"`: the
+/// `EMCP_VERSION_MAJOR`, `_MINOR` and `_PATCH` this library was built with. The string
+/// is static: do not free or modify it.
 #[no_mangle]
 pub extern "C" fn emcp_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
@@ -116,6 +139,8 @@ mod tests {
             super::EMCP_VERSION_PATCH
         );
         assert_eq!(v, expect);
+        // SAFETY: `emcp_version` returns a pointer into a static string literal that ends
+        // in the NUL `concat!` appends.
         let c = unsafe { core::ffi::CStr::from_ptr(super::emcp_version()) };
         assert_eq!(c.to_str().unwrap(), v);
     }

@@ -1,7 +1,10 @@
 //! Prompt messages and completion values from C.
 //!
 //! The `emcp_prompt_get *` and `emcp_completion *` handles are valid only until their
-//! callback returns.
+//! callback returns, and only on the callback's own thread of control. Every function
+//! here takes one first; its contract ("Pointers:") starts with "`get` (or `c`) is the
+//! running callback's handle": the handle given to a prompt (or completion) callback
+//! that has not returned yet, used from inside it.
 
 use core::ffi::c_char;
 
@@ -34,45 +37,77 @@ fn role(r: u32) -> Option<Role> {
     }
 }
 
+/// The core's prompt request behind a handle, for a function that writes messages.
+///
 /// # Safety
-/// `get` must be the handle of a prompt callback that has not returned.
+/// `get` is not NULL and is the handle given to a prompt callback that has not returned
+/// yet, used from inside that callback; no other reference made from it is live.
 unsafe fn prompt<'c>(get: *mut emcp_prompt_get) -> &'c mut PromptGet<'c> {
-    // SAFETY: a `&mut PromptGet` cast by the device, alive during the callback.
+    // SAFETY: `CDevice::get_prompt` made the handle from a `&mut PromptGet` that it does
+    // not use until the callback returns; by this function's contract the callback is
+    // still running and nothing else holds a reference made from the handle.
     unsafe { &mut *get.cast::<PromptGet<'c>>() }
 }
 
+/// The core's prompt request behind a handle, for a function that only reads it.
+///
 /// # Safety
-/// `c` must be the handle of a completion callback that has not returned.
+/// As for [`prompt`]: no reference made from the handle that changes the request is live.
+unsafe fn prompt_ref<'c>(get: *const emcp_prompt_get) -> &'c PromptGet<'c> {
+    // SAFETY: as in `prompt`; only read through, as C's `const` promises.
+    unsafe { &*get.cast::<PromptGet<'c>>() }
+}
+
+/// The core's completion request behind a handle, for a function that offers values.
+///
+/// # Safety
+/// `c` is not NULL and is the handle given to a completion callback that has not
+/// returned yet, used from inside that callback; no other reference made from it is
+/// live.
 unsafe fn completion<'c>(c: *mut emcp_completion) -> &'c mut Completion<'c> {
-    // SAFETY: a `&mut Completion` cast by the device, alive during the callback.
+    // SAFETY: `CDevice::complete` made the handle from a `&mut Completion` that it does
+    // not use until the callback returns; by this function's contract the callback is
+    // still running and nothing else holds a reference made from the handle.
     unsafe { &mut *c.cast::<Completion<'c>>() }
+}
+
+/// The core's completion request behind a handle, for a function that only reads it.
+///
+/// # Safety
+/// As for [`completion`]: no reference made from the handle that changes the request is
+/// live.
+unsafe fn completion_ref<'c>(c: *const emcp_completion) -> &'c Completion<'c> {
+    // SAFETY: as in `completion`; only read through, as C's `const` promises.
+    unsafe { &*c.cast::<Completion<'c>>() }
 }
 
 /// The index of the prompt being rendered.
 ///
-/// # Safety
-/// `get` is the running callback's handle; `out` is writable.
+/// Pointers: `get` is the running callback's handle; `out` points to a writable
+/// `size_t`.
 #[no_mangle]
 pub unsafe extern "C" fn emcp_prompt_index(
-    get: *mut emcp_prompt_get,
+    get: *const emcp_prompt_get,
     out: *mut usize,
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(get, out);
-        unsafe { *out = prompt(get).prompt() };
+        // SAFETY: both not NULL (checked above); the contract: `get` the running
+        // callback's handle, `out` a writable `size_t`.
+        unsafe { *out = prompt_ref(get).prompt() };
         EMCP_OK
     })
 }
 
-/// A prompt argument, decoded into `buf` (NUL-terminated when there is room).
-/// `EMCP_NOT_FOUND` when it was not given, `EMCP_BUFFER_TOO_SMALL`.
+/// A prompt argument, decoded into `buf` (NUL-terminated when there is room);
+/// `*len_out` is its length without the NUL. `EMCP_NOT_FOUND` when it was not given,
+/// `EMCP_BUFFER_TOO_SMALL` (nothing written) when it does not fit.
 ///
-/// # Safety
-/// `get` is the running callback's handle; `name` points to `name_len` bytes; `buf` to
-/// `buf_len` writable bytes; `len_out` is writable.
+/// Pointers: `get` is the running callback's handle; `name` points to `name_len`
+/// readable bytes; `buf` to `buf_len` writable bytes; `len_out` to a writable `size_t`.
 #[no_mangle]
 pub unsafe extern "C" fn emcp_prompt_arg(
-    get: *mut emcp_prompt_get,
+    get: *const emcp_prompt_get,
     name: *const c_char,
     name_len: usize,
     buf: *mut c_char,
@@ -81,18 +116,24 @@ pub unsafe extern "C" fn emcp_prompt_arg(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(get, name, buf, len_out);
+        // SAFETY: not NULL (checked above); the contract: `name_len` readable bytes, only
+        // compared.
         let name = tri!(unsafe { utf8(name, name_len) });
-        let Some(value) = unsafe { prompt(get) }.arg(name) else {
+        // SAFETY: not NULL (checked above); the contract: the running callback's handle.
+        let Some(value) = unsafe { prompt_ref(get) }.arg(name) else {
             return EMCP_NOT_FOUND;
         };
+        // SAFETY: not NULL (checked above); the contract: `buf_len` writable bytes at
+        // `buf` (the caller's own memory, apart from the request line `value` lies in)
+        // and a writable `size_t` at `len_out`.
         unsafe { decode_out(value, buf, buf_len, len_out) }
     })
 }
 
 /// The result's description (only before the first message).
 ///
-/// # Safety
-/// `get` is the running callback's handle; `text` points to `len` bytes.
+/// Pointers: `get` is the running callback's handle; `text` points to `len` readable
+/// bytes (NULL only when `len` is 0).
 #[no_mangle]
 pub unsafe extern "C" fn emcp_prompt_description(
     get: *mut emcp_prompt_get,
@@ -101,15 +142,16 @@ pub unsafe extern "C" fn emcp_prompt_description(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(get);
+        // SAFETY: the contract: `len` readable bytes (or NULL with 0), only copied.
         let t = tri!(unsafe { utf8(text, len) });
+        // SAFETY: not NULL (checked above); the contract: the running callback's handle.
         taken(unsafe { prompt(get) }.description(t))
     })
 }
 
 /// Start a text message (`EMCP_ROLE_USER` or `EMCP_ROLE_ASSISTANT`) written in parts.
 ///
-/// # Safety
-/// `get` is the running callback's handle.
+/// Pointers: `get` is the running callback's handle.
 #[no_mangle]
 pub unsafe extern "C" fn emcp_prompt_text_begin(
     get: *mut emcp_prompt_get,
@@ -120,14 +162,15 @@ pub unsafe extern "C" fn emcp_prompt_text_begin(
         let Some(r) = role(message_role) else {
             return EMCP_INVALID_PARAMETER;
         };
+        // SAFETY: not NULL (checked above); the contract: the running callback's handle.
         taken(unsafe { prompt(get) }.text_begin(r))
     })
 }
 
 /// Append text to the open message.
 ///
-/// # Safety
-/// `get` is the running callback's handle; `text` points to `len` bytes.
+/// Pointers: `get` is the running callback's handle; `text` points to `len` readable
+/// bytes (NULL only when `len` is 0).
 #[no_mangle]
 pub unsafe extern "C" fn emcp_prompt_text_part(
     get: *mut emcp_prompt_get,
@@ -136,7 +179,9 @@ pub unsafe extern "C" fn emcp_prompt_text_part(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(get);
+        // SAFETY: the contract: `len` readable bytes (or NULL with 0), only copied.
         let t = tri!(unsafe { utf8(text, len) });
+        // SAFETY: not NULL (checked above); the contract: the running callback's handle.
         taken(unsafe { prompt(get) }.part(t))
     })
 }
@@ -144,8 +189,8 @@ pub unsafe extern "C" fn emcp_prompt_text_part(
 /// Append a prompt argument verbatim to the open message (no buffer needed).
 /// `EMCP_NOT_FOUND` when it was not given.
 ///
-/// # Safety
-/// `get` is the running callback's handle; `name` points to `name_len` bytes.
+/// Pointers: `get` is the running callback's handle; `name` points to `name_len`
+/// readable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn emcp_prompt_text_arg(
     get: *mut emcp_prompt_get,
@@ -154,7 +199,10 @@ pub unsafe extern "C" fn emcp_prompt_text_arg(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(get, name);
+        // SAFETY: not NULL (checked above); the contract: `name_len` readable bytes, only
+        // compared.
         let name = tri!(unsafe { utf8(name, name_len) });
+        // SAFETY: not NULL (checked above); the contract: the running callback's handle.
         let g = unsafe { prompt(get) };
         let Some(value) = g.arg(name) else {
             return EMCP_NOT_FOUND;
@@ -163,10 +211,10 @@ pub unsafe extern "C" fn emcp_prompt_text_arg(
     })
 }
 
-/// A whole text message.
+/// A whole text message (`EMCP_ROLE_USER` or `EMCP_ROLE_ASSISTANT`).
 ///
-/// # Safety
-/// `get` is the running callback's handle; `text` points to `len` bytes.
+/// Pointers: `get` is the running callback's handle; `text` points to `len` readable
+/// bytes (NULL only when `len` is 0).
 #[no_mangle]
 pub unsafe extern "C" fn emcp_prompt_text(
     get: *mut emcp_prompt_get,
@@ -179,15 +227,17 @@ pub unsafe extern "C" fn emcp_prompt_text(
         let Some(r) = role(message_role) else {
             return EMCP_INVALID_PARAMETER;
         };
+        // SAFETY: the contract: `len` readable bytes (or NULL with 0), only copied.
         let t = tri!(unsafe { utf8(text, len) });
+        // SAFETY: not NULL (checked above); the contract: the running callback's handle.
         taken(unsafe { prompt(get) }.text(r, t))
     })
 }
 
-/// An image message (base64-encoded on the fly).
+/// An image message (`mime` e.g. `image/png`; `data` base64-encoded on the fly).
 ///
-/// # Safety
-/// `get` is the running callback's handle; `mime` and `data` point to their lengths.
+/// Pointers: `get` is the running callback's handle; `mime` points to `mime_len`
+/// readable bytes, `data` to `data_len` (NULL only when `data_len` is 0).
 #[no_mangle]
 pub unsafe extern "C" fn emcp_prompt_image(
     get: *mut emcp_prompt_get,
@@ -202,36 +252,44 @@ pub unsafe extern "C" fn emcp_prompt_image(
         let Some(r) = role(message_role) else {
             return EMCP_INVALID_PARAMETER;
         };
+        // SAFETY: not NULL (checked above); the contract: `mime_len` readable bytes, only
+        // copied.
         let m = tri!(unsafe { utf8(mime, mime_len) });
+        // SAFETY: the contract: `data_len` readable bytes (or NULL with 0), only encoded.
         let d = tri!(unsafe { bytes(data, data_len) });
+        // SAFETY: not NULL (checked above); the contract: the running callback's handle.
         taken(unsafe { prompt(get) }.image(r, m, d))
     })
 }
 
-/// Completion reference kinds.
+/// What `emcp_completion_ref` reports: a prompt reference.
 pub const EMCP_REF_PROMPT: u32 = 0;
-/// A resource template (or resource) reference.
+/// What `emcp_completion_ref` reports: a resource template (or resource) reference.
 pub const EMCP_REF_RESOURCE: u32 = 1;
 
 /// What is being completed: `EMCP_REF_PROMPT` with the prompt's index, or
 /// `EMCP_REF_RESOURCE` (`index_out` is then untouched; the URI comes from
 /// `emcp_completion_text(c, EMCP_COMPLETION_URI, ...)`).
 ///
-/// # Safety
-/// `c` is the running callback's handle; the out-parameters are writable.
+/// Pointers: `c` is the running callback's handle; `kind_out` points to a writable
+/// `uint32_t`, `index_out` to a writable `size_t`.
 #[no_mangle]
 pub unsafe extern "C" fn emcp_completion_ref(
-    c: *mut emcp_completion,
+    c: *const emcp_completion,
     kind_out: *mut u32,
     index_out: *mut usize,
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(c, kind_out, index_out);
-        match unsafe { completion(c) }.reference() {
+        // SAFETY: not NULL (checked above); the contract: the running callback's handle.
+        match unsafe { completion_ref(c) }.reference() {
+            // SAFETY: not NULL (checked above); the contract: a writable `uint32_t` and a
+            // writable `size_t`.
             Reference::Prompt(i) => unsafe {
                 *kind_out = EMCP_REF_PROMPT;
                 *index_out = i;
             },
+            // SAFETY: not NULL (checked above); the contract: a writable `uint32_t`.
             Reference::Resource(_) => unsafe { *kind_out = EMCP_REF_RESOURCE },
         }
         EMCP_OK
@@ -251,6 +309,10 @@ fn completion_text<'a>(c: &Completion<'a>, which: u32) -> Option<emcp::wire::jso
     }
 }
 
+/// Most values `emcp_completion_offer` takes in one completion.
+pub const EMCP_MAX_COMPLETIONS: usize = 100;
+const _: () = assert!(EMCP_MAX_COMPLETIONS == emcp::device::MAX_COMPLETIONS);
+
 /// `emcp_completion_text`: the referenced URI (resource references only).
 pub const EMCP_COMPLETION_URI: u32 = 0;
 /// `emcp_completion_text`: the argument's name.
@@ -259,15 +321,15 @@ pub const EMCP_COMPLETION_ARGUMENT: u32 = 1;
 pub const EMCP_COMPLETION_VALUE: u32 = 2;
 
 /// Copy one text of the request (`EMCP_COMPLETION_URI`, `_ARGUMENT`, `_VALUE`), decoded,
-/// into `buf` (NUL-terminated when there is room). `EMCP_NOT_FOUND` for the URI of a
-/// prompt reference; `EMCP_BUFFER_TOO_SMALL` (nothing written) when it does not fit.
+/// into `buf` (NUL-terminated when there is room); `*len_out` is its length without the
+/// NUL. `EMCP_NOT_FOUND` for the URI of a prompt reference or an unknown `which`;
+/// `EMCP_BUFFER_TOO_SMALL` (nothing written) when it does not fit.
 ///
-/// # Safety
-/// `c` is the running callback's handle; `buf` points to `buf_len` writable bytes;
-/// `len_out` is writable.
+/// Pointers: `c` is the running callback's handle; `buf` points to `buf_len` writable
+/// bytes; `len_out` to a writable `size_t`.
 #[no_mangle]
 pub unsafe extern "C" fn emcp_completion_text(
-    c: *mut emcp_completion,
+    c: *const emcp_completion,
     which: u32,
     buf: *mut c_char,
     buf_len: usize,
@@ -275,17 +337,22 @@ pub unsafe extern "C" fn emcp_completion_text(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(c, buf, len_out);
-        let Some(s) = completion_text(unsafe { completion(c) }, which) else {
+        // SAFETY: not NULL (checked above); the contract: the running callback's handle.
+        let Some(s) = completion_text(unsafe { completion_ref(c) }, which) else {
             return EMCP_NOT_FOUND;
         };
+        // SAFETY: not NULL (checked above); the contract: `buf_len` writable bytes at
+        // `buf` (the caller's own memory, apart from the request line `s` lies in) and a
+        // writable `size_t` at `len_out`.
         unsafe { decode_out(s, buf, buf_len, len_out) }
     })
 }
 
-/// Offer one completion value (at most 100; more are dropped with `EMCP_OUTPUT_FULL`).
+/// Offer one completion value (at most `EMCP_MAX_COMPLETIONS`; more are dropped with
+/// `EMCP_OUTPUT_FULL`).
 ///
-/// # Safety
-/// `c` is the running callback's handle; `value` points to `len` bytes.
+/// Pointers: `c` is the running callback's handle; `value` points to `len` readable
+/// bytes (NULL only when `len` is 0).
 #[no_mangle]
 pub unsafe extern "C" fn emcp_completion_offer(
     c: *mut emcp_completion,
@@ -294,7 +361,9 @@ pub unsafe extern "C" fn emcp_completion_offer(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(c);
+        // SAFETY: the contract: `len` readable bytes (or NULL with 0), only copied.
         let v = tri!(unsafe { utf8(value, len) });
+        // SAFETY: not NULL (checked above); the contract: the running callback's handle.
         if unsafe { completion(c) }.offer(v) {
             EMCP_OK
         } else {

@@ -129,7 +129,9 @@ impl Sink for CallbackSink {
         if data.is_empty() {
             return Ok(());
         }
-        // SAFETY: the configuration's callback, called with a valid buffer.
+        // SAFETY: `write` is the configuration's callback (set: it came out of a
+        // `Some`), and emcp_server_init's contract keeps it and `userdata` valid as long
+        // as the server; `data` is a live slice, `data.len()` readable bytes for the call.
         let status = unsafe { (self.write)(self.userdata, data.as_ptr(), data.len()) };
         if is_ok(status) {
             Ok(())
@@ -163,14 +165,35 @@ const _: () = assert!(align_of::<Storage>() <= EMCP_SERVER_STORAGE_ALIGN);
 const _: () = assert!(size_of::<emcp_server_storage>() == EMCP_SERVER_STORAGE_SIZE);
 const _: () = assert!(align_of::<emcp_server_storage>() == EMCP_SERVER_STORAGE_ALIGN);
 
+/// The server state behind a handle, for a function that changes it.
+///
 /// # Safety
-/// `server` must come from a successful `emcp_server_init` and its storage still live.
+/// `server` is not NULL and came from a successful `emcp_server_init` whose storage is
+/// still in place, and nothing else refers to the server state while the result lives:
+/// the exported functions' contract (not from inside one of the server's callbacks, not
+/// beside another call on the same server).
 ///
 /// Out of line on 32-bit targets: one copy is smaller than one per entry point.
 #[cfg_attr(not(emcp_fast), inline(never))]
 unsafe fn inner<'a>(server: *mut emcp_server) -> &'a mut Inner {
-    // SAFETY: init wrote a `Storage` at this address; only its `inner` field is borrowed.
+    // SAFETY: by this function's contract, init wrote a `Storage` at this address and
+    // nothing else refers to its `inner` field now. Only that field is borrowed: the
+    // change flags and the configuration beside it stay free for
+    // `emcp_server_resource_changed`.
     unsafe { &mut *core::ptr::addr_of_mut!((*server.cast::<Storage>()).inner) }
+}
+
+/// The server state behind a handle, for a function that only reads it.
+///
+/// # Safety
+/// As for [`inner`]: nothing changes the server state while the result lives.
+///
+/// Out of line on 32-bit targets, as [`inner`] is.
+#[cfg_attr(not(emcp_fast), inline(never))]
+unsafe fn inner_ref<'a>(server: *const emcp_server) -> &'a Inner {
+    // SAFETY: by this function's contract, init wrote a `Storage` at this address and
+    // nothing changes its `inner` field now; only that field is borrowed.
+    unsafe { &*core::ptr::addr_of!((*server.cast::<Storage>()).inner) }
 }
 
 /// The core's configuration from a checked C configuration. Out of line: built here,
@@ -203,11 +226,15 @@ fn server_config(config: &'static emcp_config) -> Config {
 /// `EMCP_INVALID_CONFIG`, `EMCP_INVALID_SCHEMA`, `EMCP_INVALID_TEMPLATE`,
 /// `EMCP_TOO_MANY_RESOURCES` or `EMCP_NULL_PARAMETER`; nothing is written then.
 ///
-/// # Safety
-/// `storage` points to `storage_len` writable bytes, `line_buffer` to `line_buffer_len`,
-/// `output_buffer` (unless NULL) to `output_buffer_len`; all of them, and `config`, must
-/// outlive the server and not be used by anything else meanwhile. `server_out` is
-/// writable.
+/// Pointers: `storage` points to `storage_len` writable bytes, `line_buffer` to
+/// `line_buffer_len` writable bytes and `output_buffer` (ignored, and may be NULL, with
+/// a write callback) to `output_buffer_len` writable bytes; the three do not overlap
+/// each other or anything `config` points to, and belong to the server until it is no
+/// longer used (nothing else reads or writes them meanwhile). `config` points to an
+/// `emcp_config` that, with every descriptor, text and array it points to, stays in
+/// place and unchanged as long as the server is used. `server_out` points to a writable
+/// `emcp_server *`. A storage is not set up again while its server is in use (inside a
+/// call or a callback).
 #[no_mangle]
 pub unsafe extern "C" fn emcp_server_init(
     storage: *mut emcp_server_storage,
@@ -231,7 +258,9 @@ pub unsafe extern "C" fn emcp_server_init(
         if line_buffer_len < EMCP_LINE_BUFFER_MIN {
             return EMCP_BUFFER_TOO_SMALL;
         }
-        // SAFETY: the caller guarantees `config` outlives the server.
+        // SAFETY: not NULL (checked above); the contract: `config` points to an
+        // `emcp_config` that stays in place and unchanged as long as the server, which
+        // is as long as anything holds this reference (it lives in the storage).
         let config: &'static emcp_config = unsafe { &*config };
         let out = match config.write {
             Some(write) => Output::Callback(CallbackSink {
@@ -246,16 +275,21 @@ pub unsafe extern "C" fn emcp_server_init(
                 if output_buffer_len < EMCP_OUTPUT_MIN_ROOM {
                     return EMCP_BUFFER_TOO_SMALL;
                 }
-                // SAFETY: the caller guarantees the buffer outlives the server.
+                // SAFETY: not NULL (checked above); the contract: `output_buffer_len`
+                // writable bytes that belong to the server as long as it is used and
+                // overlap neither the storage nor the line buffer.
                 Output::Buffer(SliceSink::new(unsafe {
                     core::slice::from_raw_parts_mut(output_buffer, output_buffer_len)
                 }))
             }
         };
         let place = storage.cast::<Storage>();
-        // SAFETY: only the address of the field is taken; it is written below.
         let device = CDevice {
             config,
+            // SAFETY: `place` points into the caller's storage, at least
+            // `EMCP_SERVER_STORAGE_SIZE` bytes (checked above) and so large enough for a
+            // `Storage` (asserted at compile time): the field's address is in bounds.
+            // Nothing is read through it before `place.write` below fills the storage.
             changes: unsafe { core::ptr::addr_of!((*place).changes) },
         };
         if !device.check() {
@@ -272,22 +306,30 @@ pub unsafe extern "C" fn emcp_server_init(
             }
             Err(_) => return EMCP_INVALID_CONFIG,
         };
-        // SAFETY: the caller guarantees the line buffer outlives the server.
+        // SAFETY: not NULL (checked above); the contract: `line_buffer_len` writable
+        // bytes that belong to the server as long as it is used and overlap neither the
+        // storage nor the output buffer.
         let line = unsafe { core::slice::from_raw_parts_mut(line_buffer, line_buffer_len) };
         let inner = Inner {
             server,
             framer: SliceFramer::new(line),
             out,
         };
-        // SAFETY: size and alignment checked above; the storage is the caller's to use.
+        // SAFETY: `place` is the caller's storage: writable, at least
+        // `EMCP_SERVER_STORAGE_SIZE` bytes and aligned to `EMCP_SERVER_STORAGE_ALIGN`
+        // (both checked above), so room for a `Storage` at its alignment (asserted at
+        // compile time). `write` does not read or drop what was there: the contract
+        // rules out a server in use in this storage.
         unsafe {
             place.write(Storage {
                 changes: ChangeFlags::new(),
                 config,
                 inner,
             });
-            *server_out = storage.cast::<emcp_server>();
         }
+        // SAFETY: not NULL (checked above); the contract: `server_out` points to a
+        // writable `emcp_server *`.
+        unsafe { *server_out = storage.cast::<emcp_server>() };
         EMCP_OK
     })
 }
@@ -300,9 +342,11 @@ pub unsafe extern "C" fn emcp_server_init(
 ///
 /// Returns `EMCP_WRITE_FAILED` when the write callback failed (the input was consumed).
 ///
-/// # Safety
-/// `server` is an initialised server; `bytes` points to `len` bytes; `consumed_out` is
-/// writable.
+/// Pointers: `server` comes from `emcp_server_init`, with its storage, configuration
+/// and buffers still in place, and is not in use (this is not called from inside one of
+/// its callbacks, nor beside another call on it). `data` points to `len` readable bytes
+/// outside the server's buffers (NULL only when `len` is 0). `consumed_out` points to a
+/// writable `size_t`.
 #[no_mangle]
 pub unsafe extern "C" fn emcp_server_feed(
     server: *mut emcp_server,
@@ -312,7 +356,11 @@ pub unsafe extern "C" fn emcp_server_feed(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(server, consumed_out);
+        // SAFETY: the contract: `data` points to `len` readable bytes outside the
+        // server's buffers (so unchanged while the server runs), or is NULL with 0.
         let mut rest = tri!(unsafe { bytes(data, len) });
+        // SAFETY: not NULL (checked above); the contract: an initialised server not in
+        // use, so this is the only reference to its state.
         let s = unsafe { inner(server) };
         while !rest.is_empty() && s.out.has_room() {
             let (used, frame) = s.framer.push(rest);
@@ -323,6 +371,7 @@ pub unsafe extern "C" fn emcp_server_feed(
         }
         let status = s.out.status();
         if status == EMCP_OK {
+            // SAFETY: not NULL (checked above); the contract: a writable `size_t`.
             unsafe { *consumed_out = len - rest.len() };
         }
         status
@@ -333,8 +382,8 @@ pub unsafe extern "C" fn emcp_server_feed(
 /// from the main loop; `*busy_out` tells whether tools are still pending (call again
 /// soon).
 ///
-/// # Safety
-/// `server` is an initialised server; `busy_out` is writable.
+/// Pointers: `server` as for `emcp_server_feed`; `busy_out` points to a writable
+/// `bool`.
 #[no_mangle]
 pub unsafe extern "C" fn emcp_server_poll(
     server: *mut emcp_server,
@@ -342,6 +391,8 @@ pub unsafe extern "C" fn emcp_server_poll(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(server, busy_out);
+        // SAFETY: not NULL (checked above); the contract: an initialised server not in
+        // use, so this is the only reference to its state.
         let s = unsafe { inner(server) };
         if !s.out.has_room() {
             return EMCP_OUTPUT_FULL;
@@ -349,6 +400,7 @@ pub unsafe extern "C" fn emcp_server_poll(
         s.server.poll(s.out.sink());
         let status = s.out.status();
         if status == EMCP_OK {
+            // SAFETY: not NULL (checked above); the contract: a writable `bool`.
             unsafe { *busy_out = s.server.busy() };
         }
         status
@@ -358,12 +410,13 @@ pub unsafe extern "C" fn emcp_server_poll(
 /// End of input (the host closed the stream): handle a last message that had no
 /// newline.
 ///
-/// # Safety
-/// `server` is an initialised server.
+/// Pointers: `server` as for `emcp_server_feed`.
 #[no_mangle]
 pub unsafe extern "C" fn emcp_server_finish(server: *mut emcp_server) -> emcp_status {
     ffi_boundary!({
         non_null!(server);
+        // SAFETY: not NULL (checked above); the contract: an initialised server not in
+        // use, so this is the only reference to its state.
         let s = unsafe { inner(server) };
         if !s.out.has_room() {
             return EMCP_OUTPUT_FULL;
@@ -379,9 +432,8 @@ pub unsafe extern "C" fn emcp_server_finish(server: *mut emcp_server) -> emcp_st
 /// the server's buffer. `*written_out` is the number of bytes copied (0 when none wait).
 /// `EMCP_WRONG_STATE` with a write callback.
 ///
-/// # Safety
-/// `server` is an initialised server; `buf` points to `buf_len` writable bytes;
-/// `written_out` is writable.
+/// Pointers: `server` as for `emcp_server_feed`; `buf` points to `buf_len` writable
+/// bytes outside the server's buffers; `written_out` points to a writable `size_t`.
 #[no_mangle]
 pub unsafe extern "C" fn emcp_server_take_output(
     server: *mut emcp_server,
@@ -391,17 +443,21 @@ pub unsafe extern "C" fn emcp_server_take_output(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(server, buf, written_out);
+        // SAFETY: not NULL (checked above); the contract: an initialised server not in
+        // use, so this is the only reference to its state.
         let Output::Buffer(sink) = &mut unsafe { inner(server) }.out else {
             return EMCP_WRONG_STATE;
         };
         let n = sink.len().min(buf_len);
-        // SAFETY: `buf` has `buf_len` >= n writable bytes.
+        // SAFETY: not NULL (checked above); the contract: `buf_len` (at least `n`)
+        // writable bytes outside the server's buffers, so apart from `sink`.
         let dst = unsafe { core::slice::from_raw_parts_mut(buf, n) };
         // A zip rather than `copy_from_slice`, whose length check is a panic path.
         for (d, s) in dst.iter_mut().zip(sink.written()) {
             *d = *s;
         }
         sink.consume(n);
+        // SAFETY: not NULL (checked above); the contract: a writable `size_t`.
         unsafe { *written_out = n };
         EMCP_OK
     })
@@ -409,19 +465,22 @@ pub unsafe extern "C" fn emcp_server_take_output(
 
 /// How many output bytes wait in the output buffer (0 with a write callback).
 ///
-/// # Safety
-/// `server` is an initialised server; `len_out` is writable.
+/// Pointers: `server` as for `emcp_server_feed` (it is only read); `len_out` points to a
+/// writable `size_t`.
 #[no_mangle]
 pub unsafe extern "C" fn emcp_server_output_len(
-    server: *mut emcp_server,
+    server: *const emcp_server,
     len_out: *mut usize,
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(server, len_out);
-        let n = match &unsafe { inner(server) }.out {
+        // SAFETY: not NULL (checked above); the contract: an initialised server not in
+        // use, so nothing changes its state while it is read here.
+        let n = match &unsafe { inner_ref(server) }.out {
             Output::Buffer(sink) => sink.len(),
             Output::Callback(_) => 0,
         };
+        // SAFETY: not NULL (checked above); the contract: a writable `size_t`.
         unsafe { *len_out = n };
         EMCP_OK
     })
@@ -432,8 +491,10 @@ pub unsafe extern "C" fn emcp_server_output_len(
 /// an actuator changed its state resource) or an interrupt handler — it only raises an
 /// atomic flag. `EMCP_NOT_FOUND` for a URI that is not a static resource.
 ///
-/// # Safety
-/// `server` is an initialised server; `uri` points to `uri_len` bytes.
+/// Pointers: `server` comes from `emcp_server_init`, with its storage and configuration
+/// still in place; unlike every other `emcp_server_*` function it may be in use (called
+/// from inside its callbacks or from an interrupt handler). `uri` points to `uri_len`
+/// readable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn emcp_server_resource_changed(
     server: *mut emcp_server,
@@ -442,10 +503,14 @@ pub unsafe extern "C" fn emcp_server_resource_changed(
 ) -> emcp_status {
     ffi_boundary!({
         non_null!(server, uri);
+        // SAFETY: not NULL (checked above); the contract: `uri_len` readable bytes,
+        // unchanged during this call (the text is not kept).
         let uri = tri!(unsafe { utf8(uri, uri_len) });
         let storage = server.cast::<Storage>();
-        // SAFETY: init wrote a `Storage` here. Only the configuration (immutable) and the
-        // atomic flags are read; the running server itself is never referenced.
+        // SAFETY: the contract: init wrote a `Storage` here, still in place. Only its
+        // `config` (a reference that never changes after init) is copied and its change
+        // flags (atomics, made to be shared) are borrowed; the `inner` field, which a
+        // running call may hold mutably, is never referenced.
         let (config, changes) = unsafe {
             (
                 *core::ptr::addr_of!((*storage).config),
@@ -471,12 +536,13 @@ pub unsafe extern "C" fn emcp_server_resource_changed(
 /// The link was lost (USB unplugged, host gone): forget the session, subscriptions,
 /// pending tools (their `cancel` callbacks run), any partial line and waiting output.
 ///
-/// # Safety
-/// `server` is an initialised server.
+/// Pointers: `server` as for `emcp_server_feed`.
 #[no_mangle]
 pub unsafe extern "C" fn emcp_server_reset(server: *mut emcp_server) -> emcp_status {
     ffi_boundary!({
         non_null!(server);
+        // SAFETY: not NULL (checked above); the contract: an initialised server not in
+        // use, so this is the only reference to its state.
         let s = unsafe { inner(server) };
         s.server.reset();
         s.framer.reset();

@@ -32,7 +32,8 @@ impl emcp_str {
         if self.ptr.is_null() {
             return None;
         }
-        // SAFETY: the caller guarantees `ptr` points to `len` readable bytes for 'a.
+        // SAFETY: not NULL (checked above); this function's contract: `ptr` points to
+        // `len` readable bytes that stay unchanged for 'a.
         let bytes = unsafe { core::slice::from_raw_parts(self.ptr.cast::<u8>(), self.len) };
         core::str::from_utf8(bytes).ok()
     }
@@ -51,7 +52,8 @@ pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], e
             Err(EMCP_NULL_PARAMETER)
         };
     }
-    // SAFETY: guaranteed by the caller.
+    // SAFETY: not NULL (checked above); this function's contract: `ptr` points to `len`
+    // readable bytes that stay unchanged for 'a (u8 has no alignment to meet).
     Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
 }
 
@@ -61,6 +63,8 @@ pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], e
 /// # Safety
 /// As for [`bytes`].
 pub(crate) unsafe fn utf8<'a>(ptr: *const c_char, len: usize) -> Result<&'a str, emcp_status> {
+    // SAFETY: `bytes` asks what this function's contract promises, for the same pointer
+    // and length (`c_char` and `u8` have the same size).
     let b = unsafe { bytes(ptr.cast::<u8>(), len) }?;
     core::str::from_utf8(b).map_err(|_| EMCP_INVALID_PARAMETER)
 }
@@ -76,6 +80,7 @@ pub(crate) unsafe fn opt_utf8<'a>(
     if ptr.is_null() {
         return Ok(None);
     }
+    // SAFETY: `utf8` asks what this function's contract promises.
     unsafe { utf8(ptr, len) }.map(Some)
 }
 
@@ -92,7 +97,9 @@ pub(crate) fn taken(ok: bool) -> emcp_status {
 /// when it does not fit; a NUL follows when there is room; `*len_out` is the length.
 ///
 /// # Safety
-/// `buf` must point to `buf_len` writable bytes and `len_out` be writable.
+/// `buf` must point to `buf_len` writable bytes that do not overlap `s` (the request
+/// line lives in the server's line buffer, which the caller does not touch while the
+/// server lives), and `len_out` be writable.
 pub(crate) unsafe fn decode_out(
     s: Str<'_>,
     buf: *mut c_char,
@@ -103,7 +110,8 @@ pub(crate) unsafe fn decode_out(
     if n > buf_len {
         return EMCP_BUFFER_TOO_SMALL;
     }
-    // SAFETY: `buf` has `buf_len` writable bytes.
+    // SAFETY: this function's contract: `buf` points to `buf_len` writable bytes that do
+    // not overlap `s`, the only other memory used while `dst` lives.
     let dst = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), buf_len) };
     let Ok(text) = s.unescape_into(dst) else {
         return EMCP_BUFFER_TOO_SMALL;
@@ -112,7 +120,7 @@ pub(crate) unsafe fn decode_out(
     if let Some(nul) = dst.get_mut(n) {
         *nul = 0;
     }
-    // SAFETY: writable, as the caller guarantees.
+    // SAFETY: this function's contract: `len_out` points to a writable `size_t`.
     unsafe { *len_out = n };
     EMCP_OK
 }

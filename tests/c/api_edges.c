@@ -268,7 +268,7 @@ static size_t make_ping(char *dst, int id, size_t total) {
 
 #define ARGS_JSON                                                                          \
     "{\"s\":\"a\\\"b\\\\c\\u00e9\\n\",\"n\":5,\"f\":5.0,\"e\":1e2,\"neg\":-3,\"frac\":1.5," \
-    "\"b\":true,\"o\":{\"k\":[1,2]},\"big\":1e17,\"z\":null}"
+    "\"b\":true,\"o\":{\"k\":[1,2]},\"big\":1e17,\"zero\":0,\"z\":null}"
 #define ARG_S_RAW "\"a\\\"b\\\\c\\u00e9\\n\""
 #define ARG_S_DECODED "a\"b\\c\xc3\xa9\n" /* 8 bytes */
 
@@ -349,6 +349,12 @@ static void tool_args(emcp_tool_call *call) {
     CHECK_ST(emcp_args_get_scaled(call, "s", 1, 0, &i), EMCP_WRONG_TYPE);
     CHECK_ST(emcp_args_get_scaled(call, "b", 1, 0, &i), EMCP_WRONG_TYPE);
     CHECK_ST(emcp_args_get_scaled(call, "missing", 7, 0, &i), EMCP_NOT_FOUND);
+    CHECK(i == S_I64);
+    /* EMCP_MAX_SCALE is taken, one more is refused. */
+    CHECK_ST(emcp_args_get_scaled(call, "zero", 4, EMCP_MAX_SCALE, &i), EMCP_OK);
+    CHECK(i == 0);
+    i = S_I64;
+    CHECK_ST(emcp_args_get_scaled(call, "zero", 4, EMCP_MAX_SCALE + 1, &i), EMCP_WRONG_TYPE);
     CHECK(i == S_I64);
 
     /* Numbers. */
@@ -743,6 +749,40 @@ static void test_version_and_layout(void) {
     CHECK(strcmp(emcp_version(), want) == 0);
     CHECK(sizeof(emcp_server_storage) == EMCP_SERVER_STORAGE_SIZE);
     CHECK(offsetof(struct probe, s) == EMCP_SERVER_STORAGE_ALIGN);
+}
+
+/* emcp_status_str: a distinct static text for every status, one fixed text otherwise. */
+static void test_status_str(void) {
+    static const emcp_status all[] = {
+        EMCP_OK, EMCP_PENDING,
+        EMCP_NULL_PARAMETER, EMCP_INVALID_PARAMETER, EMCP_NOT_FOUND, EMCP_WRONG_TYPE,
+        EMCP_BUFFER_TOO_SMALL, EMCP_WRONG_STATE,
+        EMCP_STORAGE_TOO_SMALL, EMCP_STORAGE_MISALIGNED,
+        EMCP_INVALID_CONFIG, EMCP_INVALID_SCHEMA, EMCP_INVALID_TEMPLATE, EMCP_TOO_MANY_RESOURCES,
+        EMCP_OUTPUT_FULL, EMCP_WRITE_FAILED,
+        EMCP_TOOL_FAILED, EMCP_DENIED, EMCP_RETRY_LATER,
+        EMCP_PANIC,
+    };
+    static const emcp_status unknown[] = {2, 99, 106, 199, 202, 304, 402, 503, 899, 901, 7777,
+                                          UINT32_MAX};
+    const char *unknown_text = emcp_status_str(UINT32_MAX);
+    size_t i, j;
+    g_test = "status text";
+    CHECK(unknown_text != NULL && strcmp(unknown_text, "unknown status") == 0);
+    for (i = 0; i < sizeof all / sizeof all[0]; i++) {
+        const char *t = emcp_status_str(all[i]);
+        CHECK(t != NULL && t[0] != '\0');
+        CHECK(t != NULL && strcmp(t, "unknown status") != 0);
+        CHECK(t == emcp_status_str(all[i])); /* static: the same text every time */
+        for (j = 0; j < i; j++) {
+            CHECK(t != NULL && strcmp(t, emcp_status_str(all[j])) != 0);
+        }
+    }
+    CHECK(strcmp(emcp_status_str(EMCP_OK), "ok") == 0);
+    CHECK(strcmp(emcp_status_str(EMCP_BUFFER_TOO_SMALL), "buffer too small") == 0);
+    for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        CHECK(emcp_status_str(unknown[i]) == unknown_text);
+    }
 }
 
 /* Every function taking a callback handle, with a NULL handle (outside any callback). */
@@ -1585,6 +1625,7 @@ static void test_completion_long_value(void) {
 
 int main(void) {
     test_version_and_layout();
+    test_status_str();
     test_null_handles();
     test_server_nulls();
     test_init_storage_and_buffers();
