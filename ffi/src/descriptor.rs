@@ -428,7 +428,7 @@ fn argument_ok(a: &emcp_prompt_argument) -> bool {
 }
 
 /// Text of a required descriptor field (`""` if it is somehow absent: the
-/// configuration was checked at init). Out of line on 32-bit targets: called for
+/// configuration was checked at init). Out of line in the plain forms: called for
 /// every required text of every descriptor, one copy is smaller than many.
 #[cfg_attr(not(emcp_fast), inline(never))]
 pub(crate) fn text(s: &emcp_str) -> &'static str {

@@ -173,7 +173,7 @@ const _: () = assert!(align_of::<emcp_server_storage>() == EMCP_SERVER_STORAGE_A
 /// the exported functions' contract (not from inside one of the server's callbacks, not
 /// beside another call on the same server).
 ///
-/// Out of line on 32-bit targets: one copy is smaller than one per entry point.
+/// Out of line in the plain forms: one copy is smaller than one per entry point.
 #[cfg_attr(not(emcp_fast), inline(never))]
 unsafe fn inner<'a>(server: *mut emcp_server) -> &'a mut Inner {
     // SAFETY: by this function's contract, init wrote a `Storage` at this address and
@@ -188,7 +188,7 @@ unsafe fn inner<'a>(server: *mut emcp_server) -> &'a mut Inner {
 /// # Safety
 /// As for [`inner`]: nothing changes the server state while the result lives.
 ///
-/// Out of line on 32-bit targets, as [`inner`] is.
+/// Out of line in the plain forms, as [`inner`] is.
 #[cfg_attr(not(emcp_fast), inline(never))]
 unsafe fn inner_ref<'a>(server: *const emcp_server) -> &'a Inner {
     // SAFETY: by this function's contract, init wrote a `Storage` at this address and

@@ -88,7 +88,7 @@ impl<'a> ResourceRead<'a> {
     }
 
     /// Start a `contents` entry: its head, then the key of its body (`text` or `blob`).
-    /// On 64-bit hosts the first entry opens with `contents`, in one write.
+    /// The fast forms open the first entry with `contents`, in one write.
     fn open(&mut self, mime: Option<&str>, body: MemberKey) -> bool {
         if forms::contents_head(&self.ex, &mut self.w, &mut self.phase) {
             write_contents_rest(&mut self.w, self.uri, mime);

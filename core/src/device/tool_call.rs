@@ -105,7 +105,7 @@ impl<'a> ToolCall<'a> {
     }
     /// Send `notifications/progress` if the client asked for progress (it sent a
     /// `progressToken`) and no content was written yet. Returns whether it was sent.
-    /// Out of line on 32-bit targets (smaller there).
+    /// Out of line in the plain forms (smaller there).
     #[cfg_attr(not(emcp_fast), inline(never))]
     pub fn progress(&mut self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
         self.phase == Phase::Idle && self.ex.progress(&mut self.w, progress, total, message)

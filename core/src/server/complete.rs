@@ -1,4 +1,5 @@
 use super::failure::Outcome;
+use super::named::Named;
 use super::params::str_member;
 use super::params::Params;
 use super::params::P_META;
@@ -14,8 +15,8 @@ use crate::wire::json::Sink;
 use crate::wire::rpc::Request;
 
 impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
-    /// Out of line on 32-bit targets: apart from the dispatch it is inlined into, it
-    /// takes less code there (40 bytes on Cortex-M3).
+    /// Out of line in the plain forms: apart from the dispatch it would be inlined
+    /// into, it takes less code.
     #[cfg_attr(not(emcp_fast), inline(never))]
     pub(super) fn complete<'a>(
         &mut self,
@@ -33,7 +34,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         let reference = if kind.eq_str("ref/prompt") {
             let name = str_member(reference, "name").ok_or(bad)?;
             Reference::Prompt(
-                self.named(false, name)
+                self.named(Named::Prompt, name)
                     .ok_or(DispatchError::UnknownPrompt)?,
             )
         } else if kind.eq_str("ref/resource") {

@@ -2,8 +2,8 @@ use crate::wire::json::Sink;
 use crate::wire::json::SinkError;
 
 /// Passes writes through and remembers whether the sink ran full, so that a line that
-/// did not fit can be taken back whole ([`Sink::rollback`]) instead of being cut. On
-/// 64-bit hosts its writers tell it of a refused write ([`Sink::failed`]): every write
+/// did not fit can be taken back whole ([`Sink::rollback`]) instead of being cut. Its
+/// writers tell it of a refused write ([`Sink::failed`]): every write
 /// into a guard comes from a [`JsonWriter`], so a write itself is passed on without a
 /// look at the answer.
 pub(super) struct Guard<'a> {
@@ -12,8 +12,7 @@ pub(super) struct Guard<'a> {
 }
 
 impl<'a> Guard<'a> {
-    /// Out of line on 32-bit targets: smaller than a copy at each of its five uses
-    /// (24 bytes on Cortex-M3).
+    /// Out of line in the plain forms: one copy is smaller than one at each use.
     #[cfg_attr(not(emcp_fast), inline(never))]
     pub(super) fn new(inner: &'a mut dyn Sink) -> Self {
         inner.mark();
@@ -22,7 +21,7 @@ impl<'a> Guard<'a> {
 
     /// The guard as a sink. Out of line and not generic, so that the guard's vtable is
     /// emitted once (the generic server and this module's own functions would each
-    /// carry a copy in a small image); inlined on 64-bit hosts.
+    /// carry a copy in a small image); inlined in the fast forms.
     #[cfg_attr(not(emcp_fast), inline(never))]
     pub(super) fn sink(&mut self) -> &mut dyn Sink {
         self

@@ -38,6 +38,7 @@ mod input;
 mod jobs;
 mod list;
 mod method;
+mod named;
 mod params;
 mod prompts;
 mod resources;

@@ -1,4 +1,5 @@
 use super::failure::Outcome;
+use super::named::Named;
 use super::params::Params;
 use super::result::Ttl;
 use super::Server;
@@ -19,7 +20,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         ex: Exchange<'a>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
-        let (index, args) = self.find(p, false)?;
+        let (index, args) = self.find(p, Named::Prompt)?;
         if let Some(a) = args {
             if a.kind() != Kind::Object || a.members().any(|(_, v)| v.kind() != Kind::String) {
                 return Err(

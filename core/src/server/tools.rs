@@ -4,12 +4,10 @@ use super::failure::{ErrorData, Failure};
 #[cfg(feature = "input")]
 use super::input::Waiting;
 use super::jobs::Job;
+use super::named::Named;
 use super::params::Params;
-use super::params::P_ARGUMENTS;
-use super::params::P_NAME;
 use super::result::Ttl;
 use super::Server;
-use super::MAX_DESCRIPTORS;
 use crate::device::Device;
 use crate::device::Exchange;
 use crate::device::Step;
@@ -18,40 +16,12 @@ use crate::wire::error::DispatchError;
 use crate::wire::json::JsonWriter;
 use crate::wire::json::Kind;
 use crate::wire::json::Sink;
-use crate::wire::json::Str;
 use crate::wire::json::Value;
 use crate::wire::rpc;
 use crate::wire::rpc::Id;
 use crate::wire::rpc::Request;
 
 impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
-    /// The index of the tool (`tools`) or else the prompt called `name`.
-    pub(super) fn named(&self, tools: bool, name: Str<'_>) -> Option<usize> {
-        (0..MAX_DESCRIPTORS)
-            .map_while(|i| match tools {
-                true => self.device.tool(i).map(|t| t.name),
-                false => self.device.prompt(i).map(|p| p.name),
-            })
-            .position(|n| name.eq_str(n))
-    }
-
-    /// The index of the tool (`tools`) or prompt a tools/call or prompts/get names, and
-    /// its `arguments` (`null` taken as none).
-    pub(super) fn find<'a>(
-        &self,
-        p: &Params<'a>,
-        tools: bool,
-    ) -> Result<(usize, Option<Value<'a>>), DispatchError> {
-        let (missing, unknown) = match tools {
-            true => ("tool name", DispatchError::UnknownTool),
-            false => ("prompt name", DispatchError::UnknownPrompt),
-        };
-        let missing = DispatchError::MissingParam(missing);
-        let name = p.0[P_NAME].and_then(|v| v.as_str()).ok_or(missing)?;
-        let index = self.named(tools, name).ok_or(unknown)?;
-        Ok((index, p.0[P_ARGUMENTS].filter(|a| !a.is_null())))
-    }
-
     pub(super) fn call_tool<'a>(
         &mut self,
         r: Request<'a>,
@@ -59,7 +29,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         ex: Exchange<'a>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
-        let (index, args) = self.find(p, true)?;
+        let (index, args) = self.find(p, Named::Tool)?;
         if args.is_some_and(|a| a.kind() != Kind::Object) {
             return Err(DispatchError::InvalidParams("arguments must be an object").into());
         }

@@ -14,16 +14,11 @@ use crate::server::Server;
 use crate::wire::framing::Frames;
 use crate::wire::json::{IoSink, Sink, SinkError};
 
-/// Bytes read from the transport per call in [`serve`] (a stack buffer): 256 on a
-/// 32-bit target (a microcontroller's stack), 4 KiB on a 64-bit one, where most lines
-/// then arrive whole and are handled in place rather than copied into the framer.
-#[cfg(not(emcp_fast))]
-pub const READ_CHUNK: usize = 256;
-/// Bytes read from the transport per call in [`serve`] (a stack buffer): 256 on a
-/// 32-bit target (a microcontroller's stack), 4 KiB on a 64-bit one, where most lines
-/// then arrive whole and are handled in place rather than copied into the framer.
-#[cfg(emcp_fast)]
-pub const READ_CHUNK: usize = 4096;
+/// Bytes read from the transport per call in [`serve`] (a stack buffer): 256 in the
+/// plain forms (a microcontroller's stack), 4 KiB in the fast forms (a host's), where
+/// most lines then arrive whole and are handled in place rather than copied into the
+/// framer.
+pub const READ_CHUNK: usize = if cfg!(emcp_fast) { 4096 } else { 256 };
 
 /// Feed received bytes: frame them and handle every complete line.
 pub fn feed<D: Device, F: Frames + ?Sized, const L: usize, const J: usize, const W: usize>(
