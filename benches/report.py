@@ -1,6 +1,7 @@
 """Write the performance page and its charts from one run of benches/run.sh.
 
-    python3 benches/report.py DATA OUT --command CMD --started EPOCH [--quick]
+    python3 benches/report.py DATA OUT --command CMD --started EPOCH \
+        [--commit HASH --changed N] [--quick]
 
 DATA is the directory where run.sh left each part's output (the Markdown tables it
 printed, the harness's JSON lines, size.sh's report); OUT receives performance.md and
@@ -57,7 +58,7 @@ def md_tables(text):
 
 def table(tables, heading_start, first_header=None):
     for t in tables:
-        if t["heading"].startswith(heading_start) and (first_header is None or t["header"][0] == first_header):
+        if t["heading"].startswith(heading_start) and first_header in (None, t["header"][0]):
             return t
     return None
 
@@ -153,6 +154,8 @@ def main():
     ap.add_argument("out", type=Path)
     ap.add_argument("--command", required=True)
     ap.add_argument("--started", type=int, required=True)
+    ap.add_argument("--commit", default="unknown", help="the commit measured")
+    ap.add_argument("--changed", type=int, default=0, help="tracked files changed from it")
     ap.add_argument("--quick", action="store_true")
     a = ap.parse_args()
     data, out = a.data, a.out
@@ -162,9 +165,8 @@ def main():
         old.unlink()  # a chart this run does not draw must not stay from an earlier one
 
     started = datetime.datetime.fromtimestamp(a.started, datetime.timezone.utc)
-    minutes = (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds() / 60
-    commit = sh("git", "rev-parse", "--short=12", "HEAD") or "unknown"
-    dirty = sh("git", "status", "--porcelain", "--untracked-files=no")
+    seconds = (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds()
+    took = f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
     rmcp_v, mcp_v = peer_versions()
 
     callgrind = md_tables(read(data, "callgrind.md"))
@@ -188,13 +190,13 @@ def main():
         needs through the project's scripts and prints the same tables on stdout).""")
     p("| | |", "|---|---|")
     p(f"| command | `{a.command}` |")
-    p(f"| date | {started:%Y-%m-%d %H:%M} UTC (the run took {minutes:.0f} min) |")
-    p(f"| commit | `{commit}`{' with uncommitted changes' if dirty else ''} |")
+    p(f"| date | {started:%Y-%m-%d %H:%M} UTC (the run took {took}) |")
+    p(f"| commit | `{a.commit}`{f', {a.changed} tracked files changed from it' if a.changed else ''} |")
     p(f"| machine | {sh('nproc') or os.cpu_count()} cores (`nproc`), {cpu_model()}, "
       f"{platform.machine()}, Linux {platform.release()} |")
-    p(f"| toolchain | {sh('rustc', '--version').split(' (')[0]}; "
-      f"{sh('valgrind', '--version')}; "
-      f"{(sh('qemu-system-arm', '--version').splitlines() or ['qemu ?'])[0].replace('QEMU emulator version', 'QEMU')}; "
+    qemu = (sh("qemu-system-arm", "--version").splitlines() or ["QEMU ?"])[0]
+    p(f"| toolchain | {sh('rustc', '--version').split(' (')[0]}; {sh('valgrind', '--version')}; "
+      f"{qemu.replace('QEMU emulator version', 'QEMU')}; "
       f"arm-none-eabi-gcc {sh('arm-none-eabi-gcc', '-dumpversion') or '?'} |")
     p("")
     p.para("""The machine is shared with other work and has few cores: instruction counts

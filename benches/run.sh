@@ -54,6 +54,11 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ -n "$out" ] || out=$([ "$quick" = 1 ] && echo target/bench-quick || echo docs)
+# The code measured: the commit, and whether tracked files differ from it (the page this
+# run replaces aside).
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+changed=$(git status --porcelain --untracked-files=no -- . ":(exclude)$out/performance.md" \
+    ":(exclude)$out/perf" 2>/dev/null | wc -l)
 if [ "$quick" = 1 ]; then
     n_fast=2000 n_slow=500 runs=1
 else
@@ -291,4 +296,4 @@ PY
 # ---- 6. the page ----------------------------------------------------------------------
 log "writing $out/performance.md and its charts ($out/perf/)"
 python3 benches/report.py "$tmp" "$out" --command "$command" --started "$started" \
-    $([ "$quick" = 1 ] && echo --quick)
+    --commit "$commit" --changed "$changed" $([ "$quick" = 1 ] && echo --quick)
