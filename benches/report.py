@@ -76,6 +76,21 @@ def num(s):
         return None
 
 
+# The names of the two protocol eras on this page, for the labels the tools print.
+ERA_WORDS = [
+    (r"^modern ", "stateless "),  # the harness's --era modern
+    (r"^initialize era only$", "legacy era only"),  # size.sh --matrix
+    (r"^2026-07-28 only$", "stateless era only"),
+    (r"\(initialize era\)", "(legacy era)"),  # the goals
+]
+
+
+def era_words(cell):
+    for pattern, word in ERA_WORDS:
+        cell = re.sub(pattern, word, cell)
+    return cell
+
+
 def grouped(n):
     return f"{n:,}"
 
@@ -133,14 +148,14 @@ class Page:
         self.out.append("")
 
     def table(self, t):
-        """A table as the run printed it, integers grouped by thousands and the harness's
-        era `modern` called by its name, stateless."""
+        """A table as the run printed it, integers grouped by thousands and the eras
+        called by this page's names."""
         if not t:
             return
         for line in t["lines"]:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             cells = [f"{int(c):,}" if re.fullmatch(r"\d{4,}", c) else c for c in cells]
-            cells = [re.sub(r"^modern ", "stateless ", c) for c in cells]
+            cells = [era_words(c) for c in cells]
             self.out.append("| " + " | ".join(cells) + " |")
         self.out.append("")
 
@@ -248,8 +263,9 @@ def main():
             system calls (it reads and writes in large blocks, while a lone request is
             still answered at once), serves each message without a heap allocation, and
             writes the response as it goes; `rmcp` passes each message between tokio tasks
-            (`futex` and `epoll_wait` around a `write` per response) and builds a
-            `serde_json` tree of every request and response.""")
+            (`futex` and `epoll_wait` around a `write` per response; `strace -c` shows
+            them) and allocates as it deserialises each request and builds each
+            response.""")
 
     # ---- instructions per message
     cg = table(callgrind, "Instructions per message", "case")
@@ -327,7 +343,7 @@ def main():
             svg = ram_chart(ram)
             if svg:
                 (perf / "ram-by-size.svg").write_text(svg)
-                p("![RAM of one message against message size](perf/ram-by-size.svg)", "")
+                p("![RAM of one message against response size](perf/ram-by-size.svg)", "")
             p.para("""RAM of one message on the 64-bit host
                 (`cargo run --release -p emcp-bench --bin scaling`): `size_of` the server
                 (all the state it keeps, the device included), of the
@@ -336,7 +352,10 @@ def main():
                 (found as `tests/stack.rs` finds it: a binary search, in child processes,
                 for the most stack ballast the message still runs below, minus that of an
                 empty run), and heap allocations per message, which must be 0
-                (`benches/inproc/tests/ram.rs` checks it).""")
+                (`benches/inproc/tests/ram.rs` checks it). A response is written as it is
+                produced, so its size takes no RAM; a request must fit the framer's line
+                buffer, so the `echo` rows over 4 KiB would need a larger `Framer<N>` than
+                the one in the table (the chart shows the blobs).""")
             note = ram_note(ram)
             if note:
                 p.para(note)
@@ -362,7 +381,7 @@ def main():
             only (`board.c` built with `-DBOARD_TOOLS_ONLY`; the core's resource and prompt
             code stays, as the configuration is runtime data); and one era only (the core's
             features `legacy` or `stateless`). The features `http` and `input` are not in
-            the firmware, and the image has no floating point.""")
+            the firmware.""")
         if mx:
             p.table(mx)
         panics = re.findall(r"core::panicking symbols: (\S+)", size_txt)
@@ -540,20 +559,20 @@ def scaling_chart(echo, blob):
 
 
 def ram_chart(ram):
-    rows = [r for r in ram["rows"] if r[0].startswith(("echo_", "blob_")) and num(r[6]) is not None]
+    # Blobs only: a request must fit the line buffer, so the framer an `echo` of 64 KiB
+    # needs is larger than the Framer<4096> in the table.
+    rows = [r for r in ram["rows"] if r[0].startswith("blob_") and num(r[6]) is not None]
     if not rows:
         return ""
     labels, server, framer, stack = [], [], [], []
     for r in rows:
-        kind, size = r[0].split("_", 1)
-        what = "request" if kind == "echo" else "response"
-        labels.append(f"{kind}, {charts.fmt_bytes(int(size))} {what} · {r[1]}")
+        labels.append(f"blob of {charts.fmt_bytes(int(r[0].split('_', 1)[1]))} · {r[1]}")
         server.append(num(r[4]))
         framer.append(num(r[5]))
         stack.append(num(r[6]))
     fr = ram["header"][5].replace(" B", "")
     return charts.stacked_hbars(
-        "RAM of one message against message size",
+        "RAM of one message against response size",
         "64-bit host: the server's size, the stdio line buffer and the peak stack of one message; no heap",
         labels,
         [("RAM, bytes", "bytes", [
@@ -566,7 +585,7 @@ def footprint_chart(mx, fw):
     labels, text, data, bss, stack = [], [], [], [], []
     if mx:
         for r in mx["rows"]:
-            labels.append(f"{r[0]} · {BOARDS.get(r[1], r[1])}")
+            labels.append(f"{era_words(r[0])} · {BOARDS.get(r[1], r[1])}")
             text.append(num(r[2]))
             data.append(num(r[3]))
             bss.append(num(r[4]))
@@ -581,7 +600,7 @@ def footprint_chart(mx, fw):
     if not labels:
         return ""
     return charts.stacked_hbars(
-        "Firmware footprint by image variant",
+        "Firmware footprint by image variant" if mx else "Firmware footprint of the full board",
         "C sensor board on the C ABI, release build (arm-none-eabi-size; stack: high-water mark over every transcript)",
         labels,
         [("Flash: text + data", "bytes", [
