@@ -254,10 +254,9 @@ def main():
             machine), and the table gives the median of the rounds' ratios with their range
             in brackets. best/best divides the two boards' least CPU over the rounds, the
             runs least disturbed by the shared machine. The chart draws the median CPU on a
-            log scale, with the median ratio at each bar's end. The CPU of a server this
-            cheap moves with the state of the shared machine far more than a peer's does
-            (with the same instructions and no more system calls), hence the rounds and
-            the ranges.""")
+            log scale, with the median ratio at each bar's end. The CPU time of a server
+            this cheap moves with the state of the shared machine, hence the rounds and the
+            ranges.""")
         p.table(st)
         p.para("""Where the difference comes from: emcp answers a pipelined stream with few
             system calls (it reads and writes in large blocks, while a lone request is
@@ -440,7 +439,7 @@ def m3_note(cg, mt):
         span = f"{min(ratios):.1f}" if f"{min(ratios):.1f}" == f"{max(ratios):.1f}" else \
             f"{min(ratios):.1f} to {max(ratios):.1f}"
         text += (f"The Cortex-M3 runs {span} times the host's "
-                 "instructions for the same message. Most of the speed of the host build is in "
+                 "instructions for the same request line. Most of the speed of the host build is in "
                  "forms compiled for 64-bit targets only (strings scanned and "
                  "compared eight bytes at a time, among others), where image size does not matter, while the 32-bit firmware keeps "
                  "the smaller code; the C board also hands its input schemas over as JSON text, "

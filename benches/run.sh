@@ -2,10 +2,11 @@
 # The whole benchmark comparison in one run, printed as Markdown on stdout and written
 # as a page with charts.
 #
-#   benches/run.sh            # full: ~15 min on 2 cores; writes docs/performance.md
+#   benches/run.sh            # full; writes docs/performance.md (which says how long it took)
 #   benches/run.sh --quick    # CI: every part once, small N (checks it builds and runs);
 #                             # writes target/bench-quick/performance.md
 #   benches/run.sh [--quick] --out DIR   # the page and its charts into DIR instead
+#                                        # (relative to the repository's root)
 #
 # 1. In-process: instructions per message under callgrind (benches/inproc/callgrind.sh),
 #    and criterion's wall time per message (benches/inproc; --quick: each bench once).
