@@ -36,7 +36,7 @@ def fmt(v):
         return f"{v:,.0f}"
     if v >= 10:
         return f"{v:.1f}"
-    if v >= 1:
+    if v >= 0.01:
         return f"{v:.2f}"
     return f"{v:.3g}"
 
