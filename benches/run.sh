@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# The whole benchmark comparison in one run, printed as Markdown on stdout.
+# The whole benchmark comparison in one run, printed as Markdown on stdout and written
+# as a page with charts.
 #
-#   benches/run.sh            # full: ~15 min on 2 cores
-#   benches/run.sh --quick    # CI: every part once, small N (checks it builds and runs)
+#   benches/run.sh            # full; writes docs/performance.md (which says how long it took)
+#   benches/run.sh --quick    # CI: every part once, small N (checks it builds and runs);
+#                             # writes target/bench-quick/performance.md
+#   benches/run.sh [--quick] --out DIR   # the page and its charts into DIR instead
+#                                        # (relative to the repository's root)
 #
 # 1. In-process: instructions per message under callgrind (benches/inproc/callgrind.sh),
 #    and criterion's wall time per message (benches/inproc; --quick: each bench once).
@@ -19,6 +23,11 @@
 # 4. Scaling: RAM against response size (benches/inproc scaling).
 # 5. The goals the benchmark issue sets ("must reach"), each against what this run
 #    measured above: met or not.
+# 6. The page: benches/report.py writes DIR/performance.md (the header says when, from
+#    which commit, with which command, on which machine; the tables above with what
+#    each measures) and its SVG charts in DIR/perf/ (CPU per message against the
+#    peers, cost and RAM against message size, firmware footprint by variant), from
+#    this run's outputs only. Nothing is written when a part fails.
 #
 # Installs what it needs through the project's scripts (valgrind, the ARM toolchain
 # and QEMU, the Python venv, the peers). Build output and progress go to stderr; never
@@ -27,8 +36,30 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
 
+started=$(date +%s)
+command="bash benches/run.sh${*:+ $*}"
 quick=0
-[ "${1:-}" = "--quick" ] && quick=1
+out=
+while [ $# -gt 0 ]; do
+    case $1 in
+        --quick) quick=1 ;;
+        --out)
+            out=${2:?--out needs a directory}
+            shift
+            ;;
+        *)
+            echo "usage: benches/run.sh [--quick] [--out DIR]" >&2
+            exit 2
+            ;;
+    esac
+    shift
+done
+[ -n "$out" ] || out=$([ "$quick" = 1 ] && echo target/bench-quick || echo docs)
+# The code measured: the commit, and whether tracked files differ from it (the page this
+# run replaces aside).
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+changed=$(git status --porcelain --untracked-files=no -- . ":(exclude)$out/performance.md" \
+    ":(exclude)$out/perf" 2>/dev/null | wc -l)
 if [ "$quick" = 1 ]; then
     n_fast=2000 n_slow=500 runs=1
 else
@@ -71,9 +102,10 @@ else
     log "in-process: criterion"
     cargo bench -p emcp-bench --bench handle -- --warm-up-time 1 --measurement-time 3 \
         'read_sensor|read_text|read_blob_4k|tools_list' >&2
-    echo "### Wall time per message in-process (criterion, mean)"
-    echo
-    python3 - "$root/target/criterion" <<'PY'
+    {
+        echo "### Wall time per message in-process (criterion, mean)"
+        echo
+        python3 - "$root/target/criterion" <<'PY'
 import json, pathlib, sys
 rows = []
 for est in sorted(pathlib.Path(sys.argv[1]).glob("*/*/new/estimates.json")):
@@ -84,6 +116,7 @@ for est in sorted(pathlib.Path(sys.argv[1]).glob("*/*/new/estimates.json")):
 print("| case | era | µs / msg |\n|---|---|---:|")
 print("\n".join(rows))
 PY
+    } | tee "$tmp/criterion.md"
     echo
 fi
 
@@ -113,15 +146,16 @@ done
 run "$tmp/stdio-slow.jsonl" python-sdk legacy "$n_slow" "$runs" -- "${python_board[@]}"
 run "$tmp/stdio-slow.jsonl" python-sdk modern "$n_slow" "$runs" -- "${python_board[@]}"
 
-echo "### End to end over stdio (pipelined, every response checked)"
-echo
-echo "Fast boards: $rounds round(s), each running every board and era once (one measured"
-echo "run and one start-up run); CPU and msg/s are medians over the rounds, × emcp-rust the"
-echo "median of each round's own ratio (range in brackets), best/best the ratio of the two"
-echo "boards' least CPU over the rounds (the runs least disturbed by the shared machine)."
-echo "The Python SDK: median of $runs runs, against the median of emcp-rust."
-echo
-python3 - "$tmp/stdio-fast.jsonl" "$tmp/stdio-slow.jsonl" "$tmp/ratios.json" <<'PY'
+{
+    echo "### End to end over stdio (pipelined, every response checked)"
+    echo
+    echo "Fast boards: $rounds round(s), each running every board and era once (one measured"
+    echo "run and one start-up run); CPU and msg/s are medians over the rounds, × emcp-rust the"
+    echo "median of each round's own ratio (range in brackets), best/best the ratio of the two"
+    echo "boards' least CPU over the rounds (the runs least disturbed by the shared machine)."
+    echo "The Python SDK: median of $runs runs, against the median of emcp-rust."
+    echo
+    python3 - "$tmp/stdio-fast.jsonl" "$tmp/stdio-slow.jsonl" "$tmp/ratios.json" <<'PY'
 import json, statistics, sys
 fast = [json.loads(l) for l in open(sys.argv[1])]
 slow = [json.loads(l) for l in open(sys.argv[2])]
@@ -168,6 +202,7 @@ for name, era in keys:
 with open(sys.argv[3], "w") as f:
     json.dump(found, f)
 PY
+} | tee "$tmp/stdio.md"
 echo
 
 # ---- 3. footprint ---------------------------------------------------------------------
@@ -185,29 +220,30 @@ echo "The full board's image: request bytes fed through \`emcp_server_feed\` (C 
 echo "core, the C board's callbacks) to the last response byte handed to the write callback."
 echo
 if [ "$quick" = 1 ]; then
-    bash benches/firmware/instr.sh read_sensor
+    bash benches/firmware/instr.sh read_sensor | tee "$tmp/instr-m3.md"
 else
-    bash benches/firmware/instr.sh
+    bash benches/firmware/instr.sh | tee "$tmp/instr-m3.md"
 fi
 echo
 if [ "$quick" = 0 ]; then
     log "footprint matrix: examples/firmware/size.sh --matrix"
     echo "### Footprint matrix (examples/firmware/size.sh --matrix; stack peak over every transcript)"
     echo
-    bash examples/firmware/size.sh --matrix
+    bash examples/firmware/size.sh --matrix | tee "$tmp/matrix.md"
     echo
 fi
 
 # ---- 4. scaling -----------------------------------------------------------------------
 log "scaling: RAM against response size"
-cargo run -q --release -p emcp-bench --bin scaling
+cargo run -q --release -p emcp-bench --bin scaling | tee "$tmp/scaling.md"
 echo
 
 # ---- 5. the goals ---------------------------------------------------------------------
 # The benchmark issue's "must reach" lines, from the numbers above (nothing re-measured).
-echo "### Must reach"
-echo
-python3 - "$tmp/callgrind.md" "$tmp/ratios.json" "$tmp/size.txt" <<'PY'
+{
+    echo "### Must reach"
+    echo
+    python3 - "$tmp/callgrind.md" "$tmp/ratios.json" "$tmp/size.txt" <<'PY'
 import json, re, statistics, sys
 ir = {}
 for line in open(sys.argv[1]):
@@ -256,3 +292,9 @@ if alone:
           + (" instructions — each more than the goal allows for the whole round trip."
              if ranked[0][1] > 1000 else " instructions."))
 PY
+} | tee "$tmp/goals.md"
+
+# ---- 6. the page ----------------------------------------------------------------------
+log "writing $out/performance.md and its charts ($out/perf/)"
+python3 benches/report.py "$tmp" "$out" --command "$command" --started "$started" \
+    --commit "$commit" --changed "$changed" $([ "$quick" = 1 ] && echo --quick)
