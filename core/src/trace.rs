@@ -7,10 +7,15 @@ macro_rules! trace {
     ($($arg:tt)*) => { defmt::debug!($($arg)*) };
 }
 
-/// Log a debug message through `defmt` (feature `defmt`), or do nothing.
+/// Log a debug message through `defmt` (feature `defmt`), or do nothing — but still
+/// type-check the format string and every argument (as smoltcp's `net_log!` does), so
+/// that a call site that would not compile with `defmt` does not compile without it.
 #[cfg(not(feature = "defmt"))]
 macro_rules! trace {
-    ($($arg:tt)*) => {{}};
+    ($fmt:literal $(, $arg:expr)* $(,)?) => {{
+        let _: &str = $fmt;
+        $( let _ = &$arg; )*
+    }};
 }
 
 pub(crate) use trace;
