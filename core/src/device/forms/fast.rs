@@ -28,6 +28,7 @@ const RESULT_CONTENTS: Opening = (
 const NEXT_TEXT_BLOCK: &[u8] = b"},{\"type\":\"text\",\"text\":";
 
 /// Open the result envelope (and `resultType` for 2026-07-28, with the brace).
+#[inline(always)]
 pub(in crate::device) fn begin_result(ex: &Exchange<'_>, w: &mut JsonWriter<'_>) {
     if ex.stateless {
         rpc::begin_message(
@@ -45,6 +46,7 @@ pub(in crate::device) fn begin_result(ex: &Exchange<'_>, w: &mut JsonWriter<'_>)
 /// Open the result envelope and, in the same write, `levels - 1` containers more
 /// with `open` (the text after the result's brace, `resultType` added for the
 /// stateless era).
+#[inline(always)]
 fn begin_result_n(ex: &Exchange<'_>, w: &mut JsonWriter<'_>, open: Opening, levels: u8) {
     w.raw(rpc::ID);
     w.raw(ex.id.raw());
@@ -54,6 +56,7 @@ fn begin_result_n(ex: &Exchange<'_>, w: &mut JsonWriter<'_>, open: Opening, leve
 /// A text block's head in one write where it can be: with the result's opening for
 /// the first block, with the previous block's pending `}` after a text block. False,
 /// having written nothing, otherwise (the caller opens the block itself).
+#[inline(always)]
 pub(in crate::device) fn text_head(
     ex: &Exchange<'_>,
     w: &mut JsonWriter<'_>,
@@ -70,6 +73,7 @@ pub(in crate::device) fn text_head(
 
 /// The first `contents` entry's head with the result's opening, in one write. False,
 /// having written nothing, after the first entry.
+#[inline(always)]
 pub(in crate::device) fn contents_head(
     ex: &Exchange<'_>,
     w: &mut JsonWriter<'_>,
@@ -84,12 +88,14 @@ pub(in crate::device) fn contents_head(
 }
 
 /// A text block's text was written: its `}` goes out with what follows.
+#[inline(always)]
 pub(in crate::device) fn text_block_done(_w: &mut JsonWriter<'_>, phase: &mut Phase) {
     *phase = Phase::Block;
 }
 
 /// When a text block's `}` is pending: write it with `close`, which also ends the
 /// array and may hold a key (`key`). False, having written nothing, otherwise.
+#[inline(always)]
 pub(in crate::device) fn close_pending(
     w: &mut JsonWriter<'_>,
     phase: &Phase,

@@ -10,6 +10,7 @@ use crate::wire::json::JsonWriter;
 pub(in crate::server) const FILE_URI_CURSOR: bool = true;
 
 /// Open the array of list result `list`: its key and bracket in one write.
+#[inline(always)]
 pub(in crate::server) fn open_list(w: &mut JsonWriter<'_>, list: Method) {
     w.begin(match list {
         Method::ToolsList => b",\"tools\":[",
@@ -21,6 +22,7 @@ pub(in crate::server) fn open_list(w: &mut JsonWriter<'_>, list: Method) {
 
 /// Whether changed resources need no walk: nobody is subscribed to any of them (the
 /// common case).
+#[inline(always)]
 pub(in crate::server) fn nothing_to_notify(changed: u32, session: u32, listens: bool) -> bool {
     changed & session == 0 && !listens
 }
@@ -48,6 +50,7 @@ const CACHE_SCOPE_META_KEY: &[u8] =
 
 /// `serverInfo` written once for `config` (`plain`: its strings need no escaping).
 #[cfg(feature = "stateless")]
+#[inline(always)]
 pub(in crate::server) fn written_info(config: &Config, plain: bool) -> ServerInfo {
     let mut info = heapless::Vec::new();
     let mut w = JsonWriter::new(&mut info);
@@ -63,6 +66,7 @@ pub(in crate::server) fn written_info(config: &Config, plain: bool) -> ServerInf
 /// and the `_meta` holding the kept `serverInfo`, then the envelope and the line.
 /// False, having written nothing, when no `serverInfo` is kept.
 #[cfg(feature = "stateless")]
+#[inline(always)]
 pub(in crate::server) fn end_with_info(
     info: &ServerInfo,
     w: &mut JsonWriter<'_>,
