@@ -1,5 +1,7 @@
 extern crate std;
 
+use super::base64::BASE64;
+use super::number::div_rem_10;
 use super::*;
 use std::string::String;
 use std::vec::Vec;
@@ -381,14 +383,6 @@ fn base64_vectors_any_split() {
     assert_eq!(decode_b64(&enc[1..enc.len() - 1]), all);
     for cut in [1, 2, 3, 95, 96, 97, 500, 999] {
         assert_eq!(b64_split(&all, &[cut]), enc);
-    }
-}
-
-#[cfg(emcp_fast)]
-#[test]
-fn base64_pair_table_is_the_alphabet_twice() {
-    for (i, pair) in B64_PAIRS.iter().enumerate() {
-        assert_eq!(*pair, [b64((i >> 6) as u8), b64(i as u8)], "{i}");
     }
 }
 
@@ -785,6 +779,121 @@ proptest! {
             prop_assert!(crate_parse(text.as_bytes()).kind() == super::super::scanner::Kind::Number);
         } else {
             prop_assert_eq!(text, "null");
+        }
+    }
+}
+
+// ---- the two forms ---------------------------------------------------------
+
+/// The writer's fast and plain forms on the same calls: the same bytes.
+mod forms_agree {
+    use super::super::{fast, plain};
+    use super::*;
+
+    /// Strings of every kind the forms tell apart: empty, at and around the
+    /// lengths where the fast form changes its copy (3, 4, 8, 16, 32), with a byte
+    /// to escape at the start, middle or end, non-ASCII text.
+    fn fixtures() -> Vec<Vec<u8>> {
+        let mut all: Vec<Vec<u8>> = Vec::new();
+        for len in 0..=40usize {
+            let base: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            all.push(base.clone());
+            for at in [0, len / 2, len.saturating_sub(1)] {
+                for b in [b'"', b'\\', b'\n', 0x01, 0x1f, 0x7f] {
+                    if at < len {
+                        let mut s = base.clone();
+                        s[at] = b;
+                        all.push(s);
+                    }
+                }
+            }
+        }
+        all.push("h\u{e9}llo w\u{f6}rld \u{1f600}".as_bytes().to_vec());
+        all.push(
+            "\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}"
+                .as_bytes()
+                .to_vec(),
+        );
+        all
+    }
+
+    /// What each form writes for `s` as a value, a key, a verbatim value (when
+    /// nothing needs escaping), and a raw value, first in its array or object and
+    /// after another member.
+    fn written(s: &[u8], fast_form: bool) -> String {
+        let put_string = |w: &mut JsonWriter<'_>, key, verbatim| match fast_form {
+            true => fast::put_string(w, s, key, verbatim),
+            false => plain::put_string(w, s, key, verbatim),
+        };
+        let key = |w: &mut JsonWriter<'_>| match fast_form {
+            true => fast::key(w, s),
+            false => plain::key(w, s),
+        };
+        let value_comma = |w: &mut JsonWriter<'_>| match fast_form {
+            true => fast::value_comma(w),
+            false => plain::value_comma(w),
+        };
+        let verbatim = !needs_escape(core::str::from_utf8(s).unwrap());
+        out(|w| {
+            w.begin_array();
+            for _ in 0..2 {
+                put_string(w, false, false);
+                w.after_value();
+                if verbatim {
+                    put_string(w, false, true);
+                    w.after_value();
+                }
+            }
+            w.begin_object();
+            for _ in 0..2 {
+                key(w);
+                w.comma = false;
+                w.null();
+                put_string(w, true, false);
+                w.comma = false;
+                w.u64(1);
+            }
+            w.end_object();
+            for _ in 0..2 {
+                value_comma(w);
+                w.put(b"7");
+                w.after_value();
+            }
+            w.end_array();
+        })
+    }
+
+    #[test]
+    fn strings_on_fixtures() {
+        for s in fixtures() {
+            assert_eq!(written(&s, true), written(&s, false), "{s:?}");
+        }
+    }
+
+    /// A key the crate spells as a literal: `,"key":` whole, or the name alone.
+    #[test]
+    fn literal_keys() {
+        let both = |fast_form: bool| {
+            out(|w| {
+                w.begin_object();
+                for _ in 0..2 {
+                    match fast_form {
+                        true => fast::key_raw(w, fast::member_key!("inputSchema")),
+                        false => plain::key_raw(w, plain::member_key!("inputSchema")),
+                    }
+                    w.u64(1);
+                }
+                w.end_object();
+            })
+        };
+        assert_eq!(both(true), both(false));
+        assert_eq!(both(true), r#"{"inputSchema":1,"inputSchema":1}"#);
+    }
+
+    proptest! {
+        #[test]
+        fn strings_agree(s in "\\PC{0,48}|[a-z\"\\\\\n\u{1}\u{e9}]{0,40}") {
+            prop_assert_eq!(written(s.as_bytes(), true), written(s.as_bytes(), false));
         }
     }
 }

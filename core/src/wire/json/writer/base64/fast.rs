@@ -1,0 +1,115 @@
+//! The fast form of the base64 loop, for hosts: a carried group leads the first run,
+//! four groups are encoded at a time from two overlapping 8-byte words, and every
+//! group takes two lookups in [`B64_PAIRS`] (8 KiB: out of a small target's flash).
+#![cfg_attr(not(emcp_fast), allow(dead_code))]
+
+use super::{Encode, BASE64};
+use crate::wire::json::writer::JsonWriter;
+
+/// Groups encoded per sink write: 128 bytes of stack, zeroed on every call, so no
+/// bigger than a streamed part needs: they take a 64-byte part and a carried group in
+/// one run (a bigger part takes one sink write per 96 bytes).
+pub(super) const B64_RUN: usize = 32;
+
+/// The two base64 characters of every 12-bit value: 12 bytes are encoded with eight
+/// lookups in it, a lone group with two.
+// Evaluated at compile time: an index out of range would fail the build, not panic.
+#[allow(clippy::indexing_slicing)]
+static B64_PAIRS: [[u8; 2]; 4096] = {
+    let mut table = [[0u8; 2]; 4096];
+    let mut i = 0;
+    while i < 4096 {
+        table[i] = [BASE64[i >> 6], BASE64[i & 0x3F]];
+        i += 1;
+    }
+    table
+};
+
+/// The two base64 characters of the low 12 bits of `v` ([`B64_PAIRS`]).
+#[inline(always)]
+fn b64_pair(v: u64) -> [u8; 2] {
+    B64_PAIRS
+        .get(v as usize & 0xFFF)
+        .copied()
+        .unwrap_or_default()
+}
+
+/// The fast form.
+pub(super) struct Form;
+
+impl Encode for Form {
+    /// The carried group completed and encoded as the first group of the first run.
+    #[inline(always)]
+    fn complete_carry(
+        w: &mut JsonWriter<'_>,
+        rest: &mut &[u8],
+        out: &mut [u8],
+        n: &mut usize,
+    ) -> bool {
+        if w.carry_len > 0 {
+            let need = 3usize.saturating_sub(usize::from(w.carry_len));
+            let Some((head, tail)) = rest.split_at_checked(need) else {
+                w.carry_in(rest);
+                w.carry_len += rest.len() as u8;
+                return false;
+            };
+            w.carry_in(head);
+            if let Some(o) = out.first_chunk_mut::<4>() {
+                *o = Self::group(w.carry);
+                *n = 4;
+            }
+            *rest = tail;
+        }
+        true
+    }
+
+    /// While 14 input bytes remain, four groups per step: two overlapping big-endian
+    /// words, each of whose top 6 bytes is encoded as four character pairs.
+    #[inline(always)]
+    fn quads(rest: &mut &[u8], out: &mut [u8], n: &mut usize) {
+        for o in out
+            .get_mut(*n..)
+            .unwrap_or_default()
+            .as_chunks_mut::<16>()
+            .0
+        {
+            let Some((w, _)) = rest.split_first_chunk::<14>() else {
+                break;
+            };
+            let (Some(x), Some(y)) = (w.first_chunk::<8>(), w.last_chunk::<8>()) else {
+                break;
+            };
+            let (v, u) = (u64::from_be_bytes(*x), u64::from_be_bytes(*y));
+            let [a, b] = b64_pair(v >> 52);
+            let [c, d] = b64_pair(v >> 40);
+            let [e, f] = b64_pair(v >> 28);
+            let [g, h] = b64_pair(v >> 16);
+            let [i, j] = b64_pair(u >> 52);
+            let [k, l] = b64_pair(u >> 40);
+            let [m, p] = b64_pair(u >> 28);
+            let [q, r] = b64_pair(u >> 16);
+            *o = [a, b, c, d, e, f, g, h, i, j, k, l, m, p, q, r];
+            *rest = rest.get(12..).unwrap_or_default();
+            *n += 16;
+        }
+    }
+
+    /// Two lookups in [`B64_PAIRS`].
+    #[inline(always)]
+    fn group(group: u32) -> [u8; 4] {
+        let [a, b] = b64_pair(u64::from(group >> 12));
+        let [c, d] = b64_pair(u64::from(group));
+        [a, b, c, d]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn pair_table_is_the_alphabet_twice() {
+        for (i, pair) in super::B64_PAIRS.iter().enumerate() {
+            let b64 = super::super::b64;
+            assert_eq!(*pair, [b64((i >> 6) as u8), b64(i as u8)], "{i}");
+        }
+    }
+}
