@@ -49,6 +49,9 @@
 
 use core::cmp::Ordering;
 
+mod fast;
+mod plain;
+
 /// A literal taken apart: `-`? `int` (`.` `frac`)? (`e` `exp`)?, read as
 /// `±0.d₁d₂… · 10^scale` with `d₁` its first significant (non-zero) digit.
 #[derive(Clone, Copy)]
@@ -62,8 +65,7 @@ struct Parts<'a> {
     /// the exponent read saturating at `±`[`EXP_LIMIT`] and the sum saturating at the
     /// `i32` range. Meaningless for zero.
     scale: i32,
-    /// Length of the literal in bytes (read by the scanner on 32-bit targets).
-    #[cfg_attr(all(emcp_fast, not(test)), allow(dead_code))]
+    /// Length of the literal in bytes (read by `plain::literal_len`).
     end: usize,
 }
 
@@ -183,53 +185,13 @@ impl<'a> Parts<'a> {
 }
 
 /// Length of the JSON number literal at the start of `s` (RFC 8259 grammar: no leading
-/// zeros), for the scanner; `None` if `s` does not start with one.
-///
-/// On 64-bit hosts a walk over the grammar that keeps nothing (speed: every message
-/// has its id); elsewhere [`Parts::new`]'s (one copy in flash).
+/// zeros), for the scanner; `None` if `s` does not start with one. On hosts a walk
+/// over the grammar that keeps nothing (every message has its id); on small targets
+/// [`Parts::new`]'s (one copy in flash). Both forms are tested against each other.
 #[cfg(emcp_fast)]
-pub(crate) fn literal_len(s: &[u8]) -> Option<usize> {
-    // The number of digits from `i` on.
-    let digits = |i: usize| {
-        s.get(i..)
-            .map_or(0, |r| r.iter().take_while(|b| b.is_ascii_digit()).count())
-    };
-    let mut i = usize::from(s.first() == Some(&b'-'));
-    // The integer part: a zero, or digits not starting with one.
-    let int = digits(i);
-    match s.get(i)? {
-        b'0' if int == 1 => {}
-        b'1'..=b'9' => {}
-        _ => return None,
-    }
-    i += int;
-    if s.get(i) == Some(&b'.') {
-        i += match digits(i + 1) {
-            0 => return None,
-            n => 1 + n,
-        };
-    }
-    if matches!(s.get(i), Some(b'e' | b'E')) {
-        i += 1 + usize::from(matches!(s.get(i + 1), Some(b'+' | b'-')));
-        i += match digits(i) {
-            0 => return None,
-            n => n,
-        };
-    }
-    Some(i)
-}
-
-/// Length of the JSON number literal at the start of `s`.
+pub(crate) use fast::literal_len;
 #[cfg(not(emcp_fast))]
-pub(crate) fn literal_len(s: &[u8]) -> Option<usize> {
-    literal_len_by_parts(s)
-}
-
-/// [`literal_len`] by [`Parts::new`].
-#[cfg(any(test, not(emcp_fast)))]
-fn literal_len_by_parts(s: &[u8]) -> Option<usize> {
-    Some(Parts::new(s, false)?.end)
-}
+pub(crate) use plain::literal_len;
 
 /// `magnitude` with the sign, `None` outside `i64`. Out of line on 32-bit targets
 /// (smaller there).

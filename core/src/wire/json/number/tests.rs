@@ -287,8 +287,10 @@ fn spell_i64(m: i64, e: i32, style: u8) -> String {
     spell(m < 0, m.unsigned_abs(), e, style)
 }
 
+/// The two forms of `literal_len` (fast: a walk over the grammar; plain: `Parts::new`)
+/// on the same inputs.
 #[test]
-fn literal_len_agrees_with_parts() {
+fn literal_len_forms_agree() {
     for s in [
         "0",
         "-0",
@@ -317,19 +319,19 @@ fn literal_len_agrees_with_parts() {
         "123456789012345678901234567890",
     ] {
         let b = s.as_bytes();
-        assert_eq!(literal_len(b), literal_len_by_parts(b), "{s:?}");
+        assert_eq!(fast::literal_len(b), plain::literal_len(b), "{s:?}");
     }
 }
 
 proptest! {
     #[test]
-    fn literal_len_agrees_with_parts_everywhere(
+    fn literal_len_forms_agree_everywhere(
         s in proptest::collection::vec(
             proptest::sample::select(b"0123456789-+.eEx ,]".to_vec()),
             0..12,
         )
     ) {
-        prop_assert_eq!(literal_len(&s), literal_len_by_parts(&s));
+        prop_assert_eq!(fast::literal_len(&s), plain::literal_len(&s));
     }
 
     #[test]
