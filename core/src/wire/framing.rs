@@ -62,7 +62,7 @@ fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
-/// `line` without one trailing `\r`. Out of line on 32-bit targets (smaller there).
+/// `line` without one trailing `\r`. Out of line on small targets (smaller there).
 #[cfg_attr(not(emcp_fast), inline(never))]
 fn strip_cr(line: &[u8]) -> &[u8] {
     match line.split_last() {

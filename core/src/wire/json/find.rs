@@ -7,7 +7,7 @@ use super::swar;
 /// Index of the first byte of `s` that a JSON string cannot hold as it is: `"`, `\`
 /// or a control character (below 0x20). The one word-at-a-time search of the crate:
 /// the scanner finds string ends and escapes with it, the writer what to escape.
-/// Out of line on 32-bit targets (one copy in flash), inline on 64-bit hosts (speed),
+/// Out of line on small targets (one copy in flash), inline on hosts (speed),
 /// where the bytes after the last whole word are searched as one last word overlapping
 /// the one before (the writer searches every string to its end).
 #[cfg_attr(not(emcp_fast), inline(never))]
@@ -41,7 +41,7 @@ pub(crate) fn special_flags(v: u64) -> u64 {
 }
 
 /// [`find_special`] that also stops at a byte above 0x7F: the scanner's search
-/// through strings while the input's UTF-8 has not been checked (64-bit hosts only,
+/// through strings while the input's UTF-8 has not been checked (hosts only,
 /// where it is inline). The bytes after the last whole word are searched as one last
 /// word, as by [`find_special`] (the last string of a line ends there).
 #[inline]

@@ -1,12 +1,12 @@
 //! Number literals: exact comparison, and `f64` conversions both ways, without
 //! `core`'s float parsing and formatting.
 //!
-//! `core`'s `f64::from_str` and `Display` are exact, but on a Cortex-M they cost about
-//! 27 KB of flash (tables of powers of five and ten, Grisu with a Dragon fallback) and
-//! 2.5 KB of stack. Devices read and write a handful of short decimals (`21.5`,
-//! `-12.5`, `1e2`), so this module does both with integer arithmetic on one small
-//! big-integer type ([`Big`], [`LIMBS`] 32-bit limbs on the stack): about 4 KB of
-//! code, no float operations.
+//! `core`'s `f64::from_str` and `Display` are exact, but on a Cortex-M they bring
+//! tables of powers of five and ten and Grisu with a Dragon fallback: several times
+//! this module's flash, and kilobytes of stack. Devices read and write a handful of
+//! short decimals (`21.5`, `-12.5`, `1e2`), so this module does both with integer
+//! arithmetic on one small big-integer type ([`Big`], [`LIMBS`] 32-bit limbs on the
+//! stack), no float operations.
 //!
 //! Reading ([`to_f64`]):
 //!
@@ -193,7 +193,7 @@ pub(crate) use fast::literal_len;
 #[cfg(not(emcp_fast))]
 pub(crate) use plain::literal_len;
 
-/// `magnitude` with the sign, `None` outside `i64`. Out of line on 32-bit targets
+/// `magnitude` with the sign, `None` outside `i64`. Out of line on small targets
 /// (smaller there).
 #[cfg_attr(not(emcp_fast), inline(never))]
 fn signed(negative: bool, magnitude: u64) -> Option<i64> {

@@ -284,7 +284,7 @@ impl<'a> Value<'a> {
     /// form. Digits after the 19th only count as "a little more": the result is then
     /// at most one unit in the last place off, and only when the literal lies within a
     /// relative 10^-18 of a point halfway between two `f64`s. Integer arithmetic only,
-    /// no `core` float parsing (15 KB of flash on a Cortex-M).
+    /// no `core` float parsing (its tables would take kilobytes of a Cortex-M's flash).
     ///
     /// ```
     /// use emcp::wire::json::parse;

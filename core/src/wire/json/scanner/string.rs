@@ -151,7 +151,7 @@ impl<'a> Str<'a> {
     }
 
     /// [`Str::position_in`] when the caller knows whether the content has no escape
-    /// (`plain`). Always inline on 64-bit hosts: [`value_end`] matches every member
+    /// (`plain`). Always inline on hosts: the picking loop matches every member
     /// name of the levels it picks from with it.
     #[cfg_attr(emcp_fast, inline(always))]
     pub(crate) fn position_in_known(&self, names: &[&str], plain: bool) -> Option<usize> {
@@ -177,7 +177,7 @@ impl<'a> Str<'a> {
     }
 
     /// [`Str::eq_bytes`] for content longer than `s`: decoded as it is compared. Out of
-    /// line on 64-bit hosts, so that the common case above saves no registers for it.
+    /// line on hosts, so that the common case above saves no registers for it.
     #[cfg_attr(emcp_fast, inline(never))]
     fn eq_decoded(&self, s: &[u8]) -> bool {
         let mut want = s;

@@ -12,7 +12,7 @@ use super::{
 /// the members named by level 1's `keys`; inside the first of level 1's `open` those
 /// of level 2. First occurrence wins, keys are compared decoded, as with
 /// [`Value::get`]. The last level opens none below it: it is built with
-/// [`Level::last`] (on 64-bit hosts the picking loop has no level to file a deeper
+/// [`Level::last`] (on hosts the picking loop has no level to file a deeper
 /// object's members into, and would refuse the line).
 pub(crate) struct Picks<'p, 'a> {
     /// The levels, outermost first.
@@ -25,7 +25,7 @@ pub(crate) struct Picks<'p, 'a> {
 
 /// One level of [`Picks`].
 ///
-/// Its `keys` must be [`plain_names`]: on 64-bit hosts a key spelled exactly as one of
+/// Its `keys` must be [`plain_names`]: on hosts a key spelled exactly as one of
 /// them is matched in place, before (instead of) being scanned as a string.
 pub(crate) struct Level<'p, 'a> {
     pub(super) keys: &'p [&'p str],
@@ -177,9 +177,8 @@ pub(super) fn skip_ws(input: &[u8], i: usize) -> usize {
     }
 }
 
-/// [`skip_ws`] past the first whitespace byte. Out of line on 64-bit hosts (the
-/// compact-JSON path stays short); elsewhere the compiler's choice, smaller (32 bytes
-/// on Cortex-M3).
+/// [`skip_ws`] past the first whitespace byte. Out of line on hosts (the compact-JSON
+/// path stays short); on small targets the compiler's choice, which is smaller.
 #[cfg_attr(emcp_fast, inline(never))]
 fn skip_ws_run(input: &[u8], mut i: usize) -> usize {
     while let Some(&b) = input.get(i) {
@@ -360,7 +359,7 @@ pub(super) fn string_end(input: &[u8], i: usize, utf8: &mut bool) -> Option<usiz
 /// [`string_end`], and whether the string has no escape. `utf8` tells whether the
 /// whole input is known to be UTF-8; at the first byte above 0x7F while it is not,
 /// the input is checked (`None` when it is not UTF-8), so that non-ASCII bytes then
-/// need no look. Always inline on 64-bit hosts (out of line, its two callers in
+/// need no look. Always inline on hosts (out of line, its two callers in
 /// [`value_end`] pay a call per string).
 #[cfg_attr(emcp_fast, inline(always))]
 #[cfg_attr(not(emcp_fast), inline)]

@@ -26,7 +26,7 @@ pub(crate) fn decimal(v: u64, buf: &mut [u8; 20]) -> &[u8] {
 }
 
 /// `v / 10` and `v % 10` by long division in 16-bit steps: only 32-bit divisions,
-/// where a 64-bit division would be a library call (about 1 KB) on a 32-bit target.
+/// where a 64-bit division would be a library routine linked in on a 32-bit target.
 pub(super) fn div_rem_10(v: u64) -> (u64, u8) {
     let mut q = 0u64;
     let mut r = 0u32;
