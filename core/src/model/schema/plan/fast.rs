@@ -62,7 +62,7 @@ impl Items {
 #[inline(always)]
 pub(super) fn enum_item_at<'a>(
     items: &Items,
-    range: ItemRange,
+    range: &ItemRange,
     source: &'a [u8],
     list: impl FnOnce() -> Option<Value<'a>>,
     text: &[u8],

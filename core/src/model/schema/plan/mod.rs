@@ -458,7 +458,7 @@ impl<'a> Plan<'a> {
     #[inline(always)]
     fn enum_item_at(&self, p: &Property, text: &[u8]) -> Option<usize> {
         let list = || self.value(p.keywords[1]);
-        form::enum_item_at(&self.items, p.items, self.source.as_bytes(), list, text)
+        form::enum_item_at(&self.items, &p.items, self.source.as_bytes(), list, text)
     }
 
     /// The index of the declared property whose name is written `name`.

@@ -29,7 +29,7 @@ impl Items {
 #[inline(always)]
 pub(super) fn enum_item_at<'a>(
     _items: &Items,
-    _range: ItemRange,
+    _range: &ItemRange,
     _source: &'a [u8],
     list: impl FnOnce() -> Option<Value<'a>>,
     text: &[u8],

@@ -173,8 +173,8 @@ fn enum_forms_agree(schema: &str) {
             texts.push(quoted[..quoted.len() - 1].to_vec());
         }
         for text in &texts {
-            let fast = fast::enum_item_at(&items, range, s, || list, text);
-            let plain = plain::enum_item_at(&plain::Items, (), s, || list, text);
+            let fast = fast::enum_item_at(&items, &range, s, || list, text);
+            let plain = plain::enum_item_at(&plain::Items, &(), s, || list, text);
             assert_eq!(
                 fast,
                 plain,
