@@ -4,7 +4,7 @@
 //! at a time (`mod.rs`, `forms_agree`). Compiled on every target.
 #![cfg_attr(not(emcp_fast), allow(dead_code))]
 
-use super::{write_titles, Tool};
+use super::{write_titles, Names, Tool};
 use crate::wire::json::writer::{Joined, MemberKey};
 use crate::wire::json::JsonWriter;
 
@@ -59,8 +59,15 @@ pub(super) fn write_tool(tool: &Tool<'_>, w: &mut JsonWriter<'_>) {
 }
 
 /// Open a descriptor object whose first member is `name` (the brace and the key in
-/// one write), then `title` and `description` when present.
-pub(super) fn open_names(
+/// one write), then `title` and `description` when present: the three from `names`.
+#[inline(always)]
+pub(super) fn open_names<'n>(w: &mut JsonWriter<'_>, names: impl FnOnce() -> Names<'n>) {
+    let (name, title, description) = names();
+    open_with_names(w, name, title, description);
+}
+
+/// [`open_names`], the names read.
+fn open_with_names(
     w: &mut JsonWriter<'_>,
     name: &str,
     title: Option<&str>,

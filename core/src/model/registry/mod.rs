@@ -348,7 +348,7 @@ impl<'a> PromptArgument<'a> {
     /// targets (smaller there).
     #[cfg_attr(not(emcp_fast), inline(never))]
     fn write(&self, w: &mut JsonWriter<'_>) {
-        form::open_names(w, self.name, self.title, self.description);
+        form::open_names(w, || (self.name, self.title, self.description));
         if self.required {
             w.member_lit(b",\"required\":true");
         }
@@ -407,7 +407,7 @@ impl<'a> Prompt<'a> {
         w: &mut JsonWriter<'_>,
         arguments: impl Iterator<Item = PromptArgument<'b>>,
     ) {
-        form::open_names(w, self.name, self.title, self.description);
+        form::open_names(w, || (self.name, self.title, self.description));
         let mut listed = false;
         for a in arguments {
             if !listed {
@@ -431,6 +431,10 @@ pub(crate) fn opt_str(w: &mut JsonWriter<'_>, key: &'static str, value: Option<&
         w.str(v);
     }
 }
+
+/// A descriptor's `name`, `title` and `description`, read when needed (see
+/// `open_names` of each form).
+type Names<'n> = (&'n str, Option<&'n str>, Option<&'n str>);
 
 /// Write the members every descriptor starts with: `name`, then `title` and
 /// `description` when present.
@@ -593,8 +597,8 @@ mod tests {
                     let open = |form: u8| {
                         in_array(|w| {
                             match form {
-                                0 => fast::open_names(w, name, title, description),
-                                1 => plain::open_names(w, name, title, description),
+                                0 => fast::open_names(w, || (name, title, description)),
+                                1 => plain::open_names(w, || (name, title, description)),
                                 _ => {
                                     w.begin_object();
                                     w.key("name");

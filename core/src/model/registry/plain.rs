@@ -3,7 +3,7 @@
 //! the same bytes (`mod.rs`, `forms_agree`).
 #![cfg_attr(emcp_fast, allow(dead_code))]
 
-use super::{opt_member, write_names, Tool, ToolAnnotations};
+use super::{opt_member, write_names, Names, Tool, ToolAnnotations};
 use crate::wire::json::writer::{member_key, MemberKey};
 use crate::wire::json::JsonWriter;
 
@@ -24,18 +24,16 @@ pub(super) fn write_tool(tool: &Tool<'_>, w: &mut JsonWriter<'_>) {
     w.end_object();
 }
 
-/// Open a descriptor object, then its `name`, `title` and `description`.
+/// Open a descriptor object, then its `name`, `title` and `description`: the three
+/// from `names`, read after the brace is written (nothing to keep across that call).
 #[inline(always)]
-pub(super) fn open_names(
-    w: &mut JsonWriter<'_>,
-    name: &str,
-    title: Option<&str>,
-    description: Option<&str>,
-) {
+pub(super) fn open_names<'n>(w: &mut JsonWriter<'_>, names: impl FnOnce() -> Names<'n>) {
     w.begin_object();
+    let (name, title, description) = names();
     write_names(w, name, title, description);
 }
 
+/// Write a tool's `annotations` object.
 fn write_annotations(a: &ToolAnnotations<'_>, w: &mut JsonWriter<'_>) {
     w.begin_object();
     opt_member(w, member_key!("title"), a.title);

@@ -2,9 +2,9 @@
 //!
 //! Two forms of the encoding loop: [`plain`] (one group at a time, the alphabet
 //! looked up character by character: small code) and [`fast`] (four groups at a time
-//! from two 8-byte words, two characters per lookup in an 8 KiB table). `Encode` is
-//! what differs; the loop around it is one. Both are compiled everywhere and write the
-//! same bytes (`tests.rs`, `forms_agree`).
+//! from two 8-byte words, two characters per lookup in an 8 KiB table), each behind
+//! one function, `part`. Both are compiled everywhere and write the same bytes (the
+//! tests below).
 
 use super::{JsonWriter, OpenString};
 
@@ -16,24 +16,6 @@ mod plain;
 use fast as form;
 #[cfg(not(emcp_fast))]
 use plain as form;
-
-/// What a form of [`JsonWriter::base64_part`] provides.
-trait Encode {
-    /// Complete a group carried over from the previous part with the first bytes of
-    /// `rest` (taking them off it), written or encoded into `out` at `*n`; false when
-    /// `rest` ran out first (all of it carried).
-    fn complete_carry(
-        w: &mut JsonWriter<'_>,
-        rest: &mut &[u8],
-        out: &mut [u8],
-        n: &mut usize,
-    ) -> bool;
-    /// Encode whole groups of `rest` several at a time into `out` at `*n`, while both
-    /// have room (nothing, for a form that has no such step).
-    fn quads(rest: &mut &[u8], out: &mut [u8], n: &mut usize);
-    /// The four characters of one group, the low 24 bits of `group`.
-    fn group(group: u32) -> [u8; 4];
-}
 
 pub(super) const BASE64: &[u8; 64] =
     b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -75,43 +57,7 @@ impl JsonWriter<'_> {
     /// `B64_RUN` at a time into a stack buffer and written as one run (the base64
     /// alphabet needs no escaping).
     pub fn base64_part(&mut self, bytes: &[u8]) {
-        self.base64_part_by::<form::Form>(bytes, &mut [0u8; 4 * form::B64_RUN]);
-    }
-
-    /// [`base64_part`](Self::base64_part) in form `F`, encoding into `out` (room for
-    /// `F`'s run).
-    #[inline(always)]
-    fn base64_part_by<F: Encode>(&mut self, bytes: &[u8], out: &mut [u8]) {
-        let mut rest = bytes;
-        let mut n = 0;
-        // First complete a group carried over from the previous part (all of this
-        // part may go into it).
-        if !F::complete_carry(self, &mut rest, out, &mut n) {
-            return;
-        }
-        // Full groups, up to `B64_RUN` per sink write: as many as the form encodes
-        // several at a time, then one group at a time.
-        loop {
-            F::quads(&mut rest, out, &mut n);
-            while let Some(o) = out.get_mut(n..).and_then(|o| o.first_chunk_mut::<4>()) {
-                let Some((&[x, y, z], tail)) = rest.split_first_chunk::<3>() else {
-                    break;
-                };
-                *o = F::group(u32::from(x) << 16 | u32::from(y) << 8 | u32::from(z));
-                rest = tail;
-                n += 4;
-            }
-            if n == 0 {
-                break;
-            }
-            self.put(out.get(..n).unwrap_or_default());
-            if rest.len() < 3 {
-                break;
-            }
-            n = 0;
-        }
-        self.carry_in(rest);
-        self.carry_len = rest.len() as u8;
+        form::part(self, bytes);
     }
 
     /// `bytes` (the few a part ends with) appended to the carried group.
@@ -164,29 +110,30 @@ pub(super) fn encode_group(group: u32) -> [u8; 4] {
 mod tests {
     extern crate std;
 
-    use super::{fast, plain, Encode};
+    use super::{fast, plain};
     use crate::wire::json::writer::tests::out;
+    use crate::wire::json::writer::JsonWriter;
     use proptest::prelude::*;
     use std::string::String;
     use std::vec::Vec;
 
-    /// `data` as one base64 string fed in parts cut at `cuts`, by form `F`.
-    fn by<F: Encode, const RUN: usize>(data: &[u8], cuts: &[usize]) -> String {
+    /// `data` as one base64 string fed in parts cut at `cuts`, by one form's `part`.
+    fn by(part: fn(&mut JsonWriter<'_>, &[u8]), data: &[u8], cuts: &[usize]) -> String {
         out(|w| {
             w.base64_begin();
             let mut from = 0;
             for &cut in cuts {
-                w.base64_part_by::<F>(&data[from..cut], &mut [0u8; RUN]);
+                part(w, &data[from..cut]);
                 from = cut;
             }
-            w.base64_part_by::<F>(&data[from..], &mut [0u8; RUN]);
+            part(w, &data[from..]);
             w.base64_end();
         })
     }
 
     fn agree(data: &[u8], cuts: &[usize]) {
-        let fast = by::<fast::Form, { 4 * fast::B64_RUN }>(data, cuts);
-        let plain = by::<plain::Form, { 4 * plain::B64_RUN }>(data, cuts);
+        let fast = by(fast::part, data, cuts);
+        let plain = by(plain::part, data, cuts);
         assert_eq!(fast, plain, "{data:?} cut at {cuts:?}");
     }
 
