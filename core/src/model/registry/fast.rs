@@ -77,7 +77,7 @@ fn open_with_names(
     write_titles(w, name, title, description);
 }
 
-/// Write `"key":"value"` when the value is present; `key` as [`member_key!`] gives
+/// Write `"key":"value"` when the value is present; `key` as [`member_key!`](crate::wire::json::writer::member_key) gives
 /// it.
 pub(crate) fn opt_member(w: &mut JsonWriter<'_>, key: MemberKey, value: Option<&str>) {
     if let Some(v) = value {

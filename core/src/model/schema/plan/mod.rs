@@ -543,7 +543,7 @@ impl<'a> Plan<'a> {
 }
 
 /// The arguments of a call that passed a [`Plan`]'s check, filed by declared property,
-/// so that a handler's lookup by name ([`ToolCall::arg`](crate::ToolCall::arg)) needs
+/// so that a handler's lookup by name ([`ToolCall::arg`](crate::device::ToolCall::arg)) needs
 /// no walk. Kept only when no argument's name is spelled with an escape: a name as
 /// written is then its decoded name, and the value filed under a declared name is the
 /// first (the only) argument of that name, as [`Value::get`] finds it.

@@ -1,4 +1,4 @@
-//! The fast form of [`literal_len`](super::literal_len), for hosts: a walk over the
+//! The fast form of [`literal_len`](super::literal_len()), for hosts: a walk over the
 //! number grammar that keeps nothing. Its twin is `plain::literal_len`.
 #![cfg_attr(not(emcp_fast), allow(dead_code))]
 

@@ -99,7 +99,7 @@ impl<'a> Str<'a> {
     /// Whether `self` and `other` are the same text once decoded (member names: `"a"`
     /// and `"\u0061"` are one name). `other`, when spelled with an escape, is
     /// decoded on the stack: one whose decoded text is longer than [`NAME_BUF`] bytes is
-    /// another name. ([`Value::member_named`] passes an object's member names as
+    /// another name. ([`Value::member_named`](super::Value::member_named) passes an object's member names as
     /// `other`: a schema's property names, the arguments before the one looked for —
     /// the argument itself is never cut short.)
     pub(crate) fn same_name(&self, other: Str<'_>) -> bool {

@@ -109,7 +109,7 @@ impl Picks<'_, '_> {
     }
 }
 
-/// [`parse_with_depth`] that also files the members `picks` names during the
+/// [`parse_with_depth`](super::parse_with_depth) that also files the members `picks` names during the
 /// validation pass: no second walk over those objects.
 pub(crate) fn parse_picking<'a>(
     input: &'a [u8],
@@ -360,7 +360,7 @@ pub(super) fn string_end(input: &[u8], i: usize, utf8: &mut bool) -> Option<usiz
 /// whole input is known to be UTF-8; at the first byte above 0x7F while it is not,
 /// the input is checked (`None` when it is not UTF-8), so that non-ASCII bytes then
 /// need no look. Always inline on hosts (out of line, its two callers in
-/// [`value_end`] pay a call per string).
+/// the picking loop (`fast::value_end`) pay a call per string).
 #[cfg_attr(emcp_fast, inline(always))]
 #[cfg_attr(not(emcp_fast), inline)]
 pub(super) fn string_scan(input: &[u8], mut i: usize, utf8: &mut bool) -> Option<(usize, bool)> {

@@ -14,8 +14,8 @@ fn copy_ends<const K: usize>(to: &mut [u8], from: &[u8]) {
 }
 
 /// `to.copy_from_slice(from)`, up to 32 bytes as at most two overlapping fixed-size
-/// copies (no call: for the short pieces a [`JsonWriter`] writes, copied into a
-/// [`Sink`]'s buffer); does nothing when the lengths differ.
+/// copies (no call: for the short pieces a [`JsonWriter`](super::JsonWriter) writes, copied into a
+/// [`Sink`](super::Sink)'s buffer); does nothing when the lengths differ.
 ///
 /// ```
 /// let mut to = [0u8; 11];

@@ -16,7 +16,7 @@ const JOIN_MAX: usize = 32;
 /// The high bit of every byte of a word: where [`special_flags`] flags a byte.
 pub(super) const SPECIAL_HIGHS: u64 = (u64::MAX / 0xFF) << 7;
 
-/// [`copy_small`] for `to` and `from` of the same length, at most 32 bytes, that also
+/// [`copy_small`](super::copy_small) for `to` and `from` of the same length, at most 32 bytes, that also
 /// returns the [`special_flags`] of every byte of `from` (of a word read anyway for the
 /// copy; a byte read twice is flagged twice, which changes nothing): nonzero under
 /// [`SPECIAL_HIGHS`] when `from` holds a byte to escape.

@@ -42,7 +42,7 @@ pub trait Sink {
     /// with the cargo feature `routes` (which `http` and `input` turn on).
     fn route(&mut self, _request: Option<&[u8]>) {}
 
-    /// A [`JsonWriter`] writing into this sink was refused by its [`Sink::write`] with
+    /// A [`JsonWriter`](super::JsonWriter) writing into this sink was refused by its [`Sink::write`] with
     /// `error` (the writer writes nothing after it). The default does nothing; a
     /// wrapper that watches its inner sink for an error learns of it here, and its
     /// `write` passes bytes on without looking at the answer.
