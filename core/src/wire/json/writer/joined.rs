@@ -2,8 +2,8 @@
 //! object's fixed text (its keys with their quotes and commas, several brackets) in few,
 //! large sink writes ([`Joined`], [`JsonWriter::begin_raw_n`], ...), where a small
 //! target's serialisers write one piece at a time with the writer's ordinary calls.
-//! Both give the same bytes (the tests of `model::registry` and of the server compare
-//! them); compiled everywhere, used on hosts.
+//! Both give the same bytes (the tests of `model::registry` compare them for every
+//! descriptor); compiled everywhere, used on hosts.
 #![cfg_attr(not(emcp_fast), allow(dead_code))]
 
 use super::fast::{copy_flagged, copy_flagged_long, SPECIAL_HIGHS};
