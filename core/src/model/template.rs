@@ -156,7 +156,7 @@ fn valid_value(v: &str) -> bool {
 /// Match `uri` against `template`, handing each variable binding, in order, to `bind`
 /// (which returns false to stop early). True when the whole URI matches; false at a
 /// mismatch, a value that is not allowed, more than [`MAX_VARS`] variables, or when
-/// `bind` stopped. One walk serves [`Match::new`], [`matches`] and [`var`].
+/// `bind` stopped. One walk serves [`Match::new`], [`matches()`] and [`var`].
 fn walk<'t, 'u>(
     template: &'t str,
     uri: &'u str,

@@ -175,9 +175,9 @@ impl RpcError {
     }
 
     /// The rest of [`RpcError::message`], after [`RpcError::message_prefix`]. Not
-    /// inlined on 64-bit hosts: merged into [`crate::wire::rpc::write_error`] with
-    /// [`RpcError::code`]'s match it costs more code there; on 32-bit targets the
-    /// compiler's choice is smaller (16 bytes on Cortex-M3).
+    /// inlined on hosts: merged into [`crate::wire::rpc::write_error`] with
+    /// [`RpcError::code`]'s match it costs more code there; on small targets the
+    /// compiler's choice is smaller.
     #[cfg_attr(emcp_fast, inline(never))]
     fn message_rest(&self) -> &'static str {
         match self {

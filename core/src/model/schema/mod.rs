@@ -30,7 +30,7 @@ use crate::wire::json::{JsonWriter, Kind, Str, Value};
 
 pub mod plan;
 
-#[cfg(emcp_fast)]
+#[cfg_attr(not(emcp_fast), allow(unused_imports))] // read by handlers on hosts
 pub(crate) use plan::Filed;
 pub use plan::{Plan, MAX_PLAN_PROPERTIES};
 
@@ -305,8 +305,7 @@ const SCHEMA_KEYS: [&str; 3] = ["properties", "required", "additionalProperties"
 type Keywords<'s> = [Option<Value<'s>>; PROPERTY_KEYS.len()];
 
 /// The first name of the `required` array (its strings, as written) that `args` lacks.
-/// Forced inline on 64-bit hosts only: elsewhere the compiler's choice is smaller
-/// (16 bytes on Cortex-M3).
+/// Forced inline on hosts only: on small targets the compiler's choice is smaller.
 #[cfg_attr(emcp_fast, inline(always))]
 fn first_missing<'s>(required: Option<Value<'s>>, args: Option<Value<'_>>) -> Option<Str<'s>> {
     required?
@@ -1000,7 +999,6 @@ mod tests {
             let theirs = std::format!("{:?}", reference::validate(s, a));
             prop_assert_eq!(ours, theirs, "schema {} args {}", schema, args);
             // The arguments filed as checked answer lookups as a walk over them does.
-            #[cfg(emcp_fast)]
             if let (Some(a), Some(filed)) = (a, {
                 let mut filed = None;
                 let _ = plan.validate_filing(a, &mut filed);

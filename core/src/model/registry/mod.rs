@@ -17,10 +17,25 @@
 //! ```
 
 use crate::model::schema::Plan;
-#[cfg(emcp_fast)]
-use crate::wire::json::writer::Joined;
-use crate::wire::json::writer::{member_key, MemberKey};
+use crate::wire::json::writer::member_key;
 use crate::wire::json::JsonWriter;
+
+mod fast;
+mod plain;
+
+// The serialisers, chosen once: `fast` on hosts, `plain` on small targets (see
+// core/build.rs). Both are compiled everywhere and tested against each other.
+#[cfg(emcp_fast)]
+use fast as form;
+#[cfg(not(emcp_fast))]
+use plain as form;
+
+// A member whose key the crate spells as a literal ([`member_key!`]), when present.
+// With the plain writer such a key is a bare name, which `opt_str` writes: one copy.
+#[cfg(emcp_fast)]
+pub(crate) use fast::opt_member;
+#[cfg(not(emcp_fast))]
+pub(crate) use opt_str as opt_member;
 
 /// Hints about a tool's behaviour (all optional; absent means the spec's default).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -70,16 +85,6 @@ impl<'a> ToolAnnotations<'a> {
     }
     fn is_empty(&self) -> bool {
         *self == Self::new()
-    }
-    #[cfg(not(emcp_fast))]
-    fn write(&self, w: &mut JsonWriter<'_>) {
-        w.begin_object();
-        opt_member(w, member_key!("title"), self.title);
-        opt_bool(w, member_key!("readOnlyHint"), self.read_only);
-        opt_bool(w, member_key!("destructiveHint"), self.destructive);
-        opt_bool(w, member_key!("idempotentHint"), self.idempotent);
-        opt_bool(w, member_key!("openWorldHint"), self.open_world);
-        w.end_object();
     }
 }
 
@@ -178,80 +183,7 @@ impl<'a> Tool<'a> {
     /// Write the `Tool` object of `tools/list`. Not inlined, as [`Resource::write`].
     #[inline(never)]
     pub fn write(&self, w: &mut JsonWriter<'_>) {
-        #[cfg(emcp_fast)]
-        self.write_joined(w);
-        #[cfg(not(emcp_fast))]
-        self.write_parts(w);
-    }
-
-    /// [`Tool::write`] on 64-bit targets: the keys, the short strings and the
-    /// annotations assembled on the stack ([`Joined`]), the schemas written as they
-    /// are; about five sink writes instead of two dozen. A string's quotes are part
-    /// of the keys around it.
-    #[cfg(emcp_fast)]
-    fn write_joined(&self, w: &mut JsonWriter<'_>) {
-        let j = &mut Joined::new();
-        w.join_lit(j, b",{\"name\":\"");
-        w.join_str(j, self.name);
-        if let Some(t) = self.title {
-            w.join_lit(j, b"\",\"title\":\"");
-            w.join_str(j, t);
-        }
-        if let Some(d) = self.description {
-            w.join_lit(j, b"\",\"description\":\"");
-            w.join_str(j, d);
-        }
-        w.join_lit(j, b"\",\"inputSchema\":");
-        w.join_raw(j, self.input_schema.as_bytes());
-        if let Some(s) = self.output_schema {
-            w.join_lit(j, b",\"outputSchema\":");
-            w.join_raw(j, s.as_bytes());
-        }
-        let a = &self.annotations;
-        if a.is_empty() {
-            w.join_lit(j, b"}");
-        } else {
-            // What comes before the next member: 0 the object's brace, 1 a comma,
-            // 2 the title's closing quote and a comma.
-            let mut at = 0;
-            w.join_lit(j, b",\"annotations\":");
-            if let Some(t) = a.title {
-                w.join_lit(j, b"{\"title\":\"");
-                w.join_str(j, t);
-                at = 2;
-            }
-            hint(w, j, &mut at, a.read_only, &hint_texts!("readOnlyHint"));
-            hint(
-                w,
-                j,
-                &mut at,
-                a.destructive,
-                &hint_texts!("destructiveHint"),
-            );
-            hint(w, j, &mut at, a.idempotent, &hint_texts!("idempotentHint"));
-            hint(w, j, &mut at, a.open_world, &hint_texts!("openWorldHint"));
-            let close: [&[u8]; 3] = [b"{}}", b"}}", b"\"}}"];
-            w.join_lit(j, close.get(at).copied().unwrap_or_default());
-        }
-        w.join_end(j);
-    }
-
-    /// [`Tool::write`] one piece at a time (small code).
-    #[cfg(not(emcp_fast))]
-    fn write_parts(&self, w: &mut JsonWriter<'_>) {
-        w.begin_object();
-        write_names(w, self.name, self.title, self.description);
-        w.key_raw(member_key!("inputSchema"));
-        w.raw_value(self.input_schema.as_bytes());
-        if let Some(s) = self.output_schema {
-            w.key_raw(member_key!("outputSchema"));
-            w.raw_value(s.as_bytes());
-        }
-        if !self.annotations.is_empty() {
-            w.key_raw(member_key!("annotations"));
-            self.annotations.write(w);
-        }
-        w.end_object();
+        form::write_tool(self, w);
     }
 }
 
@@ -412,17 +344,11 @@ impl<'a> PromptArgument<'a> {
         self
     }
 
-    /// Write the argument object of a `Prompt`'s `arguments`. Out of line on 32-bit
+    /// Write the argument object of a `Prompt`'s `arguments`. Out of line on small
     /// targets (smaller there).
     #[cfg_attr(not(emcp_fast), inline(never))]
     fn write(&self, w: &mut JsonWriter<'_>) {
-        #[cfg(emcp_fast)]
-        open_names(w, self.name, self.title, self.description);
-        #[cfg(not(emcp_fast))]
-        {
-            w.begin_object();
-            write_names(w, self.name, self.title, self.description);
-        }
+        form::open_names(w, || (self.name, self.title, self.description));
         if self.required {
             w.member_lit(b",\"required\":true");
         }
@@ -481,13 +407,7 @@ impl<'a> Prompt<'a> {
         w: &mut JsonWriter<'_>,
         arguments: impl Iterator<Item = PromptArgument<'b>>,
     ) {
-        #[cfg(emcp_fast)]
-        open_names(w, self.name, self.title, self.description);
-        #[cfg(not(emcp_fast))]
-        {
-            w.begin_object();
-            write_names(w, self.name, self.title, self.description);
-        }
+        form::open_names(w, || (self.name, self.title, self.description));
         let mut listed = false;
         for a in arguments {
             if !listed {
@@ -512,92 +432,25 @@ pub(crate) fn opt_str(w: &mut JsonWriter<'_>, key: &'static str, value: Option<&
     }
 }
 
-/// Write `"key":"value"` when the value is present; `key` as [`member_key!`] gives
-/// it (on a 32-bit target [`opt_str`] itself).
-#[cfg(not(emcp_fast))]
-pub(crate) use opt_str as opt_member;
-
-/// Write `"key":"value"` when the value is present; `key` as [`member_key!`] gives
-/// it.
-#[cfg(emcp_fast)]
-pub(crate) fn opt_member(w: &mut JsonWriter<'_>, key: MemberKey, value: Option<&str>) {
-    if let Some(v) = value {
-        w.key_raw(key);
-        w.str(v);
-    }
-}
-
-/// The texts of an annotation hint `"key":false` and `"key":true` (second index),
-/// after what comes before (first index, as [`hint`] counts).
-#[cfg(emcp_fast)]
-macro_rules! hint_texts {
-    ($key:literal) => {
-        [
-            [
-                concat!("{\"", $key, "\":false").as_bytes(),
-                concat!("{\"", $key, "\":true").as_bytes(),
-            ],
-            [
-                concat!(",\"", $key, "\":false").as_bytes(),
-                concat!(",\"", $key, "\":true").as_bytes(),
-            ],
-            [
-                concat!("\",\"", $key, "\":false").as_bytes(),
-                concat!("\",\"", $key, "\":true").as_bytes(),
-            ],
-        ]
-    };
-}
-#[cfg(emcp_fast)]
-use hint_texts;
-
-/// Join an annotation hint when present: its text ([`hint_texts!`]) for what comes
-/// before (`at`: 0 the annotations' brace, 1 a comma, 2 a quote and a comma); after
-/// it, a comma.
-#[cfg(emcp_fast)]
-#[inline(always)]
-fn hint(
-    w: &mut JsonWriter<'_>,
-    j: &mut Joined,
-    at: &mut usize,
-    value: Option<bool>,
-    texts: &[[&'static [u8]; 2]; 3],
-) {
-    if let Some(v) = value {
-        let text = texts.get(*at).and_then(|t| t.get(usize::from(v)));
-        w.join_lit(j, text.copied().unwrap_or_default());
-        *at = 1;
-    }
-}
-
-/// Write `"key":true|false` when the value is present.
-#[cfg(not(emcp_fast))]
-fn opt_bool(w: &mut JsonWriter<'_>, key: MemberKey, value: Option<bool>) {
-    if let Some(v) = value {
-        w.key_raw(key);
-        w.bool(v);
-    }
-}
+/// A descriptor's `name`, `title` and `description`, read when needed (see
+/// `open_names` of each form).
+type Names<'n> = (&'n str, Option<&'n str>, Option<&'n str>);
 
 /// Write the members every descriptor starts with: `name`, then `title` and
 /// `description` when present.
-fn write_names(w: &mut JsonWriter<'_>, name: &str, title: Option<&str>, description: Option<&str>) {
+pub(super) fn write_names(
+    w: &mut JsonWriter<'_>,
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+) {
     w.key_raw(member_key!("name"));
-    write_titles(w, name, title, description);
-}
-
-/// Open a descriptor object whose first member is `name` (the brace and the key in
-/// one write), then [`write_names`]' other members. On 64-bit targets; a small
-/// target opens the object and calls [`write_names`] (less flash).
-#[cfg(emcp_fast)]
-fn open_names(w: &mut JsonWriter<'_>, name: &str, title: Option<&str>, description: Option<&str>) {
-    w.begin(b",{\"name\":");
     write_titles(w, name, title, description);
 }
 
 /// The name's value after its key, then `title` and `description` when present.
 #[cfg_attr(not(emcp_fast), inline(always))]
-fn write_titles(
+pub(super) fn write_titles(
     w: &mut JsonWriter<'_>,
     name: &str,
     title: Option<&str>,
@@ -716,7 +569,13 @@ mod tests {
                                 annotations,
                                 plan: None,
                             };
-                            assert_eq!(written(&tool), expected(&tool), "{tool:?}");
+                            let want = expected(&tool);
+                            assert_eq!(written(&tool), want, "{tool:?}");
+                            // Both forms, whichever `write` runs.
+                            let fast = in_array(|w| fast::write_tool(&tool, w));
+                            let plain = in_array(|w| plain::write_tool(&tool, w));
+                            assert_eq!(fast, want, "{tool:?}");
+                            assert_eq!(plain, want, "{tool:?}");
                             n += 1;
                         }
                     }
@@ -724,5 +583,42 @@ mod tests {
             }
         }
         assert!(n > 1000);
+    }
+
+    /// The opening of every other descriptor (its brace, `name`, `title`,
+    /// `description`), both forms, as the writer's pieces write it.
+    #[test]
+    fn names_open_the_same_in_both_forms() {
+        let long = "a long title \"quoted\" ".repeat(12);
+        let strings = ["", "s", "Read sensor", "tab\there", long.as_str()];
+        for name in ["n", "n\"q", long.as_str()] {
+            for title in strings.iter().map(|s| Some(*s)).chain([None]) {
+                for description in strings.iter().map(|s| Some(*s)).chain([None]) {
+                    let open = |form: u8| {
+                        in_array(|w| {
+                            match form {
+                                0 => fast::open_names(w, || (name, title, description)),
+                                1 => plain::open_names(w, || (name, title, description)),
+                                _ => {
+                                    w.begin_object();
+                                    w.key("name");
+                                    w.str(name);
+                                    for (k, v) in [("title", title), ("description", description)] {
+                                        if let Some(v) = v {
+                                            w.key(k);
+                                            w.str(v);
+                                        }
+                                    }
+                                }
+                            }
+                            w.member_lit(b",\"required\":true");
+                            w.end_object();
+                        })
+                    };
+                    assert_eq!(open(0), open(2), "{name:?} {title:?} {description:?}");
+                    assert_eq!(open(1), open(2), "{name:?} {title:?} {description:?}");
+                }
+            }
+        }
     }
 }

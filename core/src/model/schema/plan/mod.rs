@@ -33,13 +33,19 @@ use super::{
 use crate::wire::json::scanner::same_bytes;
 use crate::wire::json::Value;
 
+mod fast;
+mod plain;
+
+// The forms, chosen once: `fast` on hosts (a plain `enum`'s strings filed when
+// compiling), `plain` on small targets (the `enum` text looked through: a smaller
+// plan). Both are compiled everywhere and tested against each other.
+#[cfg(emcp_fast)]
+use fast as form;
+#[cfg(not(emcp_fast))]
+use plain as form;
+
 /// Properties a [`Plan`] holds; a schema with more is checked by walking its text.
 pub const MAX_PLAN_PROPERTIES: usize = 8;
-
-/// Strings of plain `enum`s a [`Plan`] files, over all its properties (64-bit hosts;
-/// a property whose strings do not fit has its `enum` text looked through).
-#[cfg(emcp_fast)]
-const MAX_PLAN_ITEMS: usize = 24;
 
 /// Where a value (or a property name's content) is in the schema text. `end == 0`:
 /// absent (no value is empty, and no name ends at the text's first byte).
@@ -87,10 +93,9 @@ struct Property {
     int_bounds: bool,
     int_min: i32,
     int_max: i32,
-    /// A plain `enum`'s strings: where they start in [`Plan::items`] and how many
-    /// there are (`u8::MAX`: they did not fit, the `enum` text is looked through).
-    #[cfg(emcp_fast)]
-    items: (u8, u8),
+    /// A plain `enum`'s strings in [`Plan::items`] (on hosts: where they start and how
+    /// many there are).
+    items: form::ItemRange,
 }
 
 impl Property {
@@ -103,8 +108,7 @@ impl Property {
         int_bounds: false,
         int_min: i32::MIN,
         int_max: i32::MAX,
-        #[cfg(emcp_fast)]
-        items: (0, u8::MAX),
+        items: form::NO_RANGE,
     };
 }
 
@@ -141,12 +145,10 @@ pub struct Plan<'a> {
     required_count: u8,
     count: u8,
     properties: [Property; MAX_PLAN_PROPERTIES],
-    /// The strings of the properties' plain `enum`s, quotes included (see
-    /// [`Property::items`]), `item_count` of them.
-    #[cfg(emcp_fast)]
-    items: [Span; MAX_PLAN_ITEMS],
-    #[cfg(emcp_fast)]
-    item_count: u8,
+    /// The strings of the properties' plain `enum`s (on hosts: filed, see
+    /// [`Property::items`]; on small targets nothing, the `enum` text is looked
+    /// through).
+    items: form::Items,
 }
 
 impl<'a> Plan<'a> {
@@ -164,10 +166,7 @@ impl<'a> Plan<'a> {
             required_count: 0,
             count: 0,
             properties: [Property::NONE; MAX_PLAN_PROPERTIES],
-            #[cfg(emcp_fast)]
-            items: [Span::NONE; MAX_PLAN_ITEMS],
-            #[cfg(emcp_fast)]
-            item_count: 0,
+            items: form::Items::NONE,
         };
         let s = schema.as_bytes();
         let open = skip_ws(s, 0);
@@ -246,29 +245,6 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// File the strings of the plain `enum` at `span` (an array of strings without
-    /// escapes, as [`plain_strings`] found it) into `items`: where they start there and
-    /// how many there are, or `(0, u8::MAX)` when they do not fit.
-    #[cfg(emcp_fast)]
-    const fn file_items(&mut self, s: &[u8], span: Span) -> (u8, u8) {
-        let first = self.item_count;
-        let mut i = skip_ws(s, span.start as usize + 1);
-        while let Some((after, _)) = string_end(s, i) {
-            let Some((_, [slot, ..])) = self.items.split_at_mut_checked(self.item_count as usize)
-            else {
-                self.item_count = first;
-                return (0, u8::MAX);
-            };
-            *slot = Span::new(i, after);
-            self.item_count += 1;
-            i = skip_ws(s, after);
-            if byte(s, i) == b',' {
-                i = skip_ws(s, i + 1);
-            }
-        }
-        (first, self.item_count - first)
-    }
-
     /// File the properties of the `properties` value at `value`; false when they do
     /// not fit the plan.
     const fn compile_properties(&mut self, s: &[u8], value: (usize, usize)) -> bool {
@@ -300,9 +276,8 @@ impl<'a> Plan<'a> {
                     let [ty, allowed, min, max, others @ ..] = property.keywords;
                     property.ty = type_code(s, ty);
                     property.plain_enum = plain_strings(s, allowed);
-                    #[cfg(emcp_fast)]
                     if property.plain_enum {
-                        property.items = self.file_items(s, allowed);
+                        property.items = self.items.file(s, allowed);
                     }
                     let [x_min, x_max, min_len, max_len] = others;
                     let others = x_min.end | x_max.end | min_len.end | max_len.end;
@@ -479,29 +454,15 @@ impl<'a> Plan<'a> {
     }
 
     /// The length of the string of `p`'s plain `enum` that `text` starts with, quotes
-    /// included: by the strings filed when compiling.
-    #[cfg(emcp_fast)]
-    fn enum_item_at(&self, p: &Property, text: &[u8]) -> Option<usize> {
-        let (first, count) = (usize::from(p.items.0), usize::from(p.items.1));
-        let Some(items) = self.items.get(first..first + count) else {
-            return plain_item_at(self.value(p.keywords[1])?.raw(), text);
-        };
-        items.iter().find_map(|&span| {
-            let item = self.text(span)?;
-            let head = text.get(..item.len())?;
-            same_bytes(head, item).then_some(item.len())
-        })
-    }
-
-    /// The length of the string of `p`'s plain `enum` that `text` starts with, quotes
     /// included.
-    #[cfg(not(emcp_fast))]
+    #[inline(always)]
     fn enum_item_at(&self, p: &Property, text: &[u8]) -> Option<usize> {
-        plain_item_at(self.value(p.keywords[1])?.raw(), text)
+        let list = || self.value(p.keywords[1]);
+        form::enum_item_at(&self.items, &p.items, self.source.as_bytes(), list, text)
     }
 
     /// The index of the declared property whose name is written `name`.
-    #[cfg(emcp_fast)]
+    #[cfg_attr(not(emcp_fast), allow(dead_code))] // read through `Filed` on hosts
     fn property(&self, name: &[u8]) -> Option<usize> {
         self.properties
             .get(..usize::from(self.count))?
@@ -582,21 +543,21 @@ impl<'a> Plan<'a> {
 }
 
 /// The arguments of a call that passed a [`Plan`]'s check, filed by declared property,
-/// so that a handler's lookup by name ([`ToolCall::arg`](crate::ToolCall::arg)) needs
+/// so that a handler's lookup by name ([`ToolCall::arg`](crate::device::ToolCall::arg)) needs
 /// no walk. Kept only when no argument's name is spelled with an escape: a name as
 /// written is then its decoded name, and the value filed under a declared name is the
 /// first (the only) argument of that name, as [`Value::get`] finds it.
 #[derive(Clone, Copy, Debug)]
-#[cfg_attr(not(emcp_fast), allow(dead_code))] // read on 64-bit only
+#[cfg_attr(not(emcp_fast), allow(dead_code))] // read on hosts
 pub(crate) struct Filed<'p, 's> {
     plan: &'p Plan<'p>,
     values: [Option<Value<'s>>; MAX_PLAN_PROPERTIES],
 }
 
-#[cfg(emcp_fast)]
 impl<'s> Filed<'_, 's> {
     /// The argument named `name`, as [`Value::get`] finds it in the arguments; `None`
     /// when `name` is not a declared property (the arguments are then walked).
+    #[cfg_attr(not(emcp_fast), allow(dead_code))] // on small targets the arguments are walked
     pub(crate) fn get(&self, name: &str) -> Option<Option<Value<'s>>> {
         let k = self.plan.property(name.as_bytes())?;
         Some(self.values.get(k).copied().flatten())
@@ -897,142 +858,4 @@ const fn eq_at(s: &[u8], span: (usize, usize), lit: &[u8]) -> bool {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
-mod tests {
-    extern crate std;
-
-    use super::*;
-
-    #[test]
-    fn fits_and_falls_back() {
-        let led = r#"{ "type": "object", "properties": { "color": { "type": "string", "enum": ["off", "red"] },
-            "brightness": { "type": "integer", "minimum": 0, "maximum": 100 } },
-            "required": ["color"], "additionalProperties": false }"#;
-        let plan = Plan::compile(led);
-        assert!(plan.is_compiled());
-        assert_eq!(plan.count, 2);
-        assert!(plan.closed);
-        assert_eq!(plan.text(plan.properties[1].name), Some(&b"brightness"[..]));
-        assert_eq!(
-            plan.value(plan.properties[1].keywords[3]).map(|v| v.raw()),
-            Some(&b"100"[..])
-        );
-        assert_eq!(
-            plan.value(plan.required).map(|v| v.raw()),
-            Some(&br#"["color"]"#[..])
-        );
-
-        // An escaped keyword, too many properties, not an object: the text is walked.
-        assert!(!Plan::compile(r#"{"propert\u0069es":{}}"#).is_compiled());
-        assert!(!Plan::compile(r#"{"properties":{"a":{"m\u0061ximum":1}}}"#).is_compiled());
-        let many =
-            r#"{"properties":{"a":{},"b":{},"c":{},"d":{},"e":{},"f":{},"g":{},"h":{},"i":{}}}"#;
-        assert!(!Plan::compile(many).is_compiled());
-        assert!(!Plan::compile("[]").is_compiled());
-        // An escaped property name or required name: the text is walked (names compare
-        // decoded, a plan's as written).
-        assert!(!Plan::compile(r#"{"properties":{"\u0061":{}}}"#).is_compiled());
-        let required = Plan::compile(r#"{"properties":{"a":{}},"required":["\u0061"]}"#);
-        assert!(required.is_compiled());
-        let args = |t: &'static str| crate::wire::json::parse(t.as_bytes()).unwrap();
-        assert!(required.validate(Some(args(r#"{"a":1}"#))).is_ok());
-        assert!(required.validate(Some(args(r#"{"\u0061":1}"#))).is_ok());
-        assert!(required.validate(Some(args(r#"{"b":1}"#))).is_err());
-        assert!(Plan::compile("{}").is_compiled());
-    }
-
-    /// What the filed arguments answer is what a walk over them answers (`Value::get`),
-    /// or nothing (the walk is then done): escaped names, undeclared ones, absent ones.
-    #[cfg(emcp_fast)]
-    #[test]
-    fn filed_arguments_answer_as_the_walk() {
-        let schemas = [
-            r#"{"properties":{"a":{"type":"integer"},"bc":{},"d":{}}}"#,
-            r#"{"properties":{"a":{},"bc":{"enum":["x","y"]}},"additionalProperties":false}"#,
-        ];
-        let args = [
-            r#"{"a":1,"bc":"x"}"#,
-            r#"{"bc":"y"}"#,
-            r#"{"\u0061":2,"a":1}"#,
-            r#"{"a":1,"\u0062c":"x"}"#,
-            r#"{"\u0064":3,"a":4}"#,
-            r#"{"d":3}"#,
-            r#"{"e":1,"a":2}"#,
-            "{}",
-        ];
-        for schema in schemas {
-            let plan = Plan::compile(schema);
-            assert!(plan.is_compiled());
-            for text in args {
-                let a = crate::wire::json::parse(text.as_bytes()).unwrap();
-                let mut filed = None;
-                let ok = plan.validate_filing(Some(a), &mut filed).is_ok();
-                assert_eq!(ok, plan.validate(Some(a)).is_ok(), "{schema} {text}");
-                let Some(filed) = filed else { continue };
-                assert!(ok);
-                for name in ["a", "bc", "d", "\\u0064", "\\u0061", "e", ""] {
-                    if let Some(v) = filed.get(name) {
-                        let walked = a.get(name).map(|v| v.raw());
-                        assert_eq!(v.map(|v| v.raw()), walked, "{schema} {text} {name}");
-                    }
-                }
-            }
-        }
-    }
-
-    /// A plain `enum`'s strings are filed while they fit; past that its text is looked
-    /// through: the same answers either way.
-    #[test]
-    fn enum_strings_filed_or_not() {
-        let few = r#"{"properties":{"a":{"enum":[ "x" , "yz" ]},"b":{"enum":[]}}}"#;
-        let many = std::format!(
-            r#"{{"properties":{{"b":{{"enum":[]}},"a":{{"enum":[{}"x","yz"]}}}}}}"#,
-            r#""q","#.repeat(30)
-        );
-        let plans = [Plan::compile(few), Plan::compile(&many)];
-        #[cfg(emcp_fast)]
-        {
-            assert_eq!(plans[0].properties[0].items, (0, 2));
-            assert_eq!(plans[0].properties[1].items, (2, 0));
-            assert_eq!(plans[1].properties[1].items, (0, u8::MAX));
-        }
-        for plan in &plans {
-            assert!(plan.is_compiled());
-            for (text, ok) in [
-                (r#"{"a":"x"}"#, true),
-                (r#"{"a":"yz"}"#, true),
-                (r#"{"a":"y"}"#, false),
-                (r#"{"a":"\u0078"}"#, true),
-                (r#"{"a":"xy"}"#, false),
-                (r#"{"b":"x"}"#, false),
-            ] {
-                let a = crate::wire::json::parse(text.as_bytes()).unwrap();
-                assert_eq!(plan.validate(Some(a)).is_ok(), ok, "{text}");
-            }
-        }
-    }
-
-    /// The type codes named here are those of the names.
-    #[test]
-    fn type_codes() {
-        assert_eq!(TYPE_NAMES[usize::from(NUMBER)], "number");
-        assert_eq!(TYPE_NAMES[usize::from(INTEGER)], "integer");
-        assert_eq!(small_int(b"-999999999", 0), Some(-999_999_999));
-        assert_eq!(small_int(b"1000000000", 0), None);
-        assert_eq!(small_int(b"1.0", 0), None);
-        assert_eq!(small_int(b"-", 0), None);
-        assert_eq!(small_int(b"", 7), Some(7));
-    }
-
-    /// Compiled at compile time (a `static`), and used.
-    #[test]
-    fn in_a_static() {
-        static PLAN: Plan<'static> = Plan::compile(
-            r#"{"properties":{"n":{"type":"integer","maximum":3}},"required":["n"]}"#,
-        );
-        assert!(PLAN.is_compiled());
-        let args = crate::wire::json::parse(br#"{"n":4}"#).unwrap();
-        let v = PLAN.validate(Some(args)).unwrap_err();
-        assert!(matches!(v.rule, super::super::Rule::Maximum(b) if b.raw() == b"3"));
-        assert!(PLAN.validate(None).is_err());
-    }
-}
+mod tests;
