@@ -17,8 +17,8 @@ fn main() {
     let fast = match std::env::var("EMCP_FORMS").as_deref() {
         Ok("fast") => true,
         Ok("plain") => false,
+        Ok("") | Err(_) => wide,
         Ok(other) => panic!("EMCP_FORMS={other:?}: expected `fast` or `plain`"),
-        Err(_) => wide,
     };
     if fast {
         println!("cargo::rustc-cfg=emcp_fast");

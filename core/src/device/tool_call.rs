@@ -22,11 +22,9 @@ pub struct ToolCall<'a> {
     pub(crate) ex: Exchange<'a>,
     pub(crate) tool: usize,
     pub(crate) args: Option<Value<'a>>,
-    /// The arguments filed by declared property while a compiled schema checked them
-    /// ([`ToolCall::arg`] looks there first). On 64-bit hosts only: a small target
-    /// keeps the walk, its flash being scarcer than its cycles.
-    #[cfg(emcp_fast)]
-    pub(crate) filed: Option<crate::model::schema::Filed<'a, 'a>>,
+    /// What the code forms filed of the arguments while a compiled schema checked
+    /// them ([`ToolCall::arg`] looks there first).
+    filed: forms::Filing<'a>,
     pub(crate) can_defer: bool,
     pub(crate) state: u32,
     pub(crate) is_error: bool,
@@ -47,8 +45,7 @@ impl<'a> ToolCall<'a> {
             ex,
             tool,
             args,
-            #[cfg(emcp_fast)]
-            filed: None,
+            filed: Default::default(),
             can_defer: false,
             state: 0,
             is_error: false,
@@ -69,8 +66,7 @@ impl<'a> ToolCall<'a> {
     /// One argument by name.
     pub fn arg(&self, name: &str) -> Option<Value<'a>> {
         // A declared property's argument, as filed while the plan checked them.
-        #[cfg(emcp_fast)]
-        if let Some(value) = self.filed.as_ref().and_then(|f| f.get(name)) {
+        if let Some(value) = forms::filed_arg(&self.filed, name) {
             return value;
         }
         self.args.and_then(|a| a.get(name))
@@ -386,6 +382,15 @@ impl<'a> ToolCall<'a> {
     /// Whether any content was written already.
     pub fn written(&self) -> bool {
         self.phase != Phase::Idle
+    }
+
+    /// Check the arguments against the tool's compiled schema (filing them, in the
+    /// fast forms, for [`ToolCall::arg`]).
+    pub(crate) fn check_plan(
+        &mut self,
+        plan: &'a crate::model::schema::Plan<'a>,
+    ) -> Result<(), crate::model::schema::Violation<'a, 'a>> {
+        forms::check_plan(plan, self.args, &mut self.filed)
     }
 
     /// The device refused the call ([`Device::authorize`]): a text block saying why,

@@ -47,10 +47,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         // The schema was checked when the server was built (descriptors are static):
         // not parsed again, and not walked at all when compiled into a plan.
         let checked = match self.device.tool_plan(index) {
-            #[cfg(emcp_fast)]
-            Some(plan) => plan.validate_filing(args, &mut call.filed),
-            #[cfg(not(emcp_fast))]
-            Some(plan) => plan.validate(args),
+            Some(plan) => call.check_plan(plan),
             None => {
                 crate::model::schema::validate(Value::trusted(tool.input_schema.as_bytes()), args)
             }

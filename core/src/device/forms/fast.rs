@@ -2,7 +2,8 @@
 //! with what follows it.
 
 use crate::device::exchange::{Exchange, Phase};
-use crate::wire::json::JsonWriter;
+use crate::model::schema::{Filed, Plan, Violation};
+use crate::wire::json::{JsonWriter, Value};
 use crate::wire::rpc;
 
 /// Whether a text block's `}` may be left pending ([`Phase::Block`]).
@@ -110,4 +111,28 @@ pub(in crate::device) fn close_pending(
         w.after_key();
     }
     true
+}
+
+/// The arguments filed by declared property while a compiled schema checked them, so
+/// that [`filed_arg`] answers without a walk over the arguments object.
+pub(in crate::device) type Filing<'a> = Option<Filed<'a, 'a>>;
+
+/// Check `args` against a compiled schema, filing them by property.
+#[inline(always)]
+pub(in crate::device) fn check_plan<'a>(
+    plan: &'a Plan<'a>,
+    args: Option<Value<'a>>,
+    filed: &mut Filing<'a>,
+) -> Result<(), Violation<'a, 'a>> {
+    plan.validate_filing(args, filed)
+}
+
+/// A declared property's argument as filed (`Some(None)`: declared, not given), or
+/// `None` when nothing was filed for `name` (the caller looks it up).
+#[inline(always)]
+pub(in crate::device) fn filed_arg<'a>(
+    filed: &Filing<'a>,
+    name: &str,
+) -> Option<Option<Value<'a>>> {
+    filed.as_ref().and_then(|f| f.get(name))
 }

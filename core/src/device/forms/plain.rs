@@ -1,7 +1,8 @@
 //! The plain forms (see [`super`]): each piece written on its own.
 
 use crate::device::exchange::{Exchange, Phase};
-use crate::wire::json::JsonWriter;
+use crate::model::schema::{Plan, Violation};
+use crate::wire::json::{JsonWriter, Value};
 use crate::wire::rpc;
 
 /// Whether a text block's `}` is ever left pending ([`Phase::Block`]): never here.
@@ -50,4 +51,27 @@ pub(in crate::device) fn close_pending(
     _key: bool,
 ) -> bool {
     false
+}
+
+/// Nothing is filed: [`check_plan`] only checks, and an argument is looked up in the
+/// arguments object when asked for (the walk is smaller code than the table).
+pub(in crate::device) type Filing<'a> = ();
+
+/// Check `args` against a compiled schema.
+#[inline(always)]
+pub(in crate::device) fn check_plan<'a>(
+    plan: &'a Plan<'a>,
+    args: Option<Value<'a>>,
+    _filed: &mut Filing<'a>,
+) -> Result<(), Violation<'a, 'a>> {
+    plan.validate(args)
+}
+
+/// Nothing filed: the caller looks the argument up.
+#[inline(always)]
+pub(in crate::device) fn filed_arg<'a>(
+    _filed: &Filing<'a>,
+    _name: &str,
+) -> Option<Option<Value<'a>>> {
+    None
 }
