@@ -2,9 +2,9 @@
 # The core's unit tests and the in-process simulator tests (transcripts, exhaustion,
 # HTTP, input, policy, stack) built for a 32-bit target and run on this host:
 # i686-unknown-linux-gnu, where `usize` is 32 bits as on a Cortex-M. Several hot paths
-# of the core take a word-at-a-time form on 64-bit targets only
-# (`#[cfg(target_pointer_width = "64")]`); the fuzzers and the rest of the suite run the
-# 64-bit build, so this is what runs the other form's logic under the same tests. (The
+# of the core have a fast form chosen on 64-bit targets (`cfg(emcp_fast)`, core/build.rs)
+# and a plain form elsewhere; the fuzzers and most of the suite run the 64-bit build, so
+# this runs the plain forms' logic on a 32-bit word under the same tests. (The
 # firmware stages run the real Cortex-M build end to end under QEMU.)
 #
 #   scripts/test-32bit.sh

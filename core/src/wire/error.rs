@@ -1,8 +1,10 @@
 //! Errors of every layer, and the **one** place that maps them to JSON-RPC codes.
 //!
 //! Each layer has its own small `Copy` enum ([`crate::wire::json::ScanError`],
-//! [`crate::wire::framing::FrameError`], [`RequestError`], [`DispatchError`]); [`RpcError`]
-//! gathers them and [`RpcError::code`] / [`RpcError::message`] give the wire form.
+//! [`RequestError`], [`DispatchError`]; the framer reports an overlong line as
+//! [`crate::wire::framing::Frame::TooLong`], answered as [`RequestError::TooLong`]);
+//! [`RpcError`] gathers them and [`RpcError::code`] / [`RpcError::message`] give the
+//! wire form.
 
 use crate::wire::json::ScanError;
 

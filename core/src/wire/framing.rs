@@ -37,15 +37,6 @@ use crate::wire::json::find::newline::fast as find_newline;
 #[cfg(not(emcp_fast))]
 use crate::wire::json::find::newline::plain as find_newline;
 
-/// A framing failure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum FrameError {
-    /// The line did not fit in the line buffer; it is being discarded.
-    TooLong,
-}
-
 /// What [`Framer::push`] found.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Frame<'a> {
