@@ -78,7 +78,7 @@ def num(s):
 
 # The names of the two protocol eras on this page, for the labels the tools print.
 ERA_WORDS = [
-    (r"^modern ", "stateless "),  # the harness's --era modern
+    (r"^stateless ", "stateless "),  # the harness's --era stateless
     (r"^initialize era only$", "legacy era only"),  # size.sh --matrix
     (r"^2026-07-28 only$", "stateless era only"),
     (r"\(initialize era\)", "(legacy era)"),  # the goals

@@ -137,14 +137,14 @@ run() { # file name era n runs -- command...
 rounds=$([ "$quick" = 1 ] && echo 1 || echo 5)
 for round in $(seq 1 "$rounds"); do
     f="$tmp/stdio-fast.jsonl"
-    for era in legacy modern; do
+    for era in legacy stateless; do
         run "$f" emcp-rust "$era" "$n_fast" 1 -- target/release/sensor-board
         run "$f" emcp-c "$era" "$n_fast" 1 -- target/c-sensor-board/c-sensor-board
         run "$f" rmcp "$era" "$n_fast" 1 -- "$rmcp_board"
     done
 done
 run "$tmp/stdio-slow.jsonl" python-sdk legacy "$n_slow" "$runs" -- "${python_board[@]}"
-run "$tmp/stdio-slow.jsonl" python-sdk modern "$n_slow" "$runs" -- "${python_board[@]}"
+run "$tmp/stdio-slow.jsonl" python-sdk stateless "$n_slow" "$runs" -- "${python_board[@]}"
 
 {
     echo "### End to end over stdio (pipelined, every response checked)"
@@ -168,7 +168,7 @@ for r in fast + slow:
 def rows(name, era, src):
     return [r for r in src if r["name"] == name and r["era"] == era]
 # Round k of a fast board is its k-th row (rows are appended round by round).
-base_rows = {era: rows("emcp-rust", era, fast) for era in ("legacy", "modern")}
+base_rows = {era: rows("emcp-rust", era, fast) for era in ("legacy", "stateless")}
 base_med = {era: statistics.median(r["cpu_us_per_msg"] for r in rs) for era, rs in base_rows.items() if rs}
 base_min = {era: min(r["cpu_us_per_msg"] for r in rs) for era, rs in base_rows.items() if rs}
 print("| board | era | N | CPU µs/msg | × emcp-rust | best/best | msg/s | peak RSS KiB |")
@@ -261,7 +261,7 @@ print("| goal | must | measured | met |")
 print("|---|---|---|---|")
 for era, n in ir.items():
     print(f"| `tools/call read_sensor` in process ({era}) | ≤ 1,000 instructions | {n:,} | {yes(n <= 1000)} |")
-for era, name in (("legacy", "initialize era"), ("modern", "2026-07-28")):
+for era, name in (("legacy", "initialize era"), ("stateless", "2026-07-28")):
     rs = ratios.get(f"rmcp {era}")
     if not rs:
         continue

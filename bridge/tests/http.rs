@@ -236,9 +236,9 @@ fn requests_the_endpoint_refuses() {
     );
     assert_eq!(srv.exchange(&no_type).0, 415);
     // 2026-07-28: a header that contradicts the body is -32020 with 400.
-    let modern = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"read_sensor","arguments":{"sensor":"humidity"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let stateless = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"read_sensor","arguments":{"sensor":"humidity"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let (status, _, body) = srv.post(
-        modern,
+        stateless,
         &[
             ("MCP-Protocol-Version", "2026-07-28"),
             ("Mcp-Method", "tools/call"),
@@ -247,7 +247,7 @@ fn requests_the_endpoint_refuses() {
     );
     assert_eq!((status, error_code(&body[0])), (400, Some(-32020)));
     let (status, _, body) = srv.post(
-        modern,
+        stateless,
         &[
             ("MCP-Protocol-Version", "2026-07-28"),
             ("Mcp-Method", "tools/call"),

@@ -1,7 +1,7 @@
 //! Every bounded table and limit, filled: the defined answer when it is full, and
 //! recovery once space frees up. Tables already covered elsewhere are named in the
 //! bad-input table of docs/protocol.md (listen streams:
-//! `tests/transcripts/modern_listen.txt`; job slots: `tests/transcripts/cancel.txt` and the
+//! `tests/transcripts/stateless_listen.txt`; job slots: `tests/transcripts/cancel.txt` and the
 //! server's unit tests; the output buffer: the server's unit tests and
 //! `tests/c/api_edges.c`; the line buffer: `tests/transcripts/bad_input.txt`).
 
@@ -20,7 +20,7 @@ use emcp_tests::{run_chunks, split_lines, VecSink};
 use sensor_board::{Board, CONFIG};
 use serde_json::{json, Value};
 
-const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+const STATELESS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 /// Every line `f` writes, parsed.
 fn lines(f: impl FnOnce(&mut dyn Sink)) -> Vec<Value> {
@@ -38,7 +38,7 @@ fn ping(id: u32) -> String {
 
 fn listen(id: u32) -> String {
     format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"subscriptions/listen","params":{{"notifications":{{}},{MODERN_META}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"subscriptions/listen","params":{{"notifications":{{}},{STATELESS_META}}}}}"#
     )
 }
 
@@ -139,7 +139,7 @@ fn legacy_ask(id: u32, args: Value) -> Value {
         "params": {"name": "ask", "arguments": args}})
 }
 
-fn modern_ask(id: u32, args: Value, extra: Value) -> Value {
+fn stateless_ask(id: u32, args: Value, extra: Value) -> Value {
     let mut params = json!({"name": "ask", "arguments": args, "_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}});
@@ -182,12 +182,12 @@ fn initialize_era_asks_beyond_max_asks_are_refused() {
 }
 
 #[test]
-fn modern_asks_are_not_counted_against_max_asks() {
+fn stateless_asks_are_not_counted_against_max_asks() {
     // 2026-07-28 writes each input request into the result as it goes: no table.
     let mut s = asker();
     let out = send(
         &mut s,
-        &modern_ask(
+        &stateless_ask(
             1,
             json!({"keys": MAX_ASKS + 2, "key_len": 2, "state_len": 1}),
             json!({}),
@@ -203,10 +203,10 @@ fn input_keys_longer_than_max_key_are_refused_in_both_eras() {
     let mut s = asker();
     let too_long = json!({"keys": 1, "key_len": MAX_KEY + 1, "state_len": 1});
     let fits = json!({"keys": 1, "key_len": MAX_KEY, "state_len": 1});
-    let out = send(&mut s, &modern_ask(1, too_long.clone(), json!({})));
+    let out = send(&mut s, &stateless_ask(1, too_long.clone(), json!({})));
     assert_eq!(s.device().asked, [false]);
     assert_eq!(out[0]["result"]["isError"], true, "{out:?}");
-    let out = send(&mut s, &modern_ask(2, fits.clone(), json!({})));
+    let out = send(&mut s, &stateless_ask(2, fits.clone(), json!({})));
     assert_eq!(s.device().asked, [true]);
     assert_eq!(out[0]["result"]["resultType"], "input_required");
 
@@ -224,7 +224,7 @@ fn request_state_over_max_state_is_refused_and_oversized_state_from_the_client_i
     let mut s = asker();
     let out = send(
         &mut s,
-        &modern_ask(
+        &stateless_ask(
             1,
             json!({"keys": 1, "key_len": 2, "state_len": MAX_STATE + 1}),
             json!({}),
@@ -234,7 +234,7 @@ fn request_state_over_max_state_is_refused_and_oversized_state_from_the_client_i
     assert_eq!(out[0]["result"]["resultType"], "input_required");
     assert!(out[0]["result"].get("requestState").is_none(), "{out:?}");
     let args = json!({"keys": 1, "key_len": 2, "state_len": MAX_STATE});
-    let out = send(&mut s, &modern_ask(2, args.clone(), json!({})));
+    let out = send(&mut s, &stateless_ask(2, args.clone(), json!({})));
     assert_eq!(s.device().state_kept, Some(true));
     let state = out[0]["result"]["requestState"]
         .as_str()
@@ -246,7 +246,7 @@ fn request_state_over_max_state_is_refused_and_oversized_state_from_the_client_i
     for bad in ["A".repeat(10_000), format!("{state}{state}")] {
         let out = send(
             &mut s,
-            &modern_ask(3, args.clone(), json!({"requestState": bad})),
+            &stateless_ask(3, args.clone(), json!({"requestState": bad})),
         );
         assert_eq!(out[0]["error"]["code"], -32602, "{out:?}");
         assert_eq!(out[0]["error"]["message"], "Invalid requestState");
@@ -254,7 +254,7 @@ fn request_state_over_max_state_is_refused_and_oversized_state_from_the_client_i
     let answer = json!({"k0": {"action": "accept"}});
     let out = send(
         &mut s,
-        &modern_ask(
+        &stateless_ask(
             4,
             args,
             json!({"requestState": state, "inputResponses": answer}),
@@ -461,10 +461,10 @@ fn link_reset_cancels_jobs_and_frees_every_table() {
 // HTTP: the listen table over the sans-IO transport, and the connection bound of
 // `emcp-host` over real sockets.
 
-fn post_modern(method: &str, id: u32, params: &str) -> Vec<u8> {
+fn post_stateless(method: &str, id: u32, params: &str) -> Vec<u8> {
     let sep = if params.is_empty() { "" } else { "," };
     let body = format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{sep}{MODERN_META}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{sep}{STATELESS_META}}}}}"#
     );
     format!(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\nContent-Length: {}\r\n\r\n{body}",
@@ -496,7 +496,7 @@ fn http_once(server: &mut Server<Board>, sessions: &mut Sessions, req: &[u8]) ->
 fn listen_table_full_over_http_is_500_and_frees_when_a_stream_closes() {
     let mut server: Server<Board> = Server::new(Board::new(), CONFIG).unwrap();
     let mut sessions = Sessions::new(1);
-    let listen = |id| post_modern("subscriptions/listen", id, r#""notifications":{}"#);
+    let listen = |id| post_stateless("subscriptions/listen", id, r#""notifications":{}"#);
     for id in 1..=4 {
         assert!(
             http_once(&mut server, &mut sessions, &listen(id)).1,
@@ -516,7 +516,7 @@ fn listen_table_full_over_http_is_500_and_frees_when_a_stream_closes() {
     let (out, _) = http_once(
         &mut server,
         &mut sessions,
-        &post_modern("server/discover", 6, ""),
+        &post_stateless("server/discover", 6, ""),
     );
     assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
     assert!(server.close_listen(b"2"));
@@ -552,7 +552,7 @@ fn idle_and_slow_connections_give_their_slot_back_but_streams_stay() {
     // a half-sent request is as idle as no request.
     let mut stream = connect(addr);
     stream
-        .write_all(&post_modern(
+        .write_all(&post_stateless(
             "subscriptions/listen",
             9,
             r#""notifications":{}"#,
@@ -567,7 +567,7 @@ fn idle_and_slow_connections_give_their_slot_back_but_streams_stay() {
     let r = slow.read(&mut [0u8; 16]);
     assert!(matches!(r, Ok(0)), "closed after idling, not {r:?}");
     let mut next = connect(addr);
-    next.write_all(&post_modern("server/discover", 1, ""))
+    next.write_all(&post_stateless("server/discover", 1, ""))
         .unwrap();
     assert!(read_answer(&mut next).starts_with("HTTP/1.1 200 OK\r\n"));
     // The stream outlived the timeout: still open — reads time out (after the rest of
@@ -640,7 +640,7 @@ fn read_until(s: &mut TcpStream, needle: &str) -> String {
 fn host_connections_beyond_the_bound_get_503_and_a_freed_slot_serves_again() {
     const MAX: usize = 3;
     let addr = start_host(MAX);
-    let discover = |id| post_modern("server/discover", id, "");
+    let discover = |id| post_stateless("server/discover", id, "");
     // Two keep-alive connections, each answered, and one open listen stream: all
     // three slots taken.
     let mut kept: Vec<TcpStream> = (0..2)
@@ -653,7 +653,7 @@ fn host_connections_beyond_the_bound_get_503_and_a_freed_slot_serves_again() {
         .collect();
     let mut stream = connect(addr);
     stream
-        .write_all(&post_modern(
+        .write_all(&post_stateless(
             "subscriptions/listen",
             9,
             r#""notifications":{}"#,

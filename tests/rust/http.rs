@@ -24,7 +24,7 @@ struct Conn {
     scratch: usize,
 }
 
-const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+const STATELESS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 impl Conn {
     fn new() -> Self {
@@ -93,7 +93,7 @@ fn post(headers: &str, body: &str) -> String {
     )
 }
 
-fn modern(method: &str, name: Option<&str>, id: u32, params: &str) -> String {
+fn stateless(method: &str, name: Option<&str>, id: u32, params: &str) -> String {
     let mut headers = format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n");
     if let Some(n) = name {
         headers.push_str(&format!("Mcp-Name: {n}\r\n"));
@@ -102,7 +102,7 @@ fn modern(method: &str, name: Option<&str>, id: u32, params: &str) -> String {
     post(
         &headers,
         &format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{sep}{MODERN_META}}}}}"#
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{sep}{STATELESS_META}}}}}"#
         ),
     )
 }
@@ -133,7 +133,7 @@ fn body(answer: &str) -> String {
 #[test]
 fn json_answer_with_length_and_keep_alive() {
     let mut c = Conn::new();
-    let (out, served) = c.feed(modern("tools/list", None, 1, "").as_bytes());
+    let (out, served) = c.feed(stateless("tools/list", None, 1, "").as_bytes());
     assert_eq!(status(&out), "HTTP/1.1 200 OK");
     assert!(out.contains("Content-Type: application/json\r\n"));
     let body = body(&out);
@@ -203,10 +203,11 @@ impl Sink for Routed {
 #[test]
 fn error_codes_choose_the_status_for_2026_07_28() {
     let mut c = Conn::new();
-    let (out, _) = c.feed(modern("nope/nope", None, 1, "").as_bytes());
+    let (out, _) = c.feed(stateless("nope/nope", None, 1, "").as_bytes());
     assert_eq!(status(&out), "HTTP/1.1 404 Not Found");
     assert!(out.contains("-32601"));
-    let (out, _) = c.feed(modern("tools/call", Some("ghost"), 2, r#""name":"ghost""#).as_bytes());
+    let (out, _) =
+        c.feed(stateless("tools/call", Some("ghost"), 2, r#""name":"ghost""#).as_bytes());
     assert_eq!(status(&out), "HTTP/1.1 400 Bad Request");
     // _meta missing under a 2026-07-28 header: -32602 before any header check.
     let req = post(
@@ -227,7 +228,7 @@ fn headers_unlike_the_body_get_32020() {
         "MCP-Protocol-Version: 2025-06-18\r\nMcp-Method: tools/list\r\n",
     ] {
         let body = format!(
-            r#"{{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{{{MODERN_META}}}}}"#
+            r#"{{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{{{STATELESS_META}}}}}"#
         );
         let (out, _) = c.feed(post(headers, &body).as_bytes());
         assert_eq!(status(&out), "HTTP/1.1 400 Bad Request", "{headers}");
@@ -235,7 +236,7 @@ fn headers_unlike_the_body_get_32020() {
     }
     // Mcp-Name must name the tool.
     let (out, _) = c.feed(
-        modern(
+        stateless(
             "tools/call",
             Some("set_led"),
             5,
@@ -246,7 +247,7 @@ fn headers_unlike_the_body_get_32020() {
     assert!(out.contains("-32020"), "{out}");
     // Surrounding whitespace in a header value is not part of it.
     let (out, _) = c.feed(
-        modern(
+        stateless(
             "tools/call",
             Some("  read_sensor "),
             6,
@@ -259,8 +260,8 @@ fn headers_unlike_the_body_get_32020() {
 
 #[test]
 fn split_and_pipelined_requests() {
-    let one = modern("tools/list", None, 1, "");
-    let two = modern("resources/list", None, 2, "");
+    let one = stateless("tools/list", None, 1, "");
+    let two = stateless("resources/list", None, 2, "");
     let both = format!("{one}{two}");
     // Pipelined: two answers from one read.
     let mut c = Conn::new();
@@ -280,7 +281,7 @@ fn split_and_pipelined_requests() {
 fn oversized_and_malformed_requests_close_the_connection() {
     let mut c = Conn::new();
     c.policy.max_body = 64;
-    let big = modern(
+    let big = stateless(
         "tools/list",
         None,
         1,
@@ -441,7 +442,7 @@ fn initialize_era_sessions() {
 fn listen_stays_open_as_an_event_stream() {
     let mut c = Conn::new();
     let (out, served) = c.feed(
-        modern(
+        stateless(
             "subscriptions/listen",
             None,
             77,
@@ -458,7 +459,7 @@ fn listen_stays_open_as_an_event_stream() {
     assert!(matches!(served[..], [Served::Stream { .. }]));
     // A change reaches the listen stream through poll, tagged with its id.
     let (out, _) = c.feed(
-        modern(
+        stateless(
             "tools/call",
             Some("set_led"),
             78,
@@ -485,7 +486,7 @@ fn a_large_response_streams_chunked_through_a_small_buffer() {
     let mut c = Conn::new();
     c.scratch = 256;
     let (out, _) = c.feed(
-        modern(
+        stateless(
             "resources/read",
             Some("log://samples"),
             1,

@@ -104,7 +104,7 @@ fn initialize(caps: Value) -> Value {
         "clientInfo": {"name": "t", "version": "1"}}})
 }
 
-fn modern_call(id: u32, name: &str, caps: Value, extra: Value) -> Value {
+fn stateless_call(id: u32, name: &str, caps: Value, extra: Value) -> Value {
     let mut params = json!({
         "name": name,
         "arguments": {},
@@ -120,13 +120,13 @@ fn modern_call(id: u32, name: &str, caps: Value, extra: Value) -> Value {
 }
 
 #[test]
-fn modern_round_trip_with_sealed_state() {
+fn stateless_round_trip_with_sealed_state() {
     let mut s = server();
     let caps = json!({"elicitation": {}});
     let r1 = send(
         &mut s,
         Era::Auto,
-        modern_call(1, "greet", caps.clone(), json!({})),
+        stateless_call(1, "greet", caps.clone(), json!({})),
     );
     let result = &r1[0]["result"];
     assert_eq!(result["resultType"], "input_required");
@@ -145,7 +145,7 @@ fn modern_round_trip_with_sealed_state() {
     let r2 = send(
         &mut s,
         Era::Auto,
-        modern_call(
+        stateless_call(
             2,
             "greet",
             caps.clone(),
@@ -164,7 +164,7 @@ fn modern_round_trip_with_sealed_state() {
         let r = send(
             &mut s,
             Era::Auto,
-            modern_call(
+            stateless_call(
                 3,
                 "greet",
                 caps.clone(),
@@ -177,7 +177,7 @@ fn modern_round_trip_with_sealed_state() {
     let r = send(
         &mut s,
         Era::Auto,
-        modern_call(4, "greet", caps, json!({"inputResponses": {"who": 5}})),
+        stateless_call(4, "greet", caps, json!({"inputResponses": {"who": 5}})),
     );
     assert_eq!(r[0]["result"]["resultType"], "input_required");
 }
@@ -188,7 +188,7 @@ fn missing_capability_is_32021_with_the_capability() {
     let r = send(
         &mut s,
         Era::Auto,
-        modern_call(1, "needs_sampling", json!({}), json!({})),
+        stateless_call(1, "needs_sampling", json!({}), json!({})),
     );
     assert_eq!(r[0]["error"]["code"], -32021);
     assert_eq!(
@@ -198,7 +198,7 @@ fn missing_capability_is_32021_with_the_capability() {
     let r = send(
         &mut s,
         Era::Auto,
-        modern_call(2, "greet", json!({}), json!({})),
+        stateless_call(2, "greet", json!({}), json!({})),
     );
     assert_eq!(
         r[0]["error"]["data"]["requiredCapabilities"],
@@ -207,7 +207,7 @@ fn missing_capability_is_32021_with_the_capability() {
     let r = send(
         &mut s,
         Era::Auto,
-        modern_call(3, "needs_sampling", json!({"sampling": {}}), json!({})),
+        stateless_call(3, "needs_sampling", json!({"sampling": {}}), json!({})),
     );
     assert_eq!(r[0]["result"]["content"][0]["text"], "sampled");
 }

@@ -37,7 +37,7 @@ const STACK: usize = if cfg!(debug_assertions) {
 /// closure); the measured peak of serving must fit in the rest.
 const STACK_RESERVE: usize = 4 * 1024;
 
-const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+const STATELESS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 fn transcripts() -> Vec<(String, Transcript)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../transcripts");
@@ -225,7 +225,7 @@ fn hostile() -> Vec<Case> {
             answered: false,
             error: None,
             line: format!(
-                r#"{{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{{"notifications":{{"resourceSubscriptions":[{}"led://state"]}},{MODERN_META}}}}}"#,
+                r#"{{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{{"notifications":{{"resourceSubscriptions":[{}"led://state"]}},{STATELESS_META}}}}}"#,
                 "\"sensor://nope\",".repeat(200)
             )
             .into_bytes(),
@@ -389,7 +389,7 @@ fn run_http(rig: &mut Rig) {
     let discover = post(
         "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\n",
         format!(
-            r#"{{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{{{MODERN_META}}}}}"#
+            r#"{{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{{{STATELESS_META}}}}}"#
         )
         .as_bytes(),
     );

@@ -15,8 +15,8 @@ resources/read log://samples, tools/list), checks every response, and reports th
 child's CPU per message (net of a run with N=0), messages per second and peak RSS.
 
 options:
-  --era legacy|modern        protocol era (default legacy: initialize handshake)
-  --protocol-version V       version to ask for (default 2025-06-18 legacy, 2026-07-28 modern)
+  --era legacy|stateless        protocol era (default legacy: initialize handshake)
+  --protocol-version V       version to ask for (default 2025-06-18 legacy, 2026-07-28 stateless)
   --n N                      measured requests (default 10000)
   --warmup K                 requests sent one at a time before the measured ones,
                              in both the measured and the baseline run (default 7)
@@ -67,8 +67,8 @@ fn parse() -> Result<Args, String> {
             "--era" => {
                 era = match value::<String>(&mut argv, "--era")?.as_str() {
                     "legacy" => Era::Legacy,
-                    "modern" => Era::Modern,
-                    other => return Err(format!("--era: {other:?} is not legacy or modern")),
+                    "stateless" => Era::Stateless,
+                    other => return Err(format!("--era: {other:?} is not legacy or stateless")),
                 }
             }
             "--protocol-version" => version = Some(value::<String>(&mut argv, &arg)?),

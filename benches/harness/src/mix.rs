@@ -8,15 +8,15 @@ pub enum Era {
     /// Initialize era: `initialize` + `notifications/initialized`, then plain requests.
     Legacy,
     /// 2026-07-28: no handshake state; every request carries `params._meta`.
-    Modern,
+    Stateless,
 }
 
 impl Era {
-    /// `legacy` / `modern`.
+    /// `legacy` / `stateless`.
     pub fn name(self) -> &'static str {
         match self {
             Era::Legacy => "legacy",
-            Era::Modern => "modern",
+            Era::Stateless => "stateless",
         }
     }
 
@@ -24,7 +24,7 @@ impl Era {
     pub fn default_version(self) -> &'static str {
         match self {
             Era::Legacy => "2025-06-18",
-            Era::Modern => "2026-07-28",
+            Era::Stateless => "2026-07-28",
         }
     }
 }
@@ -89,7 +89,7 @@ impl Writer {
         &self.version
     }
 
-    /// `"_meta":{...}` for a 2026-07-28 request (exactly as tests/transcripts/modern.txt).
+    /// `"_meta":{...}` for a 2026-07-28 request (exactly as tests/transcripts/stateless.txt).
     fn meta(&self) -> String {
         format!(
             "\"_meta\":{{\"io.modelcontextprotocol/protocolVersion\":\"{}\",\"io.modelcontextprotocol/clientCapabilities\":{{}}}}",
@@ -98,7 +98,7 @@ impl Writer {
     }
 
     /// The handshake lines: `initialize` + `notifications/initialized` (legacy), or
-    /// `server/discover` (modern). Only the first one is answered.
+    /// `server/discover` (stateless). Only the first one is answered.
     pub fn handshake(&self) -> Vec<String> {
         let id = HANDSHAKE_ID;
         let v = &self.version;
@@ -110,7 +110,7 @@ impl Writer {
                 ),
                 r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
             ],
-            Era::Modern => vec![format!(
+            Era::Stateless => vec![format!(
                 r#"{{"jsonrpc":"2.0","id":{id},"method":"server/discover","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"{v}","io.modelcontextprotocol/clientInfo":{client},"io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
             )],
         }
@@ -132,7 +132,7 @@ impl Writer {
                 }
                 Ok(None)
             }
-            Era::Modern => {
+            Era::Stateless => {
                 check_result_type(result)?;
                 let versions = result
                     .get("supportedVersions")
@@ -154,7 +154,7 @@ impl Writer {
     pub fn request(&self, id: u64, out: &mut Vec<u8>) {
         let meta = match self.era {
             Era::Legacy => String::new(),
-            Era::Modern => format!(",{}", self.meta()),
+            Era::Stateless => format!(",{}", self.meta()),
         };
         let line = match kind_of(id) {
             Kind::ReadSensor(s) => format!(
@@ -172,7 +172,7 @@ impl Writer {
             Kind::ToolsList => {
                 let params = match self.era {
                     Era::Legacy => "{}".to_string(),
-                    Era::Modern => format!("{{{}}}", self.meta()),
+                    Era::Stateless => format!("{{{}}}", self.meta()),
                 };
                 format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{params}}}"#)
             }
@@ -183,7 +183,7 @@ impl Writer {
 
     /// Check the `result` of the response to request `id`.
     pub fn check(&self, id: u64, result: &Value) -> Result<(), String> {
-        if self.era == Era::Modern {
+        if self.era == Era::Stateless {
             check_result_type(result)?;
         }
         match kind_of(id) {
@@ -320,8 +320,8 @@ mod tests {
     }
 
     #[test]
-    fn requests_are_json_lines_with_meta_in_modern() {
-        for era in [Era::Legacy, Era::Modern] {
+    fn requests_are_json_lines_with_meta_in_stateless() {
+        for era in [Era::Legacy, Era::Stateless] {
             let w = Writer::new(era, era.default_version());
             for id in 1..=7 {
                 let mut buf = Vec::new();
@@ -334,7 +334,7 @@ mod tests {
                 let meta = &v["params"]["_meta"];
                 match era {
                     Era::Legacy => assert!(meta.is_null()),
-                    Era::Modern => {
+                    Era::Stateless => {
                         assert_eq!(
                             meta["io.modelcontextprotocol/protocolVersion"],
                             "2026-07-28"
@@ -370,8 +370,8 @@ mod tests {
             .check(7, &tools(&["read_sensor", "set_led", "move_servo"]))
             .is_ok());
         assert!(w.check(7, &tools(&["read_sensor", "set_led"])).is_err());
-        // Modern results must say resultType complete.
-        let m = Writer::new(Era::Modern, "2026-07-28");
+        // Stateless results must say resultType complete.
+        let m = Writer::new(Era::Stateless, "2026-07-28");
         assert!(m.check(1, &text("temperature: 21.5 C")).is_err());
         let mut ok = text("temperature: 21.5 C");
         ok["resultType"] = json!("complete");

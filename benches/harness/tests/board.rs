@@ -67,13 +67,13 @@ fn legacy_pipelined_checks_every_response() {
 }
 
 #[test]
-fn modern_pipelined_checks_every_response() {
-    let out = harness(&["--era", "modern", "--n", "50", "--header"], &[board()]);
+fn stateless_pipelined_checks_every_response() {
+    let out = harness(&["--era", "stateless", "--n", "50", "--header"], &[board()]);
     assert_ok(&out);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let row = stdout.lines().nth(2).expect("header and one row");
     assert!(
-        row.starts_with("| sensor-board | modern | pipelined | 50 |"),
+        row.starts_with("| sensor-board | stateless | pipelined | 50 |"),
         "{row}"
     );
     assert!(row.ends_with("| ok |"), "{row}");
@@ -81,7 +81,7 @@ fn modern_pipelined_checks_every_response() {
 
 #[test]
 fn interactive_answers_each_lone_request() {
-    for era in ["legacy", "modern"] {
+    for era in ["legacy", "stateless"] {
         let out = harness(&["--era", era, "--n", "21", "--interactive"], &[board()]);
         assert_ok(&out);
         assert!(String::from_utf8_lossy(&out.stderr).contains("round trip: p50"));
@@ -100,7 +100,7 @@ fn unsupported_version_fails() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("note: server answered protocolVersion"));
     let args = [
         "--era",
-        "modern",
+        "stateless",
         "--n",
         "5",
         "--protocol-version",

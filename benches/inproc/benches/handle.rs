@@ -49,7 +49,7 @@ fn echo(c: &mut Criterion) {
 fn blob(c: &mut Criterion) {
     let mut g = c.benchmark_group("blob");
     for size in BLOB_SIZES {
-        let mut case = blob_case(Era::Modern, size);
+        let mut case = blob_case(Era::Stateless, size);
         g.throughput(Throughput::Bytes(case.response_len as u64));
         let mut out = CountSink::default();
         g.bench_function(BenchmarkId::from_parameter(size), |b| {

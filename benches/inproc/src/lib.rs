@@ -34,7 +34,7 @@ pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","p
 pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 /// The per-request `_meta` of a 2026-07-28 request (version, client info,
 /// capabilities: what a real stateless client sends every time).
-pub const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
+pub const STATELESS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 /// The protocol era a request is sent in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,27 +42,27 @@ pub enum Era {
     /// Initialize era: `initialize` (2025-11-25) and `notifications/initialized` at
     /// set-up, then plain requests.
     Legacy,
-    /// 2026-07-28: no set-up; every request carries [`MODERN_META`].
-    Modern,
+    /// 2026-07-28: no set-up; every request carries [`STATELESS_META`].
+    Stateless,
 }
 
 impl Era {
     /// Both eras.
-    pub const ALL: [Era; 2] = [Era::Legacy, Era::Modern];
+    pub const ALL: [Era; 2] = [Era::Legacy, Era::Stateless];
 
     /// The protocol version it speaks (also its command-line name).
     pub fn name(self) -> &'static str {
         match self {
             Era::Legacy => "2025-11-25",
-            Era::Modern => "2026-07-28",
+            Era::Stateless => "2026-07-28",
         }
     }
 
-    /// By [`Era::name`], or `legacy` / `modern`.
+    /// By [`Era::name`], or `legacy` / `stateless`.
     pub fn parse(s: &str) -> Option<Era> {
         match s {
             "legacy" | "2025-11-25" => Some(Era::Legacy),
-            "modern" | "2026-07-28" => Some(Era::Modern),
+            "stateless" | "2026-07-28" => Some(Era::Stateless),
             _ => None,
         }
     }
@@ -74,8 +74,8 @@ pub fn request(era: Era, method: &str, params: &str) -> Vec<u8> {
     let params = match (era, params.is_empty()) {
         (Era::Legacy, true) => String::new(),
         (Era::Legacy, false) => format!(r#","params":{{{params}}}"#),
-        (Era::Modern, true) => format!(r#","params":{{{MODERN_META}}}"#),
-        (Era::Modern, false) => format!(r#","params":{{{params},{MODERN_META}}}"#),
+        (Era::Stateless, true) => format!(r#","params":{{{STATELESS_META}}}"#),
+        (Era::Stateless, false) => format!(r#","params":{{{params},{STATELESS_META}}}"#),
     };
     format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}"{params}}}"#).into_bytes()
 }
@@ -523,10 +523,10 @@ mod tests {
     }
 
     #[test]
-    fn modern_responses_carry_the_result_type() {
+    fn stateless_responses_carry_the_result_type() {
         let r = answer(
-            &mut board_server(Era::Modern),
-            &Message::ReadSensor.request(Era::Modern),
+            &mut board_server(Era::Stateless),
+            &Message::ReadSensor.request(Era::Stateless),
         );
         assert!(r.contains(r#""resultType":"complete""#), "{r}");
         let r = answer(
@@ -538,9 +538,9 @@ mod tests {
 
     #[test]
     fn a_failed_answer_is_caught() {
-        let mut server = board_server(Era::Modern);
+        let mut server = board_server(Era::Stateless);
         // An unknown tool (a JSON-RPC error), a bad argument (a tool error).
-        let bad = request(Era::Modern, "tools/call", r#""name":"nope""#);
+        let bad = request(Era::Stateless, "tools/call", r#""name":"nope""#);
         assert!(check(&answer(&mut server, &bad), "").is_err());
         let bad = request(
             Era::Legacy,
@@ -562,7 +562,7 @@ mod tests {
         }
         assert!(case_named("echo_7", Era::Legacy).is_none());
         assert!(case_named("echo_256", Era::Legacy).is_some());
-        assert!(case_named("echo_256", Era::Modern).is_none());
+        assert!(case_named("echo_256", Era::Stateless).is_none());
         assert!(case_named("nope", Era::Legacy).is_none());
     }
 
@@ -570,7 +570,7 @@ mod tests {
     fn echo_requests_have_the_exact_size() {
         for era in Era::ALL {
             for size in ECHO_SIZES {
-                if era == Era::Modern && size == 256 {
+                if era == Era::Stateless && size == 256 {
                     assert!(echo_request(era, size).is_none());
                     continue;
                 }
@@ -578,7 +578,7 @@ mod tests {
                 assert_eq!(case.line.len(), size);
             }
         }
-        assert!(echo_request(Era::Modern, 10).is_none());
+        assert!(echo_request(Era::Stateless, 10).is_none());
     }
 
     #[test]

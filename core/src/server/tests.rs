@@ -125,7 +125,7 @@ fn server() -> Server<Kinds, 1, 1> {
 /// Every 2026-07-28 result ends with `_meta.serverInfo`, escaped as needed, whether
 /// the server keeps it written (short) or writes it each time (too long to keep).
 #[test]
-fn modern_results_carry_server_info() {
+fn stateless_results_carry_server_info() {
     // Longer than `SERVER_INFO_LEN` with the other members.
     const LONG: &str = concat!(
         "tttttttttttttttttttttttttttttttttttttttt",

@@ -4,7 +4,7 @@ The conformance server's tools that need an elicitation, a sampling or the clien
 roots (examples/conformance-server), over Streamable HTTP, in both eras, each test
 against a fresh server process:
 
-* ``modern``: ``mcp.Client`` at 2026-07-28: the tool answers ``input_required``; the
+* ``stateless``: ``mcp.Client`` at 2026-07-28: the tool answers ``input_required``; the
   SDK dispatches the embedded requests to the callbacks below and retries the call
   with ``inputResponses`` and ``requestState`` (several inputs, several rounds).
 * ``legacy``: ``ClientSession`` over ``streamable_http_client`` (initialize,
@@ -88,7 +88,7 @@ def only_text(result: types.CallToolResult) -> str:
 
 
 @pytest.mark.parametrize("tool,arguments,want", CASES, ids=[c[0] for c in CASES])
-async def test_modern_input_required(server_binary: str, tool: str, arguments: dict[str, Any], want: str) -> None:
+async def test_stateless_input_required(server_binary: str, tool: str, arguments: dict[str, Any], want: str) -> None:
     with anyio.fail_after(TEST_TIMEOUT):
         async with listening(server_binary, "--listen") as url:
             async with Client(url, read_timeout_seconds=READ_TIMEOUT, **CALLBACKS) as client:

@@ -2,13 +2,13 @@
 
 Every test runs in both protocol eras, each against a fresh board process:
 
-* ``modern``: ``mcp.Client`` in its default ``mode="auto"``: it probes ``server/discover``
+* ``stateless``: ``mcp.Client`` in its default ``mode="auto"``: it probes ``server/discover``
   and must end up on 2026-07-28 without falling back to ``initialize``.
 * ``legacy``: ``ClientSession`` over ``stdio_client`` with the classic ``initialize``
   handshake (2025-11-25).
 
 With ``EMCP_BOARD_HTTP`` set (conftest.py) the same tests run over Streamable HTTP: each
-test starts ``<board> --http 127.0.0.1:PORT`` and connects ``mcp.Client`` (modern) or
+test starts ``<board> --http 127.0.0.1:PORT`` and connects ``mcp.Client`` (stateless) or
 ``ClientSession`` over ``streamable_http_client`` (legacy) to ``/mcp``.
 
 Strings are compared exactly. JSON numbers inside structured values are compared by
@@ -175,7 +175,7 @@ PROMPT = {
 }
 
 # Resource-not-found error code per era (2025-11-25: -32002; 2026-07-28: -32602).
-NOT_FOUND = {"legacy": -32002, "modern": types.INVALID_PARAMS}
+NOT_FOUND = {"legacy": -32002, "stateless": types.INVALID_PARAMS}
 
 
 def history(current: str) -> str:
@@ -225,7 +225,7 @@ def same_json(actual: Any, expected: Any) -> bool:
 Conn = Client | ClientSession
 
 
-@pytest.fixture(params=["modern", "legacy"])
+@pytest.fixture(params=["stateless", "legacy"])
 def era(request: pytest.FixtureRequest) -> str:
     return request.param
 
@@ -253,7 +253,7 @@ async def connect(board: StdioServerParameters | HttpBoard, era: str, **callback
 async def _connect(board: StdioServerParameters | str, era: str, **callbacks: Any) -> AsyncIterator[Conn]:
     try:
         with anyio.fail_after(TEST_TIMEOUT):
-            if era == "modern":
+            if era == "stateless":
                 async with Client(board, read_timeout_seconds=READ_TIMEOUT, **callbacks) as client:
                     # discover answered: the client did not fall back to initialize
                     assert client.session.discover_result is not None, "server/discover failed: fell back"
@@ -332,7 +332,7 @@ async def test_handshake(board: StdioServerParameters, era: str) -> None:
         assert conn.server_capabilities is not None
         assert dump(conn.server_capabilities) == CAPABILITIES
         info = conn.server_info
-        assert info is not None, "server info missing (modern: the _meta io.modelcontextprotocol/serverInfo stamp)"
+        assert info is not None, "server info missing (stateless: the _meta io.modelcontextprotocol/serverInfo stamp)"
         assert (info.name, info.version, info.title) == (SERVER_NAME, SERVER_VERSION, SERVER_TITLE)
         if era == "legacy":
             assert isinstance(conn, ClientSession)
@@ -607,9 +607,9 @@ async def test_led_update_notification_legacy_subscribe(board: StdioServerParame
         assert len(inbox.of(types.ResourceUpdatedNotification)) == 1
 
 
-async def test_led_update_notification_modern_listen(board: StdioServerParameters) -> None:
+async def test_led_update_notification_stateless_listen(board: StdioServerParameters) -> None:
     inbox = Inbox()
-    async with connect(board, "modern", message_handler=inbox.message_handler) as conn:
+    async with connect(board, "stateless", message_handler=inbox.message_handler) as conn:
         assert isinstance(conn, Client)
         # 2026-07-28: change notifications travel only on a subscriptions/listen stream
         assert only_text(await conn.call_tool("set_led", {"color": "green", "brightness": 10})) == "led: green 10%"

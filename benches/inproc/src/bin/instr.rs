@@ -1,5 +1,5 @@
 //! `instr CASE ERA COUNT`: set up a server for CASE (the sensor board, or the scaling
-//! device) in ERA (`2025-11-25`/`legacy` or `2026-07-28`/`modern`), check its answer
+//! device) in ERA (`2025-11-25`/`legacy` or `2026-07-28`/`stateless`), check its answer
 //! once, then handle the same request COUNT more times into a sink that discards the
 //! output. Run under callgrind by `callgrind.sh`: the instructions of two runs with
 //! different COUNTs differ by exactly the instructions of the extra messages, so

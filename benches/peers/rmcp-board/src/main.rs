@@ -176,7 +176,7 @@ fn json_text(uri: &str, text: String) -> ResourceContents {
 }
 
 /// Is this request on 2026-07-28 or later (stateless, with cache hints)?
-fn modern(ctx: &RequestContext<RoleServer>) -> bool {
+fn stateless(ctx: &RequestContext<RoleServer>) -> bool {
     ctx.protocol_version()
         .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
 }
@@ -186,7 +186,7 @@ fn modern(ctx: &RequestContext<RoleServer>) -> bool {
 macro_rules! cached {
     ($list:expr, $ctx:expr) => {{
         let list = $list;
-        if modern(&$ctx) {
+        if stateless(&$ctx) {
             list.with_ttl_ms(3_600_000)
                 .with_cache_scope(CacheScope::Public)
         } else {
@@ -431,7 +431,7 @@ impl ServerHandler for Board {
             ));
         };
         let mut result = ReadResourceResult::new(vec![contents]);
-        if modern(&ctx) {
+        if stateless(&ctx) {
             // Live values: fresh for 0 ms, like the board.
             result = result.with_ttl_ms(0).with_cache_scope(CacheScope::Public);
         }

@@ -301,7 +301,7 @@ async fn checks(
     seen: Seen,
     version: ProtocolVersion,
 ) -> Report {
-    let modern = !version.has_initialize();
+    let stateless = !version.has_initialize();
     let mut r = Report {
         label: version.to_string(),
         failed: 0,
@@ -510,7 +510,7 @@ async fn checks(
             &json!("application/octet-stream"),
         );
     }
-    let missing = match modern {
+    let missing = match stateless {
         true => -32602,
         false => -32002,
     };
@@ -600,7 +600,7 @@ async fn checks(
     // Notifications on set_led: the log message (legacy: logging/setLevel), the update of
     // led://state (legacy: resources/subscribe; 2026-07-28: subscriptions/listen).
     let mut listen = None;
-    if modern {
+    if stateless {
         let filter = SubscriptionFilter::builder()
             .resource_subscription("led://state")
             .build();
