@@ -11,8 +11,9 @@
 # network, the device's port 80 forwarded to 127.0.0.1:PORT (loopback only; the
 # guest reaches nothing else: restrict=on). The firmware's defmt logs come over
 # semihosting and are decoded by defmt-print; everything this script and QEMU
-# print goes to stderr. Exits with QEMU's status when QEMU ends; SIGINT or SIGTERM
-# ends QEMU and the decoder first.
+# print goes to stderr. The script becomes QEMU (exec): it exits with QEMU's
+# status, SIGINT or SIGTERM end QEMU, and the decoder ends with QEMU's output, so
+# no process stays behind.
 set -euo pipefail
 
 usage() {
@@ -55,38 +56,13 @@ elf=$target_dir/thumbv7m-none-eabi/release/emcp-net-firmware
     (cd "$here" && CARGO_TARGET_DIR=$target_dir cargo build --release "${features[@]}")
 } >&2
 
-# Semihosting writes the defmt frames to QEMU's stdout (nothing else goes there:
-# no serial port, no monitor), through a FIFO into defmt-print; QEMU's own
-# messages stay plain text on stderr.
-tmp=$(mktemp -d)
-mkfifo "$tmp/defmt"
-qemu_pid= decoder_pid=
-cleanup() {
-    [ -z "$qemu_pid" ] || kill "$qemu_pid" 2>/dev/null || true
-    [ -z "$decoder_pid" ] || kill "$decoder_pid" 2>/dev/null || true
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# Both ends of the FIFO are opened here (fd 3 read-write first, so that neither
-# open blocks) and handed down; once QEMU has its copy, this shell closes its own,
-# QEMU is the only writer, and QEMU's end is the decoder's end of input.
-exec 3<>"$tmp/defmt" 4<"$tmp/defmt"
-defmt-print -e "$elf" <&4 3>&- 4>&- >&2 &
-decoder_pid=$!
 echo "run.sh: $device at http://127.0.0.1:$port/mcp" >&2
-qemu-system-arm -M mps2-an385 -cpu cortex-m3 -display none -monitor none -serial null \
+# QEMU takes this shell's place (exec), so any signal that ends this process ends
+# QEMU itself, even SIGKILL, and QEMU's exit status is the script's. Semihosting
+# writes the defmt frames to QEMU's stdout (nothing else goes there: no serial port,
+# no monitor), piped into defmt-print, which ends at the end of QEMU's output.
+# QEMU's own messages stay plain text on stderr.
+exec qemu-system-arm -M mps2-an385 -cpu cortex-m3 -display none -monitor none -serial null \
     -semihosting-config enable=on,target=native \
     -nic "user,model=lan9118,restrict=on,hostfwd=tcp:127.0.0.1:$port-:80" \
-    -kernel "$elf" </dev/null >&3 3>&- 4>&- &
-qemu_pid=$!
-exec 3>&- 4<&-
-status=0
-wait "$qemu_pid" || status=$?
-qemu_pid=
-wait "$decoder_pid" 2>/dev/null || true
-decoder_pid=
-exit "$status"
+    -kernel "$elf" </dev/null > >(exec defmt-print -e "$elf" >&2)
