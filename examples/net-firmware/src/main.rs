@@ -13,6 +13,7 @@
 mod conn;
 mod device;
 mod shared;
+mod stack;
 mod time;
 
 use core::cell::RefCell;
@@ -51,16 +52,28 @@ unsafe impl cortex_m::interrupt::InterruptNumber for EthIrq {
 
 #[embassy_executor::main]
 async fn main(spawner: Spawner) {
+    init(spawner);
+    defmt::info!("stack high-water {} bytes at start-up", stack::high_water());
+    stack::repaint();
+    stack::watch().await
+}
+
+/// Bring up the controller, the network stack and the server, and spawn the tasks.
+/// A plain function rather than part of `main`'s future, so that the values built
+/// here are moved to their statics from the stack and take no room in the future.
+#[inline(never)]
+fn init(spawner: Spawner) {
     let Some(core) = cortex_m::Peripherals::take() else {
         fail("core peripherals taken twice");
     };
     time::init(core.SYST);
     defmt::info!("emcp net firmware: {}", device::NAME);
 
+    static ETH: StaticCell<Lan9118> = StaticCell::new();
     // SAFETY: MPS2_BASE is the controller's register window on this board, and
     // nothing else in the program touches it.
-    let eth = match unsafe { Lan9118::new(lan9118::MPS2_BASE) } {
-        Ok(eth) => eth,
+    let eth: &'static mut Lan9118 = match unsafe { Lan9118::new(lan9118::MPS2_BASE) } {
+        Ok(eth) => ETH.init(eth),
         Err(e) => fail(match e {
             lan9118::Error::NotFound => "no LAN9118 at 0x40200000",
             lan9118::Error::Timeout => "LAN9118 did not come out of reset",
@@ -77,7 +90,7 @@ async fn main(spawner: Spawner) {
         dns_servers: heapless::Vec::new(),
     });
     static RESOURCES: StaticCell<StackResources<{ CONNECTIONS + 1 }>> = StaticCell::new();
-    let seed = seed(&eth);
+    let seed = seed(eth);
     let (stack, runner) =
         embassy_net::new(eth, config, RESOURCES.init(StackResources::new()), seed);
     match net_task(runner) {
@@ -85,17 +98,19 @@ async fn main(spawner: Spawner) {
         Err(_) => fail("network task not spawned"),
     }
 
-    let server = match Server::new(device::new(), device::CONFIG) {
-        Ok(server) => server,
-        Err(_) => fail("invalid server configuration"),
-    };
     static SHARED: StaticCell<SharedCell> = StaticCell::new();
-    let shared: &'static SharedCell = SHARED.init(Mutex::new(RefCell::new(Shared {
-        server,
-        sessions: Sessions::new(seed),
-        scratch: [0; shared::SCRATCH],
-        outboxes: [const { Outbox::new() }; CONNECTIONS],
-    })));
+    let shared: &'static SharedCell = SHARED.init_with(|| {
+        let server = match Server::new(device::new(), device::CONFIG) {
+            Ok(server) => server,
+            Err(_) => fail("invalid server configuration"),
+        };
+        Mutex::new(RefCell::new(Shared {
+            server,
+            sessions: Sessions::new(seed),
+            scratch: [0; shared::SCRATCH],
+            outboxes: [const { Outbox::new() }; CONNECTIONS],
+        }))
+    });
     for slot in 0..CONNECTIONS {
         match conn::task(stack, shared, slot) {
             Ok(token) => spawner.spawn(token),
@@ -108,38 +123,11 @@ async fn main(spawner: Spawner) {
         conn::PORT,
         CONNECTIONS
     );
-    stack_watch().await
 }
 
 #[embassy_executor::task]
-async fn net_task(mut runner: embassy_net::Runner<'static, Lan9118>) -> ! {
+async fn net_task(mut runner: embassy_net::Runner<'static, &'static mut Lan9118>) -> ! {
     runner.run().await
-}
-
-/// Log the stack's high-water mark whenever it grows (the stack is painted at
-/// reset; see memory.x).
-async fn stack_watch() -> ! {
-    extern "C" {
-        static _stack_end: u32;
-        static _stack_start: u32;
-    }
-    let mut reported = 0;
-    loop {
-        embassy_time::Timer::after_millis(500).await;
-        let bottom = core::ptr::addr_of!(_stack_end) as usize;
-        let top = core::ptr::addr_of!(_stack_start) as usize;
-        let mut p = bottom;
-        // SAFETY: every address in [_stack_end, _stack_start) is RAM of the stack
-        // region; words are read, never written.
-        while p < top && unsafe { core::ptr::read_volatile(p as *const u32) } == 0xCCCC_CCCC {
-            p += 4;
-        }
-        let used = top - p;
-        if used > reported {
-            reported = used;
-            defmt::info!("stack high-water {} of {} bytes", used, top - bottom);
-        }
-    }
 }
 
 /// A seed for TCP sequence numbers and session ids. QEMU's board has no random
