@@ -35,8 +35,11 @@ esac
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-# One target directory per device: switching devices does not rebuild the other.
-target_dir=$repo/target/net-firmware/$device
+# The sensor image where a plain `cargo build --release` here puts it
+# (.cargo/config.toml); the other device in a directory of its own, so that
+# switching devices does not rebuild either.
+target_dir=$repo/target/net-firmware
+[ "$device" = sensor ] || target_dir=$target_dir/$device
 elf=$target_dir/thumbv7m-none-eabi/release/emcp-net-firmware
 
 {
