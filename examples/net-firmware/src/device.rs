@@ -1,31 +1,61 @@
 //! The device this image serves, chosen by cargo feature: `sensor` (default), the
-//! simulated sensor board of `examples/sensor-board`, compiled `no_std`; or
-//! `conformance`, the official conformance suite's device.
+//! simulated sensor board of `examples/sensor-board`, or `conformance`, the official
+//! conformance suite's fixtures (`examples/conformance-device`); both `no_std`
+//! libraries shared with their host binaries.
 
 #[cfg(all(feature = "sensor", feature = "conformance"))]
-compile_error!("choose one device: `--features conformance --no-default-features`");
+compile_error!("choose one device: `--no-default-features --features conformance`");
 
 #[cfg(feature = "sensor")]
 mod chosen {
-    pub use sensor_board::{Board as Device, CONFIG};
-
-    /// The device at power-on.
-    pub fn new() -> Device {
-        Device::new()
-    }
+    use emcp::wire::error::ConfigError;
+    use sensor_board::{Board, CONFIG};
 
     /// Its name in logs.
     pub const NAME: &str = "sensor board";
+
+    /// The server type, with the core's default bounds.
+    pub type AppServer = emcp::Server<Board>;
+
+    /// The server around the board at power-on.
+    pub fn server(_seed: u64) -> Result<AppServer, ConfigError> {
+        emcp::Server::new(Board::new(), CONFIG)
+    }
 }
 
-// TODO(issue 22, branch `libs`): the conformance suite's device as a `no_std` library
-// crate (`examples/conformance-device`), shared with `examples/conformance-server`.
-// When it lands: depend on it behind the `conformance` feature and re-export its
-// `Device` type, `CONFIG`, `new()` and `NAME` here, as the `sensor` module does.
 #[cfg(feature = "conformance")]
-compile_error!(
-    "the conformance device is not a no_std library yet (issue 22, branch `libs`): \
-     see the TODO in src/device.rs"
-);
+mod chosen {
+    use conformance_device::{Conformance, Fixtures, CONFIG};
+    use emcp::state::seal::StateKey;
+    use emcp::wire::error::ConfigError;
+
+    /// Its name in logs.
+    pub const NAME: &str = "conformance fixtures";
+
+    /// The server type, with the bounds the fixtures need.
+    pub type AppServer = Conformance;
+
+    /// The server around the fixtures, its `requestState` sealed with a key drawn
+    /// from `seed` (QEMU's board has no random source; a product takes the key from
+    /// its TRNG).
+    pub fn server(seed: u64) -> Result<AppServer, ConfigError> {
+        let mut server = emcp::Server::new(Fixtures, CONFIG)?;
+        let mut key = [0u8; 32];
+        let mut state = seed;
+        for chunk in key.chunks_mut(8) {
+            // SplitMix64: spreads the seed over the key's bytes.
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            for (d, s) in chunk.iter_mut().zip(z.to_le_bytes()) {
+                *d = s;
+            }
+        }
+        server.set_state_key(StateKey::new(key));
+        Ok(server)
+    }
+}
 
 pub use chosen::*;

@@ -25,7 +25,6 @@ use embassy_executor::Spawner;
 use embassy_net::{Ipv4Address, Ipv4Cidr, StackResources, StaticConfigV4};
 use embassy_sync::blocking_mutex::Mutex;
 use emcp::transport::http::Sessions;
-use emcp::Server;
 use lan9118::Lan9118;
 use static_cell::StaticCell;
 
@@ -100,7 +99,7 @@ fn init(spawner: Spawner) {
 
     static SHARED: StaticCell<SharedCell> = StaticCell::new();
     let shared: &'static SharedCell = SHARED.init_with(|| {
-        let server = match Server::new(device::new(), device::CONFIG) {
+        let server = match device::server(seed) {
             Ok(server) => server,
             Err(_) => fail("invalid server configuration"),
         };

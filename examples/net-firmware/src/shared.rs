@@ -1,5 +1,5 @@
 //! What the connection tasks share: the one MCP server, its HTTP session, and an
-//! outbox per connection for the lines [`Server::poll`] routes to an open stream.
+//! outbox per connection for the lines `Server::poll` routes to an open stream.
 //!
 //! Everything sits behind one blocking mutex that is never held across an
 //! `await`: a task locks it to answer one request (writing the response straight
@@ -12,9 +12,8 @@ use embassy_sync::blocking_mutex::raw::NoopRawMutex;
 use embassy_sync::blocking_mutex::Mutex;
 use emcp::transport::http::Sessions;
 use emcp::wire::json::{Sink, SinkError};
-use emcp::Server;
 
-use crate::device::Device;
+use crate::device::AppServer;
 
 /// Connections served at once (one task and one socket each).
 pub const CONNECTIONS: usize = 3;
@@ -32,7 +31,7 @@ pub const MAX_ID: usize = 64;
 
 /// The server and its HTTP state.
 pub struct Shared {
-    pub server: Server<Device>,
+    pub server: AppServer,
     pub sessions: Sessions,
     pub scratch: [u8; SCRATCH],
     pub outboxes: [Outbox; CONNECTIONS],
@@ -93,7 +92,7 @@ impl Shared {
     }
 }
 
-/// Appends each line [`Server::poll`] writes to the outbox of the stream it is
+/// Appends each line `Server::poll` writes to the outbox of the stream it is
 /// routed to; lines for no open stream are dropped.
 struct Router<'a> {
     outboxes: &'a mut [Outbox],
