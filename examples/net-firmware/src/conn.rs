@@ -14,27 +14,18 @@ use embassy_time::{Duration, Timer};
 use emcp::transport::http::{self, reply, Policy, Served, Status};
 use emcp::wire::json::{self, Sink, SinkError, SliceSink};
 
-use crate::shared::{SharedCell, CONNECTIONS, MAX_ID};
+use crate::device::{CONNECTIONS, MAX_BODY, REQUEST, SOCKET_RX, SOCKET_TX};
+use crate::shared::{Shared, SharedCell, MAX_ID};
 
 /// The port served.
 pub const PORT: u16 = 80;
-
-/// The socket's receive window.
-const SOCKET_RX: usize = 1024;
-
-/// The socket's send buffer: the longest response (the sensor board's
-/// `log://samples` read is about 5.6 KiB).
-pub const SOCKET_TX: usize = 6144;
-
-/// A request's head and body must fit here (431 or 413 beyond).
-pub const REQUEST: usize = 3072;
 
 /// What the endpoint accepts. `10.0.2.15` is the device's own address on QEMU's
 /// user network; loopback names (the host side of the port forward) always pass.
 pub const POLICY: Policy = Policy {
     endpoint: "/mcp",
     hosts: &["10.0.2.15"],
-    max_body: 2048,
+    max_body: MAX_BODY,
     bearer: None,
 };
 
@@ -61,8 +52,9 @@ pub async fn task(stack: Stack<'static>, shared: &'static SharedCell, slot: usiz
         shared.lock(|s| {
             let s = &mut *s.borrow_mut();
             if let Some(outbox) = s.outboxes.get_mut(slot) {
-                if outbox.open && !outbox.until_response && !outbox.request.is_empty() {
-                    s.server.close_listen(&outbox.request);
+                let listen = outbox.open && !outbox.until_response && !outbox.request.is_empty();
+                if let (true, Some(endpoint)) = (listen, s.endpoint.as_mut()) {
+                    endpoint.server.close_listen(&outbox.request);
                 }
                 outbox.close();
             }
@@ -97,12 +89,20 @@ async fn serve(
                     let mut out = Watched::new(free);
                     let step = shared.lock(|s| {
                         let s = &mut *s.borrow_mut();
+                        let Shared {
+                            endpoint: Some(endpoint),
+                            scratch,
+                            outboxes,
+                        } = s
+                        else {
+                            return Step::Failed;
+                        };
                         let served = http::serve(
-                            &mut s.server,
-                            &mut s.sessions,
+                            &mut endpoint.server,
+                            &mut endpoint.sessions,
                             &POLICY,
                             &buf[..len],
-                            &mut s.scratch,
+                            scratch,
                             &mut out,
                         );
                         let step = match served {
@@ -119,8 +119,7 @@ async fn serve(
                                 until_response,
                                 ..
                             } => {
-                                let opened = s
-                                    .outboxes
+                                let opened = outboxes
                                     .get_mut(slot)
                                     .is_some_and(|o| o.open(request, until_response));
                                 if opened {

@@ -14,10 +14,23 @@ mod chosen {
     /// Its name in logs.
     pub const NAME: &str = "sensor board";
 
+    /// Connections served at once.
+    pub const CONNECTIONS: usize = 3;
+    /// A socket's send buffer, which holds a whole response: the board's longest,
+    /// the `log://samples` read, is over 5 KiB.
+    pub const SOCKET_TX: usize = 6144;
+    /// A socket's receive window.
+    pub const SOCKET_RX: usize = 1024;
+    /// A request's head and body.
+    pub const REQUEST: usize = 3072;
+    /// A request's body.
+    pub const MAX_BODY: usize = 2048;
+
     /// The server type, with the core's default bounds.
     pub type AppServer = emcp::Server<Board>;
 
     /// The server around the board at power-on.
+    #[inline(always)]
     pub fn server(_seed: u64) -> Result<AppServer, ConfigError> {
         emcp::Server::new(Board::new(), CONFIG)
     }
@@ -32,12 +45,25 @@ mod chosen {
     /// Its name in logs.
     pub const NAME: &str = "conformance fixtures";
 
+    /// Connections served at once: the suite keeps several open at a time (event
+    /// streams, concurrent requests, idle keep-alive connections).
+    pub const CONNECTIONS: usize = 6;
+    /// A socket's send buffer, which holds a whole response.
+    pub const SOCKET_TX: usize = 3072;
+    /// A socket's receive window.
+    pub const SOCKET_RX: usize = 512;
+    /// A request's head and body.
+    pub const REQUEST: usize = 2048;
+    /// A request's body.
+    pub const MAX_BODY: usize = 1536;
+
     /// The server type, with the bounds the fixtures need.
     pub type AppServer = Conformance;
 
     /// The server around the fixtures, its `requestState` sealed with a key drawn
     /// from `seed` (QEMU's board has no random source; a product takes the key from
     /// its TRNG).
+    #[inline(always)]
     pub fn server(seed: u64) -> Result<AppServer, ConfigError> {
         let mut server = emcp::Server::new(Fixtures, CONFIG)?;
         let mut key = [0u8; 32];

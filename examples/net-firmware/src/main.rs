@@ -26,9 +26,9 @@ use embassy_net::{Ipv4Address, Ipv4Cidr, StackResources, StaticConfigV4};
 use embassy_sync::blocking_mutex::Mutex;
 use emcp::transport::http::Sessions;
 use lan9118::Lan9118;
-use static_cell::StaticCell;
+use static_cell::{ConstStaticCell, StaticCell};
 
-use shared::{Outbox, Shared, SharedCell, CONNECTIONS};
+use shared::{Endpoint, Shared, SharedCell, CONNECTIONS};
 
 /// The device's address on QEMU's user network (its DHCP server would hand out the
 /// same), and the host side of that network.
@@ -68,11 +68,12 @@ fn init(spawner: Spawner) {
     time::init(core.SYST);
     defmt::info!("emcp net firmware: {}", device::NAME);
 
-    static ETH: StaticCell<Lan9118> = StaticCell::new();
+    static ETH_BUFFERS: ConstStaticCell<lan9118::Buffers> =
+        ConstStaticCell::new(lan9118::Buffers::new());
     // SAFETY: MPS2_BASE is the controller's register window on this board, and
     // nothing else in the program touches it.
-    let eth: &'static mut Lan9118 = match unsafe { Lan9118::new(lan9118::MPS2_BASE) } {
-        Ok(eth) => ETH.init(eth),
+    let eth = match unsafe { Lan9118::new(lan9118::MPS2_BASE, ETH_BUFFERS.take()) } {
+        Ok(eth) => eth,
         Err(e) => fail(match e {
             lan9118::Error::NotFound => "no LAN9118 at 0x40200000",
             lan9118::Error::Timeout => "LAN9118 did not come out of reset",
@@ -89,7 +90,7 @@ fn init(spawner: Spawner) {
         dns_servers: heapless::Vec::new(),
     });
     static RESOURCES: StaticCell<StackResources<{ CONNECTIONS + 1 }>> = StaticCell::new();
-    let seed = seed(eth);
+    let seed = seed(&eth);
     let (stack, runner) =
         embassy_net::new(eth, config, RESOURCES.init(StackResources::new()), seed);
     match net_task(runner) {
@@ -97,19 +98,22 @@ fn init(spawner: Spawner) {
         Err(_) => fail("network task not spawned"),
     }
 
-    static SHARED: StaticCell<SharedCell> = StaticCell::new();
-    let shared: &'static SharedCell = SHARED.init_with(|| {
-        let server = match device::server(seed) {
-            Ok(server) => server,
-            Err(_) => fail("invalid server configuration"),
-        };
-        Mutex::new(RefCell::new(Shared {
+    static SHARED: ConstStaticCell<SharedCell> =
+        ConstStaticCell::new(Mutex::new(RefCell::new(Shared::new())));
+    let shared: &'static SharedCell = SHARED.take();
+    // Built straight into its place behind the lock: the server is the largest value
+    // made at start-up, and every copy of it would deepen the stack's peak.
+    let installed = shared.lock(|s| {
+        let endpoint = &mut s.borrow_mut().endpoint;
+        *endpoint = device::server(seed).ok().map(|server| Endpoint {
             server,
             sessions: Sessions::new(seed),
-            scratch: [0; shared::SCRATCH],
-            outboxes: [const { Outbox::new() }; CONNECTIONS],
-        }))
+        });
+        endpoint.is_some()
     });
+    if !installed {
+        fail("invalid server configuration");
+    }
     for slot in 0..CONNECTIONS {
         match conn::task(stack, shared, slot) {
             Ok(token) => spawner.spawn(token),
@@ -125,14 +129,14 @@ fn init(spawner: Spawner) {
 }
 
 #[embassy_executor::task]
-async fn net_task(mut runner: embassy_net::Runner<'static, &'static mut Lan9118>) -> ! {
+async fn net_task(mut runner: embassy_net::Runner<'static, Lan9118<'static>>) -> ! {
     runner.run().await
 }
 
 /// A seed for TCP sequence numbers and session ids. QEMU's board has no random
 /// source; the SysTick count at this point depends on host timing. A product
 /// takes its seed from the chip's TRNG.
-fn seed(eth: &Lan9118) -> u64 {
+fn seed(eth: &Lan9118<'_>) -> u64 {
     let systick = u64::from(cortex_m::peripheral::SYST::get_current());
     let mac = eth.mac();
     let mac = u64::from_le_bytes([mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], 0, 0]);
@@ -149,6 +153,13 @@ unsafe fn DefaultHandler(irq: i16) {
     } else {
         defmt::error!("unexpected exception {}", irq);
     }
+}
+
+/// A fault (a bus error, an undefined instruction): log it and end the program. A
+/// stack overflow faults while entering this handler and locks the core up instead.
+#[exception]
+unsafe fn HardFault(_frame: &cortex_m_rt::ExceptionFrame) -> ! {
+    fail("hard fault")
 }
 
 /// Log and end the program (QEMU exits with status 1).

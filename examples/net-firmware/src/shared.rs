@@ -14,9 +14,7 @@ use emcp::transport::http::Sessions;
 use emcp::wire::json::{Sink, SinkError};
 
 use crate::device::AppServer;
-
-/// Connections served at once (one task and one socket each).
-pub const CONNECTIONS: usize = 3;
+pub use crate::device::CONNECTIONS;
 
 /// Bytes the server may hold of a response's first line while it picks the status
 /// and framing: a response this long or shorter goes out with `Content-Length`,
@@ -24,17 +22,23 @@ pub const CONNECTIONS: usize = 3;
 pub const SCRATCH: usize = 1536;
 
 /// Bytes an open stream may have waiting between two deliveries (its outbox).
-pub const OUTBOX: usize = 1024;
+pub const OUTBOX: usize = 512;
 
 /// Longest request id (JSON text) an open stream is routed by.
 pub const MAX_ID: usize = 64;
 
-/// The server and its HTTP state.
+/// The server and its HTTP state. Built in its static at compile time (no copy
+/// through the stack at start-up); the server is installed once it is made.
 pub struct Shared {
-    pub server: AppServer,
-    pub sessions: Sessions,
+    pub endpoint: Option<Endpoint>,
     pub scratch: [u8; SCRATCH],
     pub outboxes: [Outbox; CONNECTIONS],
+}
+
+/// The server and its legacy-era HTTP session.
+pub struct Endpoint {
+    pub server: AppServer,
+    pub sessions: Sessions,
 }
 
 /// [`Shared`] behind its mutex.
@@ -82,13 +86,23 @@ impl Outbox {
 }
 
 impl Shared {
+    pub const fn new() -> Self {
+        Shared {
+            endpoint: None,
+            scratch: [0; SCRATCH],
+            outboxes: [const { Outbox::new() }; CONNECTIONS],
+        }
+    }
+
     /// Continue pending jobs and send change notifications into the outboxes.
     pub fn poll(&mut self) {
-        let mut router = Router {
-            outboxes: &mut self.outboxes,
-            to: None,
-        };
-        self.server.poll(&mut router);
+        if let Some(endpoint) = self.endpoint.as_mut() {
+            let mut router = Router {
+                outboxes: &mut self.outboxes,
+                to: None,
+            };
+            endpoint.server.poll(&mut router);
+        }
     }
 }
 

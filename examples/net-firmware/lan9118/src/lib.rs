@@ -10,7 +10,8 @@
 //! network stack. Transmission never waits: the emulated controller sends a frame
 //! as soon as its last word is written.
 //!
-//! One controller per program (the waker is a `static`). The MAC address is the
+//! The frame buffers are the caller's ([`Buffers`]). One controller per program
+//! (the waker is a `static`). The MAC address is the
 //! one the controller holds at reset (QEMU: the `-nic` option's, default
 //! `52:54:00:12:34:56`).
 #![no_std]
@@ -141,15 +142,37 @@ impl Regs {
     }
 }
 
-/// A LAN9118 with its frame buffers (about 3 KiB).
-pub struct Lan9118 {
-    regs: Regs,
-    mac: [u8; 6],
+/// The driver's frame buffers (one received frame, one to send: about 3 KiB),
+/// supplied by the caller, typically in a `static` (`const` constructible, so
+/// they need not pass through the stack).
+pub struct Buffers {
     rx: [u8; FRAME_BUF],
     tx: [u8; FRAME_BUF],
 }
 
-impl Lan9118 {
+impl Buffers {
+    pub const fn new() -> Self {
+        Buffers {
+            rx: [0; FRAME_BUF],
+            tx: [0; FRAME_BUF],
+        }
+    }
+}
+
+impl Default for Buffers {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A LAN9118 and its frame buffers.
+pub struct Lan9118<'d> {
+    regs: Regs,
+    mac: [u8; 6],
+    buffers: &'d mut Buffers,
+}
+
+impl<'d> Lan9118<'d> {
     /// Reset the controller at `base` and start its receiver and transmitter.
     ///
     /// # Safety
@@ -161,7 +184,7 @@ impl Lan9118 {
     ///
     /// [`Error::NotFound`] when no controller answers there, [`Error::Timeout`] when
     /// it does not come out of reset.
-    pub unsafe fn new(base: usize) -> Result<Self, Error> {
+    pub unsafe fn new(base: usize, buffers: &'d mut Buffers) -> Result<Self, Error> {
         let regs = Regs(base);
         if regs.read(BYTE_TEST) != BYTE_TEST_VALUE {
             return Err(Error::NotFound);
@@ -177,12 +200,7 @@ impl Lan9118 {
         let mac = [low[0], low[1], low[2], low[3], high[0], high[1]];
         regs.write(TX_CFG, TX_CFG_ON);
         regs.mac_write(MAC_CR, MAC_CR_ON)?;
-        Ok(Lan9118 {
-            regs,
-            mac,
-            rx: [0; FRAME_BUF],
-            tx: [0; FRAME_BUF],
-        })
+        Ok(Lan9118 { regs, mac, buffers })
     }
 
     /// The controller's `ID_REV` register (`0x0118_0001` for QEMU's).
@@ -208,9 +226,15 @@ pub unsafe fn on_interrupt(base: usize) {
     RX_WAKER.wake();
 }
 
-impl embassy_net_driver::Driver for Lan9118 {
-    type RxToken<'a> = RxToken<'a>;
-    type TxToken<'a> = TxToken<'a>;
+impl embassy_net_driver::Driver for Lan9118<'_> {
+    type RxToken<'a>
+        = RxToken<'a>
+    where
+        Self: 'a;
+    type TxToken<'a>
+        = TxToken<'a>
+    where
+        Self: 'a;
 
     fn receive(&mut self, cx: &mut Context) -> Option<(RxToken<'_>, TxToken<'_>)> {
         let regs = self.regs;
@@ -224,22 +248,14 @@ impl embassy_net_driver::Driver for Lan9118 {
                 return None;
             }
         }
-        Some((
-            RxToken {
-                regs,
-                buf: &mut self.rx,
-            },
-            TxToken {
-                regs,
-                buf: &mut self.tx,
-            },
-        ))
+        let Buffers { rx, tx } = &mut *self.buffers;
+        Some((RxToken { regs, buf: rx }, TxToken { regs, buf: tx }))
     }
 
     fn transmit(&mut self, _cx: &mut Context) -> Option<TxToken<'_>> {
         Some(TxToken {
             regs: self.regs,
-            buf: &mut self.tx,
+            buf: &mut self.buffers.tx,
         })
     }
 
