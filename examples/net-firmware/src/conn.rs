@@ -101,7 +101,7 @@ async fn serve(
                             &mut endpoint.server,
                             &mut endpoint.sessions,
                             &POLICY,
-                            &buf[..len],
+                            buf.get(..len).unwrap_or_default(),
                             scratch,
                             &mut out,
                         );
@@ -158,8 +158,15 @@ async fn serve(
                     consumed,
                     keep_alive,
                 } => {
-                    buf.copy_within(consumed..len, 0);
-                    len -= consumed;
+                    // Keep what follows the request (pipelined bytes), moved to the front.
+                    let mut i = 0;
+                    while let Some(&b) = buf.get(consumed + i).filter(|_| consumed + i < len) {
+                        if let Some(d) = buf.get_mut(i) {
+                            *d = b;
+                        }
+                        i += 1;
+                    }
+                    len = i;
                     if !keep_alive {
                         return true;
                     }
@@ -170,7 +177,10 @@ async fn serve(
                 }
             }
         }
-        match socket.read(&mut buf[len..]).await {
+        let Some(free) = buf.get_mut(len..) else {
+            return false;
+        };
+        match socket.read(free).await {
             Ok(0) | Err(_) => return true,
             Ok(n) => len += n,
         }

@@ -293,7 +293,9 @@ impl embassy_net_driver::RxToken for RxToken<'_> {
         for i in 0..words {
             let word = self.regs.read(RX_DATA_FIFO).to_le_bytes();
             if let Some(slot) = self.buf.get_mut(4 * i..4 * i + 4) {
-                slot.copy_from_slice(&word);
+                for (d, s) in slot.iter_mut().zip(word) {
+                    *d = s;
+                }
             }
         }
         let frame = if status & RX_STS_ERROR != 0 || len < 4 + 14 {
@@ -302,7 +304,7 @@ impl embassy_net_driver::RxToken for RxToken<'_> {
             (len - 4).min(MTU)
         };
         // A bad frame is handed over empty: smoltcp drops it.
-        f(&mut self.buf[..frame])
+        f(self.buf.get_mut(..frame).unwrap_or_default())
     }
 }
 
@@ -318,7 +320,7 @@ impl embassy_net_driver::TxToken for TxToken<'_> {
         F: FnOnce(&mut [u8]) -> R,
     {
         let len = len.min(MTU);
-        let result = f(&mut self.buf[..len]);
+        let result = f(self.buf.get_mut(..len).unwrap_or_default());
         // Statuses of sent frames are not needed: drop them.
         for _ in 0..(self.regs.read(TX_FIFO_INF) >> 16) & 0xff {
             let _ = self.regs.read(TX_STATUS_FIFO);
@@ -327,9 +329,11 @@ impl embassy_net_driver::TxToken for TxToken<'_> {
         self.regs
             .write(TX_DATA_FIFO, TX_CMD_A_FIRST | TX_CMD_A_LAST | len32);
         self.regs.write(TX_DATA_FIFO, (len32 << 16) | len32);
-        for chunk in self.buf[..len].chunks(4) {
+        for chunk in self.buf.get(..len).unwrap_or_default().chunks(4) {
             let mut word = [0u8; 4];
-            word[..chunk.len()].copy_from_slice(chunk);
+            for (w, &b) in word.iter_mut().zip(chunk) {
+                *w = b;
+            }
             self.regs.write(TX_DATA_FIFO, u32::from_le_bytes(word));
         }
         result
