@@ -15,7 +15,7 @@ mod chosen {
     pub const NAME: &str = "sensor board";
 
     /// Connections served at once.
-    pub const CONNECTIONS: usize = 3;
+    pub const CONNECTIONS: usize = 4;
     /// A socket's send buffer, which holds a whole response: the board's longest,
     /// the `log://samples` read, is over 5 KiB.
     pub const SOCKET_TX: usize = 6144;
