@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# run.sh [sensor|conformance] PORT — the networked firmware in QEMU, serving MCP's
+# Streamable HTTP at http://127.0.0.1:PORT/mcp.
+#
+#   sensor       the simulated sensor board (default)
+#   conformance  the official conformance suite's device
+#
+# Installs what is missing (the Rust target thumbv7m-none-eabi, qemu-system-arm,
+# defmt-print), builds the image (cargo rebuilds only when a source changed), then
+# runs QEMU's mps2-an385 board in the foreground with a LAN9118 on QEMU's user
+# network, the device's port 80 forwarded to 127.0.0.1:PORT (loopback only; the
+# guest reaches nothing else: restrict=on). The firmware's defmt logs come over
+# semihosting and are decoded by defmt-print; everything this script and QEMU
+# print goes to stderr. The script becomes QEMU (exec): it exits with QEMU's
+# status, SIGINT or SIGTERM end QEMU, and the decoder ends with QEMU's output, so
+# no process stays behind.
+set -euo pipefail
+
+usage() {
+    echo "usage: $0 [sensor|conformance] PORT" >&2
+    exit 2
+}
+device=sensor
+case $# in
+    1) port=$1 ;;
+    2) device=$1 port=$2 ;;
+    *) usage ;;
+esac
+case $device in
+    sensor) features=() ;;
+    conformance) features=(--no-default-features --features conformance) ;;
+    *) usage ;;
+esac
+[[ $port =~ ^[0-9]+$ ]] && ((port > 0 && port < 65536)) || usage
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# The sensor image where a plain `cargo build --release` here puts it
+# (.cargo/config.toml); the other device in a directory of its own, so that
+# switching devices does not rebuild either.
+target_dir=$repo/target/net-firmware
+[ "$device" = sensor ] || target_dir=$target_dir/$device
+elf=$target_dir/thumbv7m-none-eabi/release/emcp-net-firmware
+
+{
+    if ! rustup target list --installed 2>/dev/null | grep -qx thumbv7m-none-eabi; then
+        "$repo/scripts/setup-rust-targets.sh"
+    fi
+    if ! command -v qemu-system-arm >/dev/null; then
+        echo "run.sh: installing qemu-system-arm"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update
+        apt-get install -y --no-install-recommends qemu-system-arm
+    fi
+    if ! command -v defmt-print >/dev/null; then
+        echo "run.sh: installing defmt-print"
+        cargo install defmt-print --locked
+    fi
+    (cd "$here" && CARGO_TARGET_DIR=$target_dir cargo build --release "${features[@]}")
+} >&2
+
+echo "run.sh: $device at http://127.0.0.1:$port/mcp" >&2
+# QEMU takes this shell's place (exec), so any signal that ends this process ends
+# QEMU itself, even SIGKILL, and QEMU's exit status is the script's. Semihosting
+# writes the defmt frames to QEMU's stdout (nothing else goes there: no serial port,
+# no monitor), piped into defmt-print, which ends at the end of QEMU's output.
+# QEMU's own messages stay plain text on stderr.
+exec qemu-system-arm -M mps2-an385 -cpu cortex-m3 -display none -monitor none -serial null \
+    -semihosting-config enable=on,target=native \
+    -nic "user,model=lan9118,restrict=on,hostfwd=tcp:127.0.0.1:$port-:80" \
+    -kernel "$elf" </dev/null > >(exec defmt-print -e "$elf" >&2)

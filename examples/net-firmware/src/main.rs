@@ -1,0 +1,174 @@
+//! emcp on the network: the sensor board as an MCP server speaking Streamable HTTP
+//! at `http://10.0.2.15/mcp`, on QEMU's `mps2-an385` board (Cortex-M3, SMSC
+//! LAN9118 Ethernet).
+//!
+//! Embassy runs everything on one thread-mode executor: the network stack
+//! (embassy-net over smoltcp, static address 10.0.2.15/24 on QEMU's user network),
+//! and [`shared::CONNECTIONS`] connection tasks sharing one `emcp::Server`
+//! ([`conn`]). Time comes from SysTick ([`time`]); logs are `defmt` frames over
+//! semihosting, decoded on the host by `defmt-print` (`run.sh`), never on the network.
+#![no_std]
+#![no_main]
+
+mod conn;
+mod device;
+mod shared;
+mod stack;
+mod time;
+
+use core::cell::RefCell;
+
+use cortex_m::peripheral::NVIC;
+use cortex_m_rt::exception;
+use defmt_semihosting as _;
+use embassy_executor::Spawner;
+use embassy_net::{Ipv4Address, Ipv4Cidr, StackResources, StaticConfigV4};
+use embassy_sync::blocking_mutex::Mutex;
+use emcp::transport::http::Sessions;
+use lan9118::Lan9118;
+use static_cell::{ConstStaticCell, StaticCell};
+
+use shared::{Endpoint, Shared, SharedCell, CONNECTIONS};
+
+/// The device's address on QEMU's user network (its DHCP server would hand out the
+/// same), and the host side of that network.
+const ADDRESS: Ipv4Address = Ipv4Address::new(10, 0, 2, 15);
+const GATEWAY: Ipv4Address = Ipv4Address::new(10, 0, 2, 2);
+
+defmt::timestamp!("{=u64:ms}", embassy_time::Instant::now().as_millis());
+
+/// The external interrupt of the Ethernet controller.
+#[derive(Clone, Copy)]
+struct EthIrq;
+
+// SAFETY: 13 is the LAN9118's interrupt line on mps2-an385 (QEMU hw/arm/mps2.c),
+// a valid external interrupt number of the board's NVIC.
+unsafe impl cortex_m::interrupt::InterruptNumber for EthIrq {
+    fn number(self) -> u16 {
+        lan9118::MPS2_IRQ
+    }
+}
+
+#[embassy_executor::main]
+async fn main(spawner: Spawner) {
+    init(spawner);
+    defmt::info!("stack high-water {} bytes at start-up", stack::high_water());
+    stack::repaint();
+    stack::watch().await
+}
+
+/// Bring up the controller, the network stack and the server, and spawn the tasks.
+/// A plain function rather than part of `main`'s future, so that the values built
+/// here are moved to their statics from the stack and take no room in the future.
+#[inline(never)]
+fn init(spawner: Spawner) {
+    let Some(core) = cortex_m::Peripherals::take() else {
+        fail("core peripherals taken twice");
+    };
+    time::init(core.SYST);
+    defmt::info!("emcp net firmware: {}", device::NAME);
+
+    static ETH_BUFFERS: ConstStaticCell<lan9118::Buffers> =
+        ConstStaticCell::new(lan9118::Buffers::new());
+    // SAFETY: MPS2_BASE is the controller's register window on this board, and
+    // nothing else in the program touches it.
+    let eth = match unsafe { Lan9118::new(lan9118::MPS2_BASE, ETH_BUFFERS.take()) } {
+        Ok(eth) => eth,
+        Err(e) => fail(match e {
+            lan9118::Error::NotFound => "no LAN9118 at 0x40200000",
+            lan9118::Error::Timeout => "LAN9118 did not come out of reset",
+        }),
+    };
+    defmt::info!("lan9118 id {=u32:#x}, mac {=[u8]:02x}", eth.id(), eth.mac());
+    // SAFETY: the handler (DefaultHandler below) is ready; no critical section
+    // depends on this interrupt being masked.
+    unsafe { NVIC::unmask(EthIrq) };
+
+    let config = embassy_net::Config::ipv4_static(StaticConfigV4 {
+        address: Ipv4Cidr::new(ADDRESS, 24),
+        gateway: Some(GATEWAY),
+        dns_servers: heapless::Vec::new(),
+    });
+    static RESOURCES: StaticCell<StackResources<{ CONNECTIONS + 1 }>> = StaticCell::new();
+    let seed = seed(&eth);
+    let (stack, runner) =
+        embassy_net::new(eth, config, RESOURCES.init(StackResources::new()), seed);
+    match net_task(runner) {
+        Ok(token) => spawner.spawn(token),
+        Err(_) => fail("network task not spawned"),
+    }
+
+    static SHARED: ConstStaticCell<SharedCell> =
+        ConstStaticCell::new(Mutex::new(RefCell::new(Shared::new())));
+    let shared: &'static SharedCell = SHARED.take();
+    // Built straight into its place behind the lock: the server is the largest value
+    // made at start-up, and every copy of it would deepen the stack's peak.
+    let installed = shared.lock(|s| {
+        let endpoint = &mut s.borrow_mut().endpoint;
+        *endpoint = device::server(seed).ok().map(|server| Endpoint {
+            server,
+            sessions: Sessions::new(seed),
+        });
+        endpoint.is_some()
+    });
+    if !installed {
+        fail("invalid server configuration");
+    }
+    for slot in 0..CONNECTIONS {
+        match conn::task(stack, shared, slot) {
+            Ok(token) => spawner.spawn(token),
+            Err(_) => fail("connection task not spawned"),
+        }
+    }
+    defmt::info!(
+        "serving MCP at http://{}:{}/mcp ({} connections)",
+        ADDRESS,
+        conn::PORT,
+        CONNECTIONS
+    );
+}
+
+#[embassy_executor::task]
+async fn net_task(mut runner: embassy_net::Runner<'static, Lan9118<'static>>) -> ! {
+    runner.run().await
+}
+
+/// A seed for TCP sequence numbers and session ids. QEMU's board has no random
+/// source; the SysTick count at this point depends on host timing. A product
+/// takes its seed from the chip's TRNG.
+fn seed(eth: &Lan9118<'_>) -> u64 {
+    let systick = u64::from(cortex_m::peripheral::SYST::get_current());
+    let mac = eth.mac();
+    let mac = u64::from_le_bytes([mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], 0, 0]);
+    (systick << 40) ^ mac ^ embassy_time::Instant::now().as_ticks().rotate_left(17)
+}
+
+/// Interrupts without their own handler: the Ethernet controller's, and any other
+/// (logged).
+#[exception]
+unsafe fn DefaultHandler(irq: i16) {
+    if irq == lan9118::MPS2_IRQ as i16 {
+        // SAFETY: the controller's window, as given to `Lan9118::new`.
+        unsafe { lan9118::on_interrupt(lan9118::MPS2_BASE) };
+    } else {
+        defmt::error!("unexpected exception {}", irq);
+    }
+}
+
+/// A fault (a bus error, an undefined instruction): log it and end the program. A
+/// stack overflow faults while entering this handler and locks the core up instead.
+#[exception]
+unsafe fn HardFault(_frame: &cortex_m_rt::ExceptionFrame) -> ! {
+    fail("hard fault")
+}
+
+/// Log and end the program (QEMU exits with status 1).
+fn fail(why: &str) -> ! {
+    defmt::error!("{}", why);
+    semihosting::process::exit(1)
+}
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    fail("panic")
+}
