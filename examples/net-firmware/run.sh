@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # run.sh [sensor|conformance] PORT — the networked firmware in QEMU, serving MCP's
 # Streamable HTTP at http://127.0.0.1:PORT/mcp.
+# run.sh --build [sensor|conformance] — install and build only (tests build first, so
+# that a server they start answers within their start-up wait).
 #
 #   sensor       the simulated sensor board (default)
 #   conformance  the official conformance suite's device
@@ -17,10 +19,18 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 [sensor|conformance] PORT" >&2
+    echo "usage: $0 [sensor|conformance] PORT | $0 --build [sensor|conformance]" >&2
     exit 2
 }
 device=sensor
+build_only=0
+if [ "${1:-}" = --build ]; then
+    build_only=1
+    shift
+    [ $# -le 1 ] || usage
+    device=${1:-sensor}
+    set -- "$device" 1
+fi
 case $# in
     1) port=$1 ;;
     2) device=$1 port=$2 ;;
@@ -58,6 +68,7 @@ elf=$target_dir/thumbv7m-none-eabi/release/emcp-net-firmware
     fi
     (cd "$here" && CARGO_TARGET_DIR=$target_dir cargo build --release "${features[@]}")
 } >&2
+[ "$build_only" = 0 ] || exit 0
 
 echo "run.sh: $device at http://127.0.0.1:$port/mcp" >&2
 # QEMU takes this shell's place (exec), so any signal that ends this process ends
