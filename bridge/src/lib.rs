@@ -15,7 +15,8 @@
 //! - [`http`] — the host side over Streamable HTTP: the core's request checks and
 //!   response framing, each request relayed with a bridge id of its own.
 //!
-//! **Guarantees.** Every host request gets exactly one response: the device's, or
+//! **Guarantees.** Every host request — a line the core answers with its id, however
+//! malformed otherwise ([`message::Message::from_host`]) — gets exactly one response: the device's, or
 //! the bridge's own JSON-RPC error ([`relay::Fault`]: -32000 device reset or
 //! unavailable, -32001 timeout, -32600 id already in flight). On stdio, forwarded
 //! lines are the bytes received, never re-serialised (over HTTP only the envelope's

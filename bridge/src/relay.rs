@@ -280,11 +280,9 @@ impl Relay {
     /// One line from the host (without its newline).
     pub fn host_line(&mut self, line: &[u8], now: Instant) -> Vec<Out> {
         let mut out = Vec::new();
-        let Some(msg) = Message::parse(line) else {
-            // Not JSON: the device answers it (a parse error with id null).
-            self.send_or_hold(None, line, &mut out);
-            return out;
-        };
+        // Classified as the core behind the device does: a request is what it answers
+        // with its id, however malformed (its error then comes from the device).
+        let msg = Message::from_host(line);
         match msg.kind {
             Kind::Request => self.host_request(&msg, line, now, &mut out),
             Kind::Notification => self.host_notification(&msg, line, &mut out),
@@ -298,6 +296,8 @@ impl Relay {
                     )));
                 }
             }
+            // Answered with id null by the device (not JSON, a batch, an id it cannot
+            // echo): nothing to track.
             Kind::Other => self.send_or_hold(None, line, &mut out),
         }
         out
@@ -908,6 +908,39 @@ mod tests {
         let parse_error =
             br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
         assert_eq!(host(&r.device_line(parse_error, now)), [parse_error]);
+    }
+
+    #[test]
+    fn requests_the_core_rejects_with_their_id_are_tracked() {
+        let (mut r, now) = up();
+        for line in [
+            &br#"{"jsonrpc":"2.0","id":2,"method":7}"#[..],
+            br#"{"jsonrpc":"2.0","id":3}"#,
+            br#"{"id":4,"method":"ping"}"#,
+        ] {
+            assert_eq!(device(&r.host_line(line, now)), [line]);
+        }
+        assert_eq!(r.in_flight(), 3);
+        for id in ["2", "3", "4"] {
+            let error = message::error_line(id, -32600, "Invalid Request");
+            assert_eq!(host(&r.device_line(&error, now)), [error]);
+        }
+        // Lines the core answers with id null are passed on, not tracked.
+        let deep = [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\",\"params\":"[..],
+            &[b'['; 40],
+            &[b']'; 40],
+            b"}",
+        ]
+        .concat();
+        for line in [
+            &deep[..],
+            b"[]",
+            br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+        ] {
+            assert_eq!(device(&r.host_line(line, now)), [line]);
+        }
+        assert_eq!(r.in_flight(), 0);
     }
 
     #[test]

@@ -213,3 +213,24 @@ fn a_command_that_cannot_start() {
     assert!(b.finish().is_empty());
     assert!(log.contains("waiting for the device"), "{log}");
 }
+
+/// A request the core rejects is still a request: through the bridge it gets the one
+/// response the core gives it (its id, the core's error code), and the next request
+/// is served.
+#[test]
+fn rejected_requests_are_answered_once_with_the_cores_error() {
+    let mut b = Bridge::exec(&[], &[]);
+    for (n, line) in REJECTED_WITH_ID.iter().enumerate() {
+        let expected = core_answer(line);
+        assert_eq!(expected.len(), 1, "the core answers {line} once");
+        b.send(line);
+        let got = b
+            .try_recv(Duration::from_secs(3))
+            .unwrap_or_else(|| panic!("no answer to {line}; stderr:\n{}", b.log()));
+        assert_eq!(id_and_code(&got), id_and_code(&expected[0]), "{line}");
+        let ping = request(&format!("\"p{n}\""), "ping", "{}");
+        b.send(&ping);
+        assert_eq!(b.recv()["id"], format!("p{n}"), "after {line}");
+    }
+    assert!(b.finish().is_empty(), "each answered once");
+}

@@ -40,6 +40,7 @@ use emcp::transport::http::{
     self as core_http, allowed_host, allowed_origin, is_initialize_era, Sessions, Status,
 };
 use emcp::wire::json::Sink;
+use emcp::wire::rpc;
 
 use crate::link::Link;
 use crate::message::{self, Kind, Message};
@@ -283,21 +284,18 @@ fn request(
         return simple(stream, Status::NotFound, keep, "");
     }
 
-    let msg = Message::parse(body);
+    // The core's rules (`Message::from_host`): a request is what the core answers
+    // with its id.
+    let msg = Message::from_host(body);
     let meta_version = msg
-        .as_ref()
-        .and_then(|m| m.meta("io.modelcontextprotocol/protocolVersion"))
-        .and_then(|v| serde_json::from_str::<String>(&v).ok());
+        .meta("io.modelcontextprotocol/protocolVersion")
+        .filter(|v| v.starts_with('"'));
     let legacy = head.session_id.is_some()
         || (meta_version.is_none() && head.protocol_version.is_none_or(is_initialize_era));
     let mut session = head
         .session_id
         .map(|s| String::from_utf8_lossy(s).into_owned());
-    if legacy
-        && msg
-            .as_ref()
-            .is_some_and(|m| m.method() == "initialize" && m.kind == Kind::Request)
-    {
+    if legacy && msg.method() == "initialize" && msg.kind == Kind::Request {
         let id = shared
             .session
             .lock()
@@ -311,12 +309,12 @@ fn request(
     if let Some(id) = &session {
         reply.session_id(id.as_bytes());
     }
-    let Some(msg) = msg else {
-        let line = message::error_line("null", -32700, "Parse error");
-        let _ = reply.write(&line);
-        let _ = reply.write(b"\n");
+    if let (Kind::Other, Some(error)) = (&msg.kind, msg.rejected) {
+        // What the core answers with id null (not JSON, a batch, an id it cannot
+        // echo): its own error line, written here as the core writes it.
+        rpc::write_error(&mut reply, None, error.into(), None);
         return finish(reply.finish(false), keep);
-    };
+    }
     if msg.kind != Kind::Request {
         // A notification, or a client's answer to a device request: 202.
         shared.send(HttpEvent::Forward(msg, body.to_vec()));
@@ -337,6 +335,7 @@ fn request(
     let (tx, rx) = mpsc::channel();
     shared.send(HttpEvent::Request {
         message: msg,
+        line: body.to_vec(),
         bridge: bridge.clone(),
         reply: tx,
     });
