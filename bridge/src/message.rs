@@ -141,19 +141,23 @@ impl Message {
             Ok(rpc::Message::Response) => {
                 Message::parse(line).unwrap_or_else(|| message(Kind::Other, None, None, None))
             }
+            Err(rpc::Rejected { id: None, error }) => Message::rejected(error),
             Err(rpc::Rejected { id, error }) => Message {
                 rejected: Some(error),
-                ..message(
-                    if id.is_some() {
-                        Kind::Request
-                    } else {
-                        Kind::Other
-                    },
-                    id,
-                    None,
-                    None,
-                )
+                ..message(Kind::Request, id, None, None)
             },
+        }
+    }
+
+    /// A host line the core rejects without reading its id (answered with id `null`).
+    pub fn rejected(error: RequestError) -> Message {
+        Message {
+            kind: Kind::Other,
+            id: None,
+            method: None,
+            params: None,
+            is_error: false,
+            rejected: Some(error),
         }
     }
 
@@ -194,12 +198,15 @@ pub fn with_id(line: &[u8], id: &str) -> Option<Vec<u8>> {
     out.extend_from_slice(line.get(..start)?);
     out.extend_from_slice(id.as_bytes());
     out.extend_from_slice(line.get(end..)?);
-    for b in &mut out {
-        if matches!(*b, b'\n' | b'\r') {
-            *b = b' ';
-        }
-    }
-    Some(out)
+    Some(one_line(&out))
+}
+
+/// A JSON message (an HTTP body) as one line: its line breaks, whitespace outside
+/// strings, become spaces (JSON strings cannot hold one raw).
+pub fn one_line(json: &[u8]) -> Vec<u8> {
+    json.iter()
+        .map(|&b| if matches!(b, b'\n' | b'\r') { b' ' } else { b })
+        .collect()
 }
 
 /// A JSON-RPC error response with the given raw id text.
@@ -225,6 +232,28 @@ pub fn request_line(id: &str, method: &str, params: Option<&str>) -> Vec<u8> {
         None => format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method}}}"#),
     }
     .into_bytes()
+}
+
+/// The core's answer to a line longer than its line buffer (id `null`), as the core
+/// writes it.
+pub fn too_long_line() -> Vec<u8> {
+    let mut out = Lines(Vec::new());
+    rpc::write_error(&mut out, None, RequestError::TooLong.into(), None);
+    let mut line = out.0;
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    }
+    line
+}
+
+/// A sink collecting bytes.
+struct Lines(Vec<u8>);
+
+impl emcp::wire::json::Sink for Lines {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), emcp::wire::json::SinkError> {
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
 }
 
 /// `notifications/cancelled` for the request with this raw id.

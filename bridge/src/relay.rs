@@ -92,6 +92,11 @@ pub struct Config {
     /// Host lines that may wait for an absent device (default 256); a request beyond
     /// is answered [`Fault::Unavailable`] at once.
     pub max_held: usize,
+    /// The device's line buffer in bytes (default the core's, 4096): a longer host
+    /// line is answered here as the core answers it (`line too long`, id `null`) and
+    /// not sent. The device would answer it so, and an id-null answer names no
+    /// request, so the bridge could not close the request it tracks for the line.
+    pub line_max: usize,
 }
 
 impl Default for Config {
@@ -99,6 +104,7 @@ impl Default for Config {
         Config {
             timeout: Some(Duration::from_secs(60)),
             max_held: 256,
+            line_max: emcp::wire::framing::DEFAULT_LINE_LEN,
         }
     }
 }
@@ -277,8 +283,17 @@ impl Relay {
         out
     }
 
+    /// A host line too long to read (the pump's [`crate::pump::MAX_LINE`]): answered as
+    /// the core answers a line longer than its buffer.
+    pub fn host_too_long(&mut self) -> Vec<Out> {
+        vec![Out::Host(message::too_long_line())]
+    }
+
     /// One line from the host (without its newline).
     pub fn host_line(&mut self, line: &[u8], now: Instant) -> Vec<Out> {
+        if line.len() > self.config.line_max {
+            return self.host_too_long();
+        }
         let mut out = Vec::new();
         // Classified as the core behind the device does: a request is what it answers
         // with its id, however malformed (its error then comes from the device).
@@ -971,6 +986,7 @@ mod tests {
             let mut r = Relay::new(Config {
                 timeout: Some(t),
                 max_held: 8,
+                ..Config::default()
             });
             let mut connected = false;
             let mut on_device: Vec<String> = Vec::new();

@@ -36,11 +36,12 @@ EOF_LIMIT = 20.0  # seconds to wait for answers after end of input
 
 
 def id_key(rid):
-    return json.dumps(rid, ensure_ascii=False)
+    return json.dumps(rid)  # ASCII: a lone surrogate ("\ud800") is a key like any other
 
 
 MAX_ID_LEN = 64  # core/src/wire/rpc.rs: longer ids are answered with id null
 MAX_DEPTH = 32  # core/src/wire/json: deeper lines are a parse error, answered with id null
+LINE_MAX = 1024  # main.c line_buffer: longer lines are answered with id null
 
 
 def nesting(line):
@@ -74,19 +75,44 @@ def decode(line):
     if nesting(line) > MAX_DEPTH:
         return None
     try:
-        msg = json.loads(line)
+        # Strict, as the core: invalid UTF-8, and a lone surrogate escape ("\ud800",
+        # which has no UTF-8 form), make a line no message; of duplicate keys the first
+        # counts.
+        msg = json.loads(line.decode("utf-8"), object_pairs_hook=first_wins)
+        json.dumps(msg, ensure_ascii=False).encode("utf-8")
     except (ValueError, RecursionError):
         return None
     return msg if isinstance(msg, dict) else None
 
 
+def first_wins(pairs):
+    obj = {}
+    for key, value in pairs:
+        obj.setdefault(key, value)
+    return obj
+
+
+def never_raises(classify):
+    """The relay reads every line: a line it cannot classify is not tracked, and
+    nothing a line holds may stop the thread that forwards the input."""
+    def safe(line):
+        try:
+            return classify(line)
+        except Exception as e:  # noqa: BLE001 - any input, no exit
+            print(f"relay: line not classified ({e!r})", file=sys.stderr)
+            return None
+    safe.__doc__ = classify.__doc__
+    return safe
+
+
+@never_raises
 def request_key(line):
     """The id of a line the firmware answers with that id, as a key; else None.
 
     As the core decides (core/src/wire/rpc.rs): any object with a valid id that is not a
     response, however malformed otherwise (no `jsonrpc`, `method` not a string), except
     `subscriptions/listen`, which stays open."""
-    msg = decode(line)
+    msg = decode(line) if len(line.rstrip(b"\r")) <= LINE_MAX else None
     if msg is None or "id" not in msg:
         return None
     rid = msg["id"]
@@ -100,6 +126,7 @@ def request_key(line):
     return key
 
 
+@never_raises
 def response_key(line):
     """The id of a response line, as a key; else None."""
     msg = decode(line)

@@ -59,6 +59,15 @@ class Keys(unittest.TestCase):
         self.assertIsNone(relay.response_key(b'{"id":1,"method":"m"}'))
         self.assertIsNone(relay.response_key(b"boot banner"))
 
+    def test_invalid_text_is_no_exception(self):
+        for line in [b'{"id":"\xed\xa0\x80","method":"m"}', b'{"id":"\xff","method":"m"}']:
+            self.assertIsNone(relay.request_key(line))
+        # The core reads neither (a parse error, answered with id null).
+        self.assertIsNone(relay.request_key(b'{"id":"\\ud800","method":"m"}'))
+        self.assertIsNone(relay.request_key(b'{"id":1,"method":"\\udc00"}'))
+        self.assertEqual(relay.request_key(b'{"id":"\\ud83d\\ude00","method":"m"}'), '"\\ud83d\\ude00"')
+        self.assertEqual(relay.request_key(b'{"id":1,"id":"dup","method":"m"}'), "1")
+
     def test_deep_lines_are_no_exception(self):
         for inner in [b"1", b'{"a":' * 3000 + b"1" + b"}" * 3000]:
             deep = nested(DEEP, inner)
@@ -83,7 +92,8 @@ class Process(unittest.TestCase):
     def test_every_line_is_forwarded_and_the_relay_ends(self):
         lines = [nested(DEEP), b'{"a":' * DEEP + b"}" * DEEP,
                  b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":' + nested(DEEP) + b"}}",
-                 b"\xff\xfe{", b"{" * DEEP, b"", b"\r", PING]
+                 b"\xff\xfe{", b'{"id":"\xed\xa0\x80","method":"m"}', b'{"id":"\\ud800","method":"m"}',
+                 b"{" * DEEP, b"", b"\r", PING]
         data = b"\n".join(lines) + b"\n"
         code, out, err = self.run_relay(data)
         self.assertEqual(code, 0, err)

@@ -39,6 +39,7 @@ use emcp_host::Tcp;
 use emcp::transport::http::{
     self as core_http, allowed_host, allowed_origin, is_initialize_era, Sessions, Status,
 };
+use emcp::wire::error::RequestError;
 use emcp::wire::json::Sink;
 use emcp::wire::rpc;
 
@@ -87,6 +88,7 @@ pub fn serve(
         next_id: AtomicU64::new(0),
         open: AtomicUsize::new(0),
         hosts,
+        line_max: options.relay.line_max,
     });
     thread::spawn(move || accept(&listener, &shared));
     pump::run_side(link, tx, &rx, &mut Mux::new(), options)
@@ -99,6 +101,8 @@ struct Shared {
     next_id: AtomicU64,
     open: AtomicUsize,
     hosts: Vec<String>,
+    /// The device's line buffer ([`crate::relay::Config::line_max`]).
+    line_max: usize,
 }
 
 impl Shared {
@@ -285,8 +289,13 @@ fn request(
     }
 
     // The core's rules (`Message::from_host`): a request is what the core answers
-    // with its id.
-    let msg = Message::from_host(body);
+    // with its id. A body longer than the device's line buffer is, to the device, a
+    // line too long: answered here as the core would (an id-null answer from the
+    // device would name no request).
+    let msg = match body.len() > shared.line_max {
+        true => Message::rejected(RequestError::TooLong),
+        false => Message::from_host(body),
+    };
     let meta_version = msg
         .meta("io.modelcontextprotocol/protocolVersion")
         .filter(|v| v.starts_with('"'));
@@ -317,7 +326,7 @@ fn request(
     }
     if msg.kind != Kind::Request {
         // A notification, or a client's answer to a device request: 202.
-        shared.send(HttpEvent::Forward(msg, body.to_vec()));
+        shared.send(HttpEvent::Forward(msg, message::one_line(body)));
         return finish(reply.finish(false), keep);
     }
     if let (false, Some(_)) = (legacy, &meta_version) {
@@ -332,10 +341,19 @@ fn request(
     let listen = msg.method() == "subscriptions/listen";
     let n = shared.next_id.fetch_add(1, Ordering::AcqRel) + 1;
     let bridge = Mux::bridge_id(n);
+    // The client's bytes with the bridge's id: the device sees what the client sent,
+    // malformed parts and all, and answers it as it would.
+    let line = message::with_id(body, &bridge)
+        .unwrap_or_else(|| message::request_line(&bridge, msg.method(), msg.params.as_deref()));
+    if line.len() > shared.line_max {
+        // Within the limit as sent, over it with the bridge's id.
+        rpc::write_error(&mut reply, None, RequestError::TooLong.into(), None);
+        return finish(reply.finish(false), keep);
+    }
     let (tx, rx) = mpsc::channel();
     shared.send(HttpEvent::Request {
         message: msg,
-        line: body.to_vec(),
+        line,
         bridge: bridge.clone(),
         reply: tx,
     });

@@ -32,7 +32,8 @@ pub enum HttpEvent {
     Request {
         /// The request, looked at.
         message: Message,
-        /// The request as the client sent it.
+        /// The line for the device: the client's bytes with the bridge id
+        /// ([`message::with_id`]).
         line: Vec<u8>,
         /// Its bridge id ([`Mux::bridge_id`]).
         bridge: String,
@@ -158,11 +159,6 @@ impl HostSide for Mux {
                 bridge,
                 reply,
             } => {
-                // The client's bytes with the bridge's id: the device sees what the
-                // client sent, malformed parts and all, and answers it as it would.
-                let line = message::with_id(&line, &bridge).unwrap_or_else(|| {
-                    message::request_line(&bridge, message.method(), message.params.as_deref())
-                });
                 self.routes.push(Route {
                     bridge,
                     client: message.id.clone().unwrap_or_default(),
@@ -214,10 +210,11 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         let message = Message::from_host(line.as_bytes());
         let n = mux.routes.len() as u64 + 1;
+        let bridge = Mux::bridge_id(n);
         let mut out = mux.event(HttpEvent::Request {
             message,
-            line: line.as_bytes().to_vec(),
-            bridge: Mux::bridge_id(n),
+            line: message::with_id(line.as_bytes(), &bridge).unwrap(),
+            bridge,
             reply: tx,
         });
         (out.remove(0), rx)

@@ -337,7 +337,8 @@ pub const REJECTED_WITH_ID: [&str; 7] = [
     r#"{"jsonrpc":"2.0","id":"8","method":null}"#,
 ];
 
-/// What the core answers to `line` on a fresh sensor board, in process: its lines.
+/// What the core answers to `line` on a fresh sensor board, in process, read from a
+/// stream as the board reads it (its line buffer): its lines.
 pub fn core_answer(line: &str) -> Vec<Value> {
     struct Lines(Vec<u8>);
     impl emcp::wire::json::Sink for Lines {
@@ -350,7 +351,10 @@ pub fn core_answer(line: &str) -> Vec<Value> {
         emcp::Server::<sensor_board::Board>::new(sensor_board::Board::new(), sensor_board::CONFIG)
             .expect("the sensor board's configuration is valid");
     let mut out = Lines(Vec::new());
-    server.handle(line.as_bytes(), &mut out);
+    let mut framer: Box<emcp::wire::framing::Framer<{ emcp::wire::framing::DEFAULT_LINE_LEN }>> =
+        Box::default();
+    let input = [line.as_bytes(), b"\n"].concat();
+    emcp::transport::serve::feed(&mut server, &mut *framer, &input, &mut out);
     while server.poll(&mut out) {}
     out.0
         .split(|b| *b == b'\n')
