@@ -89,12 +89,14 @@ impl Message {
         let root = json::parse_with_depth(line, json::DEPTH_LIMIT).ok()?;
         let get = |key| root.get(key).filter(|_| root.kind() == json::Kind::Object);
         let id = get("id").map(|v| text(v.raw())).filter(|t| t != "null");
-        let method = get("method").and_then(|m| m.as_str()).map(string);
+        let method_member = get("method");
+        let method = method_member.and_then(|m| m.as_str()).map(string);
         let is_error = get("error").is_some();
         let kind = match (&id, &method, get("result").is_some() || is_error) {
             (Some(_), Some(_), _) => Kind::Request,
             (None, Some(_), _) => Kind::Notification,
-            (_, None, true) => Kind::Response,
+            // A `method` that is not a string makes no response either.
+            (_, None, true) if method_member.is_none() => Kind::Response,
             _ => Kind::Other,
         };
         Some(Message {
@@ -288,6 +290,8 @@ mod tests {
         let m = Message::parse(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t"}}"#).unwrap();
         assert_eq!(m.kind, Kind::Notification);
         assert_eq!(Message::parse(b"[1,2]").unwrap().kind, Kind::Other);
+        let m = Message::parse(br#"{"id":1,"result":{},"method":7}"#).unwrap();
+        assert_eq!(m.kind, Kind::Other);
         assert!(Message::parse(b"{not json").is_none());
         let m = Message::parse(br#"{"id":1,"method":"x","params":{"_meta":{"progressToken":5}}}"#)
             .unwrap();
