@@ -78,7 +78,10 @@ class Keys(unittest.TestCase):
         self.assertIsNone(relay.request_key(line))
         line = b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"a":' + nested(20) + b"}}"
         self.assertEqual(relay.request_key(line), "9")
-        self.assertEqual(relay.request_key(b'{"id":9,"method":"m","p":"[[[[' + b"[" * DEEP + b'"}'), "9")
+        # Brackets inside a string are text; within the line buffer, the id is read.
+        self.assertEqual(relay.request_key(b'{"id":9,"method":"m","p":"' + b"[" * 900 + b'"}'), "9")
+        # Longer than the firmware's line buffer: answered with id null.
+        self.assertIsNone(relay.request_key(b'{"id":9,"method":"m","p":"' + b"[" * 2000 + b'"}'))
         self.assertIsNone(relay.request_key(b"{" * DEEP))
         self.assertIsNone(relay.request_key(b'{"id":1,"a":' + b"[" * DEEP))
 
