@@ -102,6 +102,7 @@ def never_raises(classify):
             print(f"relay: line not classified ({e!r})", file=sys.stderr)
             return None
     safe.__doc__ = classify.__doc__
+    safe.__wrapped__ = classify
     return safe
 
 

@@ -11,6 +11,7 @@ it must forward every byte, survive every line, and end when input has ended.
 
 import importlib.util
 import os
+import random
 import subprocess
 import sys
 import unittest
@@ -84,6 +85,31 @@ class Keys(unittest.TestCase):
         self.assertIsNone(relay.request_key(b'{"id":9,"method":"m","p":"' + b"[" * 2000 + b'"}'))
         self.assertIsNone(relay.request_key(b"{" * DEEP))
         self.assertIsNone(relay.request_key(b'{"id":1,"a":' + b"[" * DEEP))
+
+
+class Random(unittest.TestCase):
+    """Random lines from JSON-ish fragments and raw bytes: the classifiers themselves
+    (not their never-raise guard) return a key or None, nothing else."""
+
+    FRAGMENTS = [b"{", b"}", b"[", b"]", b'"', b":", b",", b'"id"', b'"method"', b'"result"',
+                 b'"error"', b'"jsonrpc"', b'"2.0"', b"1", b"-0", b"1e400", b"1.5", b"null",
+                 b"true", b'"a"', b'"\\ud800"', b'"\\u0000"', b'"\\"', b"\xff", b"\xed\xa0\x80",
+                 b"\x00", b" ", b"\r", b'"subscriptions/listen"', b'"x' * 40]
+
+    def test_classifiers_never_raise(self):
+        rng = random.Random(26)
+        for _ in range(3000):
+            if rng.random() < 0.2:
+                line = bytes(rng.randrange(256) for _ in range(rng.randrange(64)))
+            else:
+                parts = [rng.choice(self.FRAGMENTS) for _ in range(rng.randrange(1, 40))]
+                if rng.random() < 0.3:
+                    parts = [b'{"jsonrpc":"2.0","id":'] + parts + [b',"method":"m"}']
+                line = b"".join(parts)
+            line = line.replace(b"\n", b" ")
+            for classify in (relay.request_key.__wrapped__, relay.response_key.__wrapped__):
+                key = classify(line)
+                self.assertTrue(key is None or isinstance(key, str), (line, key))
 
 
 class Process(unittest.TestCase):
