@@ -43,7 +43,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(framer json server ffi_feed http relay)
+    targets=(framer json server ffi_feed http relay bridge_http)
 fi
 if [ -n "$runs" ]; then
     limit=(-runs="$runs")
@@ -98,11 +98,11 @@ for t in "${targets[@]}"; do
     status=0
     mkdir -p "seeds/$t"
     started=$SECONDS
-    # -max_len: room for several requests (relay: each byte or two is an operation on
-    # the relay, so longer inputs are slower, not deeper); -timeout: a slow input is a
+    # -max_len: room for several requests (relay, bridge_http: each byte or two is an
+    # operation, so longer inputs are slower, not deeper); -timeout: a slow input is a
     # finding too.
     max_len=8192
-    [ "$t" != relay ] || max_len=2048
+    [ "$t" != relay ] && [ "$t" != bridge_http ] || max_len=2048
     cargo "${toolchain[@]}" fuzz run -O "$t" "corpus/$t" "seeds/$t" -- \
         "${limit[@]}" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
         -print_final_stats=1 >"$log" 2>&1 || status=$?
