@@ -15,17 +15,22 @@
 //! - [`http`] — the host side over Streamable HTTP: the core's request checks and
 //!   response framing, each request relayed with a bridge id of its own.
 //!
-//! **Guarantees.** Every host request gets exactly one response: the device's, or
-//! the bridge's own JSON-RPC error ([`relay::Fault`]: -32000 device reset or
-//! unavailable, -32001 timeout, -32600 id already in flight). On stdio, forwarded
-//! lines are the bytes received, never re-serialised (over HTTP only the envelope's
-//! id is rewritten). stdout carries only protocol; diagnostics go to stderr.
+//! **Guarantees.** Every host request — a line the core answers with its id, however
+//! malformed otherwise ([`message::Message::from_host`]) — gets exactly one response:
+//! the device's, or the bridge's own JSON-RPC error ([`relay::Fault`]: -32000 device
+//! reset or unavailable, -32001 timeout, -32600 id already in flight). A line longer
+//! than the device's line buffer ([`relay::Config::line_max`]) is answered as the
+//! core answers it, and not sent. On stdio, forwarded lines are the bytes received,
+//! never re-serialised (over HTTP only the id is rewritten). stdout carries only
+//! protocol; diagnostics go to stderr. JSON is read with the core's iterative
+//! scanner, nesting bounded: no input makes the bridge recurse.
 //!
 //! **Non-features.** JSON-RPC batches are forwarded but not tracked (their answers
-//! pass through; a reset does not answer them). A request the device answers with
-//! `id: null` (an id it could not echo) is answered twice: that `null` error, and
-//! the bridge's timeout. Over HTTP, one initialize-era session at a time, and no
-//! bearer token.
+//! pass through; a reset does not answer them). A request a device answers with
+//! `id: null` although the core would have read its id (a device that is not emcp,
+//! or one with a smaller line buffer than `line_max`) is answered twice: that `null`
+//! error, and the bridge's timeout. Over HTTP, one initialize-era session at a time,
+//! and no bearer token.
 
 pub mod http;
 pub mod link;

@@ -28,6 +28,11 @@ struct Cli {
     /// (e.g. 30, 500ms, 2s; 0: never).
     #[arg(long, global = true, value_name = "DURATION", default_value = "60s", value_parser = duration)]
     timeout: Duration,
+    /// The device's line buffer in bytes: a longer request is answered with the
+    /// core's "line too long" error (id null) instead of being sent (the firmware
+    /// example: 1024).
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = emcp::wire::framing::DEFAULT_LINE_LEN)]
+    line_max: usize,
     #[command(subcommand)]
     device: Device,
 }
@@ -95,6 +100,7 @@ fn main() -> ExitCode {
     let options = pump::Options {
         relay: relay::Config {
             timeout: (!cli.timeout.is_zero()).then_some(cli.timeout),
+            line_max: cli.line_max,
             ..relay::Config::default()
         },
     };

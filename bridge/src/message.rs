@@ -1,21 +1,34 @@
 //! One JSON-RPC line, looked at lightly: its kind, the raw text of its id, its method
 //! and the few parameters the relay follows. Lines are never re-serialised: the relay
 //! forwards the bytes it received; only lines the bridge writes itself (its errors,
-//! replayed requests, cancellations) are built here.
+//! replayed requests, cancellations) are built here, and over HTTP a request's id is
+//! swapped for the bridge's own ([`with_id`]).
+//!
+//! **Whose rules.** A host line is classified by the core's own JSON-RPC check
+//! ([`emcp::wire::rpc::parse`], [`Message::from_host`]), so the bridge counts as a
+//! request exactly what the device behind it answers as one: a request the core
+//! rejects but answers with its id (`"method":7`, no `jsonrpc`, `params` not an
+//! object) is a request here too. Device lines and the bridge's own lines are read
+//! by [`Message::parse`]. Both read JSON with the core's scanner: iterative, nesting
+//! bounded (32 levels for host lines, as the core; [`json::DEPTH_LIMIT`] for device
+//! lines), no recursion on any input.
 
-use serde::Deserialize;
-use serde_json::value::RawValue;
+use emcp::wire::error::RequestError;
+use emcp::wire::json::{self, Str, Value};
+use emcp::wire::rpc;
 
 /// What a line is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// A request: `id` and `method`.
+    /// A request: `id` and `method`. From the host: anything the core answers with
+    /// its id (see [`Message::rejected`]).
     Request,
     /// A notification: `method`, no `id`.
     Notification,
     /// A response: `id` and `result` or `error`, no `method`.
     Response,
-    /// Valid JSON that is none of these (a batch array, `id` without anything else).
+    /// None of these (a batch array, `id` without anything else); from the host: a
+    /// line the core answers with id `null`.
     Other,
 }
 
@@ -33,25 +46,38 @@ pub struct Message {
     pub params: Option<String>,
     /// A response carries `error`.
     pub is_error: bool,
+    /// A host line the core rejects: why (the core answers it with this error, with
+    /// the line's id when it could read one, else `null`).
+    pub rejected: Option<RequestError>,
 }
 
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
-    #[serde(default)]
-    method: Option<String>,
-    #[serde(borrow, default)]
-    params: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    result: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+/// A value's JSON text (valid UTF-8: the scanner checked the whole line).
+fn text(v: &[u8]) -> String {
+    String::from_utf8_lossy(v).into_owned()
+}
+
+/// A JSON string's value, escapes decoded.
+fn string(s: Str<'_>) -> String {
+    if let Some(plain) = s.as_plain() {
+        return plain.to_owned();
+    }
+    // Decoded text is never longer than its escaped form.
+    let mut buf = vec![0u8; s.raw().len()];
+    s.unescape_into(&mut buf)
+        .map(str::to_owned)
+        .unwrap_or_default()
+}
+
+/// A member of the JSON object `object` (JSON text), as JSON text.
+fn member(object: &str, key: &str) -> Option<String> {
+    let v = json::parse_with_depth(object.as_bytes(), json::DEPTH_LIMIT).ok()?;
+    v.get(key).map(|m| text(m.raw()))
 }
 
 impl Message {
-    /// Look at one line (without its newline). `None`: not a JSON object (a batch
-    /// array is `Some` with [`Kind::Other`]; anything not JSON is `None`).
+    /// Look at one line (without its newline) from the device, or one the bridge
+    /// built. `None`: not JSON (boot noise), or nested deeper than
+    /// [`json::DEPTH_LIMIT`]. A batch array is `Some` with [`Kind::Other`].
     ///
     /// ```
     /// use emcp_bridge::message::{Kind, Message};
@@ -60,32 +86,80 @@ impl Message {
     /// assert!(Message::parse(b"boot: v1.2").is_none());
     /// ```
     pub fn parse(line: &[u8]) -> Option<Message> {
-        match serde_json::from_slice::<Envelope<'_>>(line) {
-            Ok(e) => {
-                let id = e.id.map(|r| r.get().to_owned()).filter(|t| t != "null");
-                let kind = match (&id, &e.method, e.result.is_some() || e.error.is_some()) {
-                    (Some(_), Some(_), _) => Kind::Request,
-                    (None, Some(_), _) => Kind::Notification,
-                    (_, None, true) => Kind::Response,
-                    _ => Kind::Other,
-                };
-                Some(Message {
-                    kind,
-                    id,
-                    method: e.method,
-                    params: e.params.map(|p| p.get().to_owned()),
-                    is_error: e.error.is_some(),
-                })
+        let root = json::parse_with_depth(line, json::DEPTH_LIMIT).ok()?;
+        let get = |key| root.get(key).filter(|_| root.kind() == json::Kind::Object);
+        let id = get("id").map(|v| text(v.raw())).filter(|t| t != "null");
+        let method_member = get("method");
+        let method = method_member.and_then(|m| m.as_str()).map(string);
+        let is_error = get("error").is_some();
+        let kind = match (&id, &method, get("result").is_some() || is_error) {
+            (Some(_), Some(_), _) => Kind::Request,
+            (None, Some(_), _) => Kind::Notification,
+            // A `method` that is not a string makes no response either.
+            (_, None, true) if method_member.is_none() => Kind::Response,
+            _ => Kind::Other,
+        };
+        Some(Message {
+            kind,
+            id,
+            method,
+            params: get("params").map(|p| text(p.raw())),
+            is_error,
+            rejected: None,
+        })
+    }
+
+    /// Look at one line (without its newline) from the host, by the core's rules
+    /// ([`rpc::parse`]): a request is what the core answers with its id.
+    ///
+    /// ```
+    /// use emcp_bridge::message::{Kind, Message};
+    /// let m = Message::from_host(br#"{"jsonrpc":"2.0","id":2,"method":7}"#);
+    /// assert_eq!((m.kind, m.id.as_deref()), (Kind::Request, Some("2")));
+    /// assert!(m.rejected.is_some());
+    /// let m = Message::from_host(br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#);
+    /// assert_eq!((m.kind, m.id), (Kind::Other, None));
+    /// ```
+    pub fn from_host(line: &[u8]) -> Message {
+        let message = |kind,
+                       id: Option<rpc::Id<'_>>,
+                       method: Option<Str<'_>>,
+                       params: Option<Value<'_>>| Message {
+            kind,
+            id: id.map(|id| text(id.raw())),
+            method: method.map(string),
+            params: params.map(|p| text(p.raw())),
+            is_error: false,
+            rejected: None,
+        };
+        match rpc::parse(line) {
+            Ok(rpc::Message::Request(r)) => {
+                message(Kind::Request, Some(r.id), Some(r.method), r.params)
             }
-            // A batch, or another JSON value: forwarded, not followed.
-            Err(_) if serde_json::from_slice::<&RawValue>(line).is_ok() => Some(Message {
-                kind: Kind::Other,
-                id: None,
-                method: None,
-                params: None,
-                is_error: false,
-            }),
-            Err(_) => None,
+            Ok(rpc::Message::Notification(n)) => {
+                message(Kind::Notification, None, Some(n.method), n.params)
+            }
+            // A valid response is valid JSON within the core's depth: `parse` reads it.
+            Ok(rpc::Message::Response) => {
+                Message::parse(line).unwrap_or_else(|| message(Kind::Other, None, None, None))
+            }
+            Err(rpc::Rejected { id: None, error }) => Message::rejected(error),
+            Err(rpc::Rejected { id, error }) => Message {
+                rejected: Some(error),
+                ..message(Kind::Request, id, None, None)
+            },
+        }
+    }
+
+    /// A host line the core rejects without reading its id (answered with id `null`).
+    pub fn rejected(error: RequestError) -> Message {
+        Message {
+            kind: Kind::Other,
+            id: None,
+            method: None,
+            params: None,
+            is_error: false,
+            rejected: Some(error),
         }
     }
 
@@ -94,18 +168,47 @@ impl Message {
         self.method.as_deref().unwrap_or("")
     }
 
-    /// A string parameter (`params.<key>`), as JSON text.
+    /// A parameter (`params.<key>`), as JSON text.
     pub fn param(&self, key: &str) -> Option<String> {
-        let params: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_str(self.params.as_deref()?).ok()?;
-        params.get(key).map(|v| v.to_string())
+        member(self.params.as_deref()?, key)
     }
 
     /// `params._meta.<key>`, as JSON text.
     pub fn meta(&self, key: &str) -> Option<String> {
-        let params: serde_json::Value = serde_json::from_str(self.params.as_deref()?).ok()?;
-        params.get("_meta")?.get(key).map(|v| v.to_string())
+        member(&member(self.params.as_deref()?, "_meta")?, key)
     }
+}
+
+/// `line` (a JSON object) with the value of its `id` member replaced by the JSON text
+/// `id`, and its line breaks by spaces (outside strings they are whitespace; JSON
+/// strings cannot hold one raw): one device line. `None` when `line` is not such an
+/// object.
+///
+/// ```
+/// use emcp_bridge::message::with_id;
+/// assert_eq!(
+///     with_id(b"{\"id\" : 7,\r\n \"method\":7}", "\"b/1\"").unwrap(),
+///     b"{\"id\" : \"b/1\",   \"method\":7}"
+/// );
+/// ```
+pub fn with_id(line: &[u8], id: &str) -> Option<Vec<u8>> {
+    let root = json::parse_with_depth(line, json::DEPTH_LIMIT).ok()?;
+    let raw = root.get("id")?.raw();
+    let start = (raw.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+    let end = start + raw.len();
+    let mut out = Vec::with_capacity(line.len() + id.len());
+    out.extend_from_slice(line.get(..start)?);
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(line.get(end..)?);
+    Some(one_line(&out))
+}
+
+/// A JSON message (an HTTP body) as one line: its line breaks, whitespace outside
+/// strings, become spaces (JSON strings cannot hold one raw).
+pub fn one_line(json: &[u8]) -> Vec<u8> {
+    json.iter()
+        .map(|&b| if matches!(b, b'\n' | b'\r') { b' ' } else { b })
+        .collect()
 }
 
 /// A JSON-RPC error response with the given raw id text.
@@ -131,6 +234,28 @@ pub fn request_line(id: &str, method: &str, params: Option<&str>) -> Vec<u8> {
         None => format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method}}}"#),
     }
     .into_bytes()
+}
+
+/// The core's answer to a line longer than its line buffer (id `null`), as the core
+/// writes it.
+pub fn too_long_line() -> Vec<u8> {
+    let mut out = Lines(Vec::new());
+    rpc::write_error(&mut out, None, RequestError::TooLong.into(), None);
+    let mut line = out.0;
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    }
+    line
+}
+
+/// A sink collecting bytes.
+struct Lines(Vec<u8>);
+
+impl emcp::wire::json::Sink for Lines {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), emcp::wire::json::SinkError> {
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
 }
 
 /// `notifications/cancelled` for the request with this raw id.
@@ -165,6 +290,8 @@ mod tests {
         let m = Message::parse(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t"}}"#).unwrap();
         assert_eq!(m.kind, Kind::Notification);
         assert_eq!(Message::parse(b"[1,2]").unwrap().kind, Kind::Other);
+        let m = Message::parse(br#"{"id":1,"result":{},"method":7}"#).unwrap();
+        assert_eq!(m.kind, Kind::Other);
         assert!(Message::parse(b"{not json").is_none());
         let m = Message::parse(br#"{"id":1,"method":"x","params":{"_meta":{"progressToken":5}}}"#)
             .unwrap();

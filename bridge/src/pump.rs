@@ -16,7 +16,10 @@ use std::time::{Duration, Instant};
 use crate::link::Link;
 use crate::relay::{self, Out, Relay};
 
-/// Longest line accepted from either side; a longer one is dropped (and reported).
+/// Longest line read from either side; a longer one is dropped to the next newline
+/// ([`Frame::TooLong`]: the host's is answered as the core answers it, the device's
+/// reported). Lines from the host longer than the device's line buffer are answered
+/// before they get here ([`relay::Config::line_max`]).
 pub const MAX_LINE: usize = 4 << 20;
 
 /// A connection that lasted this long resets the link's backoff.
@@ -26,6 +29,8 @@ const STABLE: Duration = Duration::from_secs(10);
 pub enum Event<H = std::convert::Infallible> {
     /// A line from the host (without its newline).
     Host(Vec<u8>),
+    /// A line from the host longer than [`MAX_LINE`], dropped.
+    HostTooLong,
     /// An event of the host side (an HTTP request arriving, a stream closing).
     Side(H),
     /// The host's input ended.
@@ -153,6 +158,7 @@ impl Pump {
             let now = Instant::now();
             let out = match event {
                 Ok(Event::Host(line)) => self.relay.host_line(&line, now),
+                Ok(Event::HostTooLong) => self.relay.host_too_long(),
                 Ok(Event::Side(event)) => {
                     let mut out = Vec::new();
                     for line in host.event(event) {
@@ -231,16 +237,16 @@ fn spawn_host_reader<H: Send + 'static>(input: impl Read + Send + 'static, tx: S
     thread::spawn(move || {
         let mut lines = Lines::new(input);
         loop {
-            match lines.next_line() {
-                Ok(Some(line)) => {
-                    if tx.send(Event::Host(line)).is_err() {
-                        return;
-                    }
-                }
+            let event = match lines.next_line() {
+                Ok(Some(Frame::Line(line))) => Event::Host(line),
+                Ok(Some(Frame::TooLong)) => Event::HostTooLong,
                 Ok(None) | Err(_) => {
                     let _ = tx.send(Event::HostEnd);
                     return;
                 }
+            };
+            if tx.send(event).is_err() {
+                return;
             }
         }
     });
@@ -285,10 +291,13 @@ pub fn spawn_device<H: Send + 'static>(
             let mut lines = Lines::new(conn.reader);
             let end = loop {
                 match lines.next_line() {
-                    Ok(Some(line)) => {
+                    Ok(Some(Frame::Line(line))) => {
                         if tx.send(Event::Line(connection, line)).is_err() {
                             return;
                         }
+                    }
+                    Ok(Some(Frame::TooLong)) => {
+                        eprintln!("emcp-bridge: a device line over {MAX_LINE} bytes was dropped");
                     }
                     Ok(None) => break "end of stream".to_string(),
                     Err(e) => break e.to_string(),
@@ -309,8 +318,17 @@ pub fn spawn_device<H: Send + 'static>(
     });
 }
 
+/// What [`Lines`] read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Frame {
+    /// A line, without its newline (and `\r`).
+    Line(Vec<u8>),
+    /// A line over [`MAX_LINE`] bytes, dropped to its newline.
+    TooLong,
+}
+
 /// Newline-delimited lines from a byte stream: `\r\n` tolerated, empty lines skipped,
-/// lines over [`MAX_LINE`] dropped (and reported).
+/// lines over [`MAX_LINE`] dropped and reported ([`Frame::TooLong`]).
 pub struct Lines<R> {
     reader: BufReader<R>,
 }
@@ -329,7 +347,7 @@ impl<R: Read> Lines<R> {
     /// # Errors
     ///
     /// The reader's error.
-    pub fn next_line(&mut self) -> io::Result<Option<Vec<u8>>> {
+    pub fn next_line(&mut self) -> io::Result<Option<Frame>> {
         loop {
             let mut line = Vec::new();
             let mut oversize = false;
@@ -340,7 +358,10 @@ impl<R: Read> Lines<R> {
                     Err(e) => return Err(e),
                 };
                 if buf.is_empty() {
-                    if line.is_empty() || oversize {
+                    if oversize {
+                        return Ok(Some(Frame::TooLong));
+                    }
+                    if line.is_empty() {
                         return Ok(None);
                     }
                     break;
@@ -361,14 +382,13 @@ impl<R: Read> Lines<R> {
                 }
             }
             if oversize {
-                eprintln!("emcp-bridge: a line over {MAX_LINE} bytes was dropped");
-                continue;
+                return Ok(Some(Frame::TooLong));
             }
             if line.last() == Some(&b'\r') {
                 line.pop();
             }
             if !line.is_empty() {
-                return Ok(Some(line));
+                return Ok(Some(Frame::Line(line)));
             }
         }
     }
@@ -381,18 +401,22 @@ mod tests {
     #[test]
     fn lines_split_trim_and_skip_empty() {
         let mut l = Lines::new(&b"a\r\n\n{\"x\":1}\nlast"[..]);
-        assert_eq!(l.next_line().unwrap().unwrap(), b"a");
-        assert_eq!(l.next_line().unwrap().unwrap(), b"{\"x\":1}");
-        assert_eq!(l.next_line().unwrap().unwrap(), b"last");
+        let line = |l: &[u8]| Some(Frame::Line(l.to_vec()));
+        assert_eq!(l.next_line().unwrap(), line(b"a"));
+        assert_eq!(l.next_line().unwrap(), line(b"{\"x\":1}"));
+        assert_eq!(l.next_line().unwrap(), line(b"last"));
         assert!(l.next_line().unwrap().is_none());
     }
 
     #[test]
-    fn oversize_lines_are_dropped_to_the_next_newline() {
+    fn oversize_lines_are_dropped_to_the_next_newline_and_reported() {
         let mut input = vec![b'x'; MAX_LINE + 10];
         input.extend_from_slice(b"\nok\n");
+        input.extend(vec![b'y'; MAX_LINE + 1]);
         let mut l = Lines::new(&input[..]);
-        assert_eq!(l.next_line().unwrap().unwrap(), b"ok");
+        assert_eq!(l.next_line().unwrap(), Some(Frame::TooLong));
+        assert_eq!(l.next_line().unwrap(), Some(Frame::Line(b"ok".to_vec())));
+        assert_eq!(l.next_line().unwrap(), Some(Frame::TooLong));
         assert!(l.next_line().unwrap().is_none());
     }
 }

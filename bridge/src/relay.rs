@@ -92,6 +92,11 @@ pub struct Config {
     /// Host lines that may wait for an absent device (default 256); a request beyond
     /// is answered [`Fault::Unavailable`] at once.
     pub max_held: usize,
+    /// The device's line buffer in bytes (default the core's, 4096): a longer host
+    /// line is answered here as the core answers it (`line too long`, id `null`) and
+    /// not sent. The device would answer it so, and an id-null answer names no
+    /// request, so the bridge could not close the request it tracks for the line.
+    pub line_max: usize,
 }
 
 impl Default for Config {
@@ -99,6 +104,7 @@ impl Default for Config {
         Config {
             timeout: Some(Duration::from_secs(60)),
             max_held: 256,
+            line_max: emcp::wire::framing::DEFAULT_LINE_LEN,
         }
     }
 }
@@ -277,14 +283,21 @@ impl Relay {
         out
     }
 
+    /// A host line too long to read (the pump's [`crate::pump::MAX_LINE`]): answered as
+    /// the core answers a line longer than its buffer.
+    pub fn host_too_long(&mut self) -> Vec<Out> {
+        vec![Out::Host(message::too_long_line())]
+    }
+
     /// One line from the host (without its newline).
     pub fn host_line(&mut self, line: &[u8], now: Instant) -> Vec<Out> {
+        if line.len() > self.config.line_max {
+            return self.host_too_long();
+        }
         let mut out = Vec::new();
-        let Some(msg) = Message::parse(line) else {
-            // Not JSON: the device answers it (a parse error with id null).
-            self.send_or_hold(None, line, &mut out);
-            return out;
-        };
+        // Classified as the core behind the device does: a request is what it answers
+        // with its id, however malformed (its error then comes from the device).
+        let msg = Message::from_host(line);
         match msg.kind {
             Kind::Request => self.host_request(&msg, line, now, &mut out),
             Kind::Notification => self.host_notification(&msg, line, &mut out),
@@ -298,6 +311,8 @@ impl Relay {
                     )));
                 }
             }
+            // Answered with id null by the device (not JSON, a batch, an id it cannot
+            // echo): nothing to track.
             Kind::Other => self.send_or_hold(None, line, &mut out),
         }
         out
@@ -911,6 +926,39 @@ mod tests {
     }
 
     #[test]
+    fn requests_the_core_rejects_with_their_id_are_tracked() {
+        let (mut r, now) = up();
+        for line in [
+            &br#"{"jsonrpc":"2.0","id":2,"method":7}"#[..],
+            br#"{"jsonrpc":"2.0","id":3}"#,
+            br#"{"id":4,"method":"ping"}"#,
+        ] {
+            assert_eq!(device(&r.host_line(line, now)), [line]);
+        }
+        assert_eq!(r.in_flight(), 3);
+        for id in ["2", "3", "4"] {
+            let error = message::error_line(id, -32600, "Invalid Request");
+            assert_eq!(host(&r.device_line(&error, now)), [error]);
+        }
+        // Lines the core answers with id null are passed on, not tracked.
+        let deep = [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\",\"params\":"[..],
+            &[b'['; 40],
+            &[b']'; 40],
+            b"}",
+        ]
+        .concat();
+        for line in [
+            &deep[..],
+            b"[]",
+            br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+        ] {
+            assert_eq!(device(&r.host_line(line, now)), [line]);
+        }
+        assert_eq!(r.in_flight(), 0);
+    }
+
+    #[test]
     fn close_answers_the_rest() {
         let (mut r, now) = up();
         r.host_line(&req("1", "ping"), now);
@@ -938,6 +986,7 @@ mod tests {
             let mut r = Relay::new(Config {
                 timeout: Some(t),
                 max_held: 8,
+                ..Config::default()
             });
             let mut connected = false;
             let mut on_device: Vec<String> = Vec::new();

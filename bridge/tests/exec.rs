@@ -213,3 +213,44 @@ fn a_command_that_cannot_start() {
     assert!(b.finish().is_empty());
     assert!(log.contains("waiting for the device"), "{log}");
 }
+
+/// A request the core rejects is still a request: through the bridge it gets the one
+/// response the core gives it (its id, the core's error code), and the next request
+/// is served.
+#[test]
+fn rejected_requests_are_answered_once_with_the_cores_error() {
+    let mut b = Bridge::exec(&[], &[]);
+    for (n, line) in REJECTED_WITH_ID.iter().enumerate() {
+        let expected = core_answer(line);
+        assert_eq!(expected.len(), 1, "the core answers {line} once");
+        b.send(line);
+        let got = b
+            .try_recv(Duration::from_secs(3))
+            .unwrap_or_else(|| panic!("no answer to {line}; stderr:\n{}", b.log()));
+        assert_eq!(id_and_code(&got), id_and_code(&expected[0]), "{line}");
+        let ping = request(&format!("\"p{n}\""), "ping", "{}");
+        b.send(&ping);
+        assert_eq!(b.recv()["id"], format!("p{n}"), "after {line}");
+    }
+    assert!(b.finish().is_empty(), "each answered once");
+}
+
+/// A line longer than the device's line buffer is answered once, as the core answers
+/// it (id null), and never becomes a request the bridge waits for: no timeout error
+/// follows, and the bridge ends at end of input.
+#[test]
+fn a_line_longer_than_the_device_reads_is_answered_once() {
+    let mut b = Bridge::exec(&["--timeout", "1s"], &[]);
+    let pad = "y".repeat(5000);
+    let long = request("1", "ping", &format!(r#"{{"pad":"{pad}"}}"#));
+    let expected = core_answer(&"x".repeat(emcp::wire::framing::DEFAULT_LINE_LEN + 1));
+    b.send(&long);
+    assert_eq!(id_and_code(&b.recv()), id_and_code(&expected[0]));
+    b.send(&request("2", "ping", "{}"));
+    assert_eq!(b.recv()["id"], 2);
+    assert!(
+        b.try_recv(Duration::from_millis(1500)).is_none(),
+        "answered twice"
+    );
+    assert!(b.finish().is_empty());
+}

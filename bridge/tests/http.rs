@@ -257,3 +257,18 @@ fn requests_the_endpoint_refuses() {
     assert_eq!(status, 200);
     assert_eq!(body[0]["result"]["structuredContent"]["sensor"], "humidity");
 }
+
+/// A request the core rejects still gets its JSON-RPC error over HTTP, with the
+/// client's id and the core's code (not a 202 as if it were a notification, nor a
+/// repaired request's success).
+#[test]
+fn rejected_requests_get_the_cores_error() {
+    let srv = Server::start(&[]);
+    for line in REJECTED_WITH_ID {
+        let expected = core_answer(line);
+        let (status, _, body) = srv.post(line, &[]);
+        assert_eq!(status, 200, "{line}: {body:?}");
+        assert_eq!(body.len(), 1, "{line}: {body:?}");
+        assert_eq!(id_and_code(&body[0]), id_and_code(&expected[0]), "{line}");
+    }
+}

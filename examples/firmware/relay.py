@@ -6,8 +6,9 @@ firmware's semihosting logs) is ours. QEMU does not stop when its input ends, an
 UART cannot signal "end of stream", so this relay does both:
 
 - it forwards stdin to UART0 and UART0 to stdout, keeping the id of every request it
-  forwarded (a JSON line with "id" and "method"; not `subscriptions/listen`, which
-  stays open) until a response line with that id comes back;
+  forwarded (a line the core answers with its id; not `subscriptions/listen`, which
+  stays open) until a response line with that id comes back. It never decodes a line
+  nested deeper than the core reads (32 levels), so no input can stop it;
 - at end of stdin it tells the firmware over UART1, the link-control line (main.c):
   `E<bytes sent>\n`. Once the firmware has received that many bytes it handles a last
   message that had no newline and, when no tool is pending, answers `I\n` (idle);
@@ -35,22 +36,90 @@ EOF_LIMIT = 20.0  # seconds to wait for answers after end of input
 
 
 def id_key(rid):
-    return json.dumps(rid, ensure_ascii=False)
+    return json.dumps(rid)  # ASCII: a lone surrogate ("\ud800") is a key like any other
 
 
-MAX_ID_LEN = 64  # core/src/rpc.rs: longer ids are answered with id null
+MAX_ID_LEN = 64  # core/src/wire/rpc.rs: longer ids are answered with id null
+MAX_DEPTH = 32  # core/src/wire/json: deeper lines are a parse error, answered with id null
+LINE_MAX = 1024  # main.c line_buffer: longer lines are answered with id null
 
 
-def request_key(line):
-    """The id of a request that gets a response with that id, as a key; else None."""
-    try:
-        msg = json.loads(line)
-    except ValueError:
+def nesting(line):
+    """How deep arrays and objects nest in `line` (brackets inside strings not counted).
+
+    A loop, not a parser: it reads any line, however deep, in constant stack."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for c in line:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == 0x5C:  # backslash
+                escaped = True
+            elif c == 0x22:  # quote
+                in_string = False
+        elif c == 0x22:
+            in_string = True
+        elif c in b"[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in b"]}":
+            depth -= 1
+    return deepest
+
+
+def decode(line):
+    """The JSON object on `line`, or None. Only lines within the core's nesting limit are
+    decoded (Python's decoder recurses per level and raises RecursionError at about
+    1,000); the core answers deeper ones with id null, so nothing is lost."""
+    if nesting(line) > MAX_DEPTH:
         return None
-    if not isinstance(msg, dict) or "id" not in msg or "method" not in msg:
+    try:
+        # Strict, as the core: invalid UTF-8, and a lone surrogate escape ("\ud800",
+        # which has no UTF-8 form), make a line no message; of duplicate keys the first
+        # counts.
+        msg = json.loads(line.decode("utf-8"), object_pairs_hook=first_wins)
+        json.dumps(msg, ensure_ascii=False).encode("utf-8")
+    except (ValueError, RecursionError):
+        return None
+    return msg if isinstance(msg, dict) else None
+
+
+def first_wins(pairs):
+    obj = {}
+    for key, value in pairs:
+        obj.setdefault(key, value)
+    return obj
+
+
+def never_raises(classify):
+    """The relay reads every line: a line it cannot classify is not tracked, and
+    nothing a line holds may stop the thread that forwards the input."""
+    def safe(line):
+        try:
+            return classify(line)
+        except Exception as e:  # noqa: BLE001 - any input, no exit
+            print(f"relay: line not classified ({e!r})", file=sys.stderr)
+            return None
+    safe.__doc__ = classify.__doc__
+    safe.__wrapped__ = classify
+    return safe
+
+
+@never_raises
+def request_key(line):
+    """The id of a line the firmware answers with that id, as a key; else None.
+
+    As the core decides (core/src/wire/rpc.rs): any object with a valid id that is not a
+    response, however malformed otherwise (no `jsonrpc`, `method` not a string), except
+    `subscriptions/listen`, which stays open."""
+    msg = decode(line) if len(line.rstrip(b"\r")) <= LINE_MAX else None
+    if msg is None or "id" not in msg:
         return None
     rid = msg["id"]
-    if msg["method"] == "subscriptions/listen" or isinstance(rid, bool):
+    if "method" not in msg and ("result" in msg or "error" in msg):
+        return None  # a response from the client
+    if msg.get("method") == "subscriptions/listen" or isinstance(rid, bool):
         return None
     key = id_key(rid)
     if not isinstance(rid, (int, str)) or len(key.encode()) > MAX_ID_LEN:
@@ -58,13 +127,11 @@ def request_key(line):
     return key
 
 
+@never_raises
 def response_key(line):
     """The id of a response line, as a key; else None."""
-    try:
-        msg = json.loads(line)
-    except ValueError:
-        return None
-    if isinstance(msg, dict) and "id" in msg and "method" not in msg:
+    msg = decode(line)
+    if msg is not None and "id" in msg and "method" not in msg:
         return id_key(msg["id"])
     return None
 

@@ -39,7 +39,9 @@ use emcp_host::Tcp;
 use emcp::transport::http::{
     self as core_http, allowed_host, allowed_origin, is_initialize_era, Sessions, Status,
 };
+use emcp::wire::error::RequestError;
 use emcp::wire::json::Sink;
+use emcp::wire::rpc;
 
 use crate::link::Link;
 use crate::message::{self, Kind, Message};
@@ -86,6 +88,7 @@ pub fn serve(
         next_id: AtomicU64::new(0),
         open: AtomicUsize::new(0),
         hosts,
+        line_max: options.relay.line_max,
     });
     thread::spawn(move || accept(&listener, &shared));
     pump::run_side(link, tx, &rx, &mut Mux::new(), options)
@@ -98,6 +101,8 @@ struct Shared {
     next_id: AtomicU64,
     open: AtomicUsize,
     hosts: Vec<String>,
+    /// The device's line buffer ([`crate::relay::Config::line_max`]).
+    line_max: usize,
 }
 
 impl Shared {
@@ -283,21 +288,23 @@ fn request(
         return simple(stream, Status::NotFound, keep, "");
     }
 
-    let msg = Message::parse(body);
+    // The core's rules (`Message::from_host`): a request is what the core answers
+    // with its id. A body longer than the device's line buffer is, to the device, a
+    // line too long: answered here as the core would (an id-null answer from the
+    // device would name no request).
+    let msg = match body.len() > shared.line_max {
+        true => Message::rejected(RequestError::TooLong),
+        false => Message::from_host(body),
+    };
     let meta_version = msg
-        .as_ref()
-        .and_then(|m| m.meta("io.modelcontextprotocol/protocolVersion"))
-        .and_then(|v| serde_json::from_str::<String>(&v).ok());
+        .meta("io.modelcontextprotocol/protocolVersion")
+        .filter(|v| v.starts_with('"'));
     let legacy = head.session_id.is_some()
         || (meta_version.is_none() && head.protocol_version.is_none_or(is_initialize_era));
     let mut session = head
         .session_id
         .map(|s| String::from_utf8_lossy(s).into_owned());
-    if legacy
-        && msg
-            .as_ref()
-            .is_some_and(|m| m.method() == "initialize" && m.kind == Kind::Request)
-    {
+    if legacy && msg.method() == "initialize" && msg.kind == Kind::Request {
         let id = shared
             .session
             .lock()
@@ -311,15 +318,15 @@ fn request(
     if let Some(id) = &session {
         reply.session_id(id.as_bytes());
     }
-    let Some(msg) = msg else {
-        let line = message::error_line("null", -32700, "Parse error");
-        let _ = reply.write(&line);
-        let _ = reply.write(b"\n");
+    if let (Kind::Other, Some(error)) = (&msg.kind, msg.rejected) {
+        // What the core answers with id null (not JSON, a batch, an id it cannot
+        // echo): its own error line, written here as the core writes it.
+        rpc::write_error(&mut reply, None, error.into(), None);
         return finish(reply.finish(false), keep);
-    };
+    }
     if msg.kind != Kind::Request {
         // A notification, or a client's answer to a device request: 202.
-        shared.send(HttpEvent::Forward(msg, body.to_vec()));
+        shared.send(HttpEvent::Forward(msg, message::one_line(body)));
         return finish(reply.finish(false), keep);
     }
     if let (false, Some(_)) = (legacy, &meta_version) {
@@ -334,9 +341,19 @@ fn request(
     let listen = msg.method() == "subscriptions/listen";
     let n = shared.next_id.fetch_add(1, Ordering::AcqRel) + 1;
     let bridge = Mux::bridge_id(n);
+    // The client's bytes with the bridge's id: the device sees what the client sent,
+    // malformed parts and all, and answers it as it would.
+    let line = message::with_id(body, &bridge)
+        .unwrap_or_else(|| message::request_line(&bridge, msg.method(), msg.params.as_deref()));
+    if line.len() > shared.line_max {
+        // Within the limit as sent, over it with the bridge's id.
+        rpc::write_error(&mut reply, None, RequestError::TooLong.into(), None);
+        return finish(reply.finish(false), keep);
+    }
     let (tx, rx) = mpsc::channel();
     shared.send(HttpEvent::Request {
         message: msg,
+        line,
         bridge: bridge.clone(),
         reply: tx,
     });

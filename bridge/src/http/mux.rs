@@ -30,8 +30,11 @@ pub enum HttpEvent {
     /// A request: its line, the client's raw id, where its lines go, and the session
     /// it belongs to (initialize era).
     Request {
-        /// The request as the client sent it.
+        /// The request, looked at.
         message: Message,
+        /// The line for the device: the client's bytes with the bridge id
+        /// ([`message::with_id`]).
+        line: Vec<u8>,
         /// Its bridge id ([`Mux::bridge_id`]).
         bridge: String,
         /// Where this request's lines go.
@@ -152,11 +155,10 @@ impl HostSide for Mux {
         match event {
             HttpEvent::Request {
                 message,
+                line,
                 bridge,
                 reply,
             } => {
-                let line =
-                    message::request_line(&bridge, message.method(), message.params.as_deref());
                 self.routes.push(Route {
                     bridge,
                     client: message.id.clone().unwrap_or_default(),
@@ -206,11 +208,13 @@ mod tests {
 
     fn request(mux: &mut Mux, line: &str) -> (Vec<u8>, mpsc::Receiver<Delivery>) {
         let (tx, rx) = mpsc::channel();
-        let message = Message::parse(line.as_bytes()).unwrap();
+        let message = Message::from_host(line.as_bytes());
         let n = mux.routes.len() as u64 + 1;
+        let bridge = Mux::bridge_id(n);
         let mut out = mux.event(HttpEvent::Request {
             message,
-            bridge: Mux::bridge_id(n),
+            line: message::with_id(line.as_bytes(), &bridge).unwrap(),
+            bridge,
             reply: tx,
         });
         (out.remove(0), rx)
@@ -224,12 +228,11 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":[1, 2]}}"#,
         );
         let (b, rb) = request(&mut mux, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
-        let a = Message::parse(&a).unwrap();
         assert_eq!(
-            a.params.as_deref(),
-            Some("{\"x\":[1, 2]}"),
-            "params bytes kept"
+            a, br#"{"jsonrpc":"2.0","id":"emcp-bridge/h/1","method":"ping","params":{"x":[1, 2]}}"#,
+            "the client's bytes but the id"
         );
+        let a = Message::parse(&a).unwrap();
         let b = Message::parse(&b).unwrap();
         assert_ne!(a.id, b.id);
         let answer = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"n":1}}}}"#);

@@ -324,3 +324,46 @@ impl Drop for SerialBoard {
         }
     }
 }
+
+/// Requests the core rejects but answers with their id (a request with an id gets
+/// exactly one response, whatever else is wrong with it).
+pub const REJECTED_WITH_ID: [&str; 7] = [
+    r#"{"jsonrpc":"2.0","id":2,"method":7}"#,
+    r#"{"jsonrpc":"2.0","id":3,"method":["ping"]}"#,
+    r#"{"jsonrpc":"2.0","id":4}"#,
+    r#"{"id":5,"method":"ping"}"#,
+    r#"{"jsonrpc":"1.0","id":6,"method":"ping"}"#,
+    r#"{"jsonrpc":"2.0","id":7,"method":"ping","params":[]}"#,
+    r#"{"jsonrpc":"2.0","id":"8","method":null}"#,
+];
+
+/// What the core answers to `line` on a fresh sensor board, in process, read from a
+/// stream as the board reads it (its line buffer): its lines.
+pub fn core_answer(line: &str) -> Vec<Value> {
+    struct Lines(Vec<u8>);
+    impl emcp::wire::json::Sink for Lines {
+        fn write(&mut self, bytes: &[u8]) -> Result<(), emcp::wire::json::SinkError> {
+            self.0.extend_from_slice(bytes);
+            Ok(())
+        }
+    }
+    let mut server =
+        emcp::Server::<sensor_board::Board>::new(sensor_board::Board::new(), sensor_board::CONFIG)
+            .expect("the sensor board's configuration is valid");
+    let mut out = Lines(Vec::new());
+    let mut framer: Box<emcp::wire::framing::Framer<{ emcp::wire::framing::DEFAULT_LINE_LEN }>> =
+        Box::default();
+    let input = [line.as_bytes(), b"\n"].concat();
+    emcp::transport::serve::feed(&mut server, &mut *framer, &input, &mut out);
+    while server.poll(&mut out) {}
+    out.0
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("the core writes JSON"))
+        .collect()
+}
+
+/// The id and error code of a response.
+pub fn id_and_code(v: &Value) -> (Value, Option<i64>) {
+    (v["id"].clone(), error_code(v))
+}

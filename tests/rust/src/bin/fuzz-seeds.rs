@@ -1,13 +1,15 @@
 //! Write the seed corpora of the fuzz targets (`fuzz/`) from the transcripts.
 //!
 //! `cargo run -q -p emcp-tests --bin fuzz-seeds -- OUT_DIR` writes `OUT_DIR/TARGET/NAME`
-//! for the targets `framer`, `json`, `server`, `ffi_feed` and `http`, each seed in the
+//! for the targets `framer`, `json`, `server`, `ffi_feed`, `http` and `relay`, each seed in the
 //! input format its target documents (knob bytes first, then the data):
 //! - framer, server, ffi_feed: each transcript's whole input, with a few knob settings;
 //! - json: every line sent and every line expected, one seed each;
 //! - http: each transcript's messages as pipelined `POST /mcp` requests, with the
 //!   2026-07-28 headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) when the
-//!   body is a 2026-07-28 request.
+//!   body is a 2026-07-28 request;
+//! - relay: each transcript's lines as host bytes, the device answering each and
+//!   resetting once.
 //!
 //! Seeds are generated rather than committed; `scripts/fuzz.sh` runs this first.
 
@@ -86,6 +88,27 @@ fn run(out: &Path) -> std::io::Result<usize> {
         put("http", format!("{stem}-0"), &http)?;
         http[..2].copy_from_slice(&[7, 3]);
         put("http", format!("{stem}-7"), &http)?;
+        // relay: knobs (timeout 1 s, 4 held lines, a 1 KiB device line buffer), the
+        // device up, then each line as host bytes, each followed by the device's
+        // answer to the oldest request it was sent; a reset half way.
+        let lines: Vec<&[u8]> = t
+            .input
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
+        let mut relay = vec![10u8, 3, 252, 4];
+        for (i, line) in lines.iter().enumerate() {
+            if i == lines.len() / 2 {
+                relay.extend_from_slice(&[4, 4]);
+            }
+            for chunk in line.chunks(254) {
+                relay.extend_from_slice(&[0, chunk.len() as u8 + 1]);
+                relay.extend_from_slice(chunk);
+                relay.push(b'\n');
+            }
+            relay.extend_from_slice(&[3, 0, 5, 1]);
+        }
+        put("relay", format!("{stem}-0"), &relay)?;
     }
     Ok(n)
 }
