@@ -1,0 +1,158 @@
+//! Async serving (cargo feature `async`) over `embedded-io-async` `Read`/`Write`, for
+//! Embassy and any other executor: still `no_std`, no `alloc`, no executor, timer or
+//! network stack assumed. (`asynch`, as in `embedded-hal-async`'s modules: `async` is a
+//! keyword.)
+//!
+//! - [`serve`] — the counterpart of [`crate::transport::serve::serve`] for one byte
+//!   stream (UART, USB-CDC): reads, frames, answers, and runs pending tool jobs and
+//!   sends change notifications ([`crate::Device::take_changes`], raised from
+//!   interrupts) at every [`Tick`] while it waits for input.
+//! - [`serve_http_connection`] (with feature `http`) — one Streamable HTTP
+//!   connection, picoserve's shape: spawn one task per connection, each with its own
+//!   receive and transmit buffers, all sharing one [`Shared`] server.
+//!
+//! Time comes from the caller as a [`Tick`]: any closure returning a future that
+//! completes after a while, such as `|| embassy_time::Timer::after_millis(10)`. Between
+//! ticks nothing is polled; a tick bounds how late a job's next step or a change
+//! notification goes out.
+//!
+//! # Sharing one server between connections
+//!
+//! An HTTP client opens several connections to one device (POSTs, a GET stream,
+//! `subscriptions/listen` streams), and they all talk to one [`crate::Server`]. It
+//! sits in a [`Shared`]: an `embassy-sync` blocking mutex around a `RefCell`. **The
+//! server is never held across an `.await`.** A connection reads (await), then takes
+//! the server for one synchronous step — [`crate::transport::http::serve`] writing
+//! into the connection's own transmit buffer — releases it, and writes that buffer
+//! to its socket (await). So no connection waits for another's network I/O, and the
+//! lock is held for one request's handling (what the blocking transports do in the
+//! same place). `CriticalSectionRawMutex` lets the server be shared with interrupt
+//! handlers and other executors; `NoopRawMutex` is enough for tasks of one executor.
+//!
+//! Output of one step goes to the connection that made it, never elsewhere, so no
+//! connection keeps lines for another:
+//!
+//! - A request's answer, and what its handler writes meanwhile (progress, log
+//!   messages), goes into that connection's transmit buffer. A response too large
+//!   for it is taken back and answered with -32603 for the same id, as for any fixed
+//!   buffer.
+//! - A request that became a pending job (a long-running tool, a tool waiting for
+//!   the client's input) keeps its connection as an open event stream; at each tick
+//!   that connection continues **its own** job one step
+//!   ([`Server::poll_job`](crate::Server::poll_job)) and sends what it wrote, until the
+//!   job's answer ends the stream. Its connection closing cancels the job
+//!   ([`Server::cancel`](crate::Server::cancel)): nobody would read its answer.
+//! - An open listen stream (2026-07-28) or a legacy-era session's GET stream sends, at
+//!   each tick, the change notifications pending for **that** stream
+//!   ([`Server::poll_changes`](crate::Server::poll_changes)); the server keeps one
+//!   pending bit per resource for every subscriber, so a change reaches every stream
+//!   that listens to it, whichever polls first.
+//!
+//! **Bounds.** Connections served at once = the tasks the user spawns, each with its
+//! socket and its two buffers (nothing else is kept per connection: an open stream's
+//! request id, at most [`MAX_ID_LEN`](crate::wire::rpc::MAX_ID_LEN) bytes, lives in
+//! the task). The server bounds the rest: `L` listen streams and `J` pending jobs
+//! of [`Server<D, L, J, W>`](crate::Server) (one more is refused with a JSON-RPC
+//! error, as on any transport), one legacy-era session. A connection beyond the
+//! spawned tasks waits in the network stack's accept queue (or is refused by it).
+//!
+//! # Not supported yet
+//!
+//! - A stream is not resumable (`Last-Event-ID` is ignored; events carry no `id`).
+//! - A listen or GET stream stays open until the client closes it, also after a
+//!   session's DELETE ended what it listened to (it then carries nothing more).
+
+#[cfg(feature = "http")]
+mod http;
+mod stream;
+
+#[cfg(feature = "http")]
+pub use http::{reject, serve_http_connection, HttpState, Limits, MIN_TX_BUF};
+pub use stream::serve;
+
+use core::cell::RefCell;
+use core::future::Future;
+
+use embassy_sync::blocking_mutex::raw::RawMutex;
+use embassy_sync::blocking_mutex::Mutex;
+use embedded_io_async::Write;
+
+use crate::transport::serve::ServeError;
+
+/// Time between polls while a connection waits: [`Tick::tick`] returns a future that
+/// completes after a while (for example `embassy_time::Timer::after_millis(10)`).
+///
+/// Any `FnMut() -> impl Future<Output = ()>` closure is a `Tick`:
+///
+/// ```
+/// use emcp::transport::asynch::Tick;
+/// fn takes(_: impl Tick) {}
+/// takes(|| core::future::ready(())); // on Embassy: || Timer::after_millis(10)
+/// ```
+pub trait Tick {
+    /// Wait until the next poll is due.
+    fn tick(&mut self) -> impl Future<Output = ()>;
+}
+
+impl<F, T> Tick for F
+where
+    F: FnMut() -> T,
+    T: Future<Output = ()>,
+{
+    fn tick(&mut self) -> impl Future<Output = ()> {
+        self()
+    }
+}
+
+/// State shared by connection tasks (an HTTP endpoint's server and sessions): a
+/// blocking mutex of `M` around a `RefCell`, taken only for synchronous steps
+/// ([`Shared::with`]), never across an `.await`.
+///
+/// `M` is an `embassy_sync` raw mutex: `CriticalSectionRawMutex` (any context,
+/// interrupts included), `ThreadModeRawMutex`, or `NoopRawMutex` (tasks of one
+/// executor). Put it in a `static` (`static_cell::StaticCell` builds one at run time,
+/// as [`crate::Server::new`] is not `const`).
+pub struct Shared<M: RawMutex, S> {
+    inner: Mutex<M, RefCell<S>>,
+}
+
+impl<M: RawMutex, S> Shared<M, S> {
+    /// Share `state`.
+    pub const fn new(state: S) -> Self {
+        Shared {
+            inner: Mutex::new(RefCell::new(state)),
+        }
+    }
+
+    /// Run `f` on the state, under the mutex. `None` when the state is already taken:
+    /// `f` was called from inside another `with` on the same state (never the case
+    /// for the connection functions of this module, which hold no lock across an
+    /// `.await` or a call back into user code).
+    pub fn with<R>(&self, f: impl FnOnce(&mut S) -> R) -> Option<R> {
+        self.inner
+            .lock(|cell| cell.try_borrow_mut().ok().map(|mut s| f(&mut s)))
+    }
+
+    /// The state back.
+    pub fn into_inner(self) -> S {
+        self.inner.into_inner().into_inner()
+    }
+}
+
+/// Write all of `bytes` (no `write_all`: a writer answering `Ok(0)` is an error here,
+/// not a panic).
+async fn send<W: Write, R>(writer: &mut W, mut bytes: &[u8]) -> Result<(), ServeError<R, W::Error>> {
+    while !bytes.is_empty() {
+        match writer.write(bytes).await {
+            Ok(0) => return Err(ServeError::Write(None)),
+            Ok(n) => bytes = bytes.get(n..).unwrap_or_default(),
+            Err(e) => return Err(ServeError::Write(Some(e))),
+        }
+    }
+    Ok(())
+}
+
+/// Flush the writer.
+async fn flush<W: Write, R>(writer: &mut W) -> Result<(), ServeError<R, W::Error>> {
+    writer.flush().await.map_err(|e| ServeError::Write(Some(e)))
+}
