@@ -42,7 +42,11 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         }
         let session = only.is_none_or(|s| s.is_none());
         let mine = |l: &Listen| only.is_none_or(|s| s == Some(l.id.as_slice()));
-        let mut todo = if session { self.subs.session_pending } else { 0 };
+        let mut todo = if session {
+            self.subs.session_pending
+        } else {
+            0
+        };
         for l in self.subs.listens.iter().filter(|l| mine(l)) {
             todo |= l.pending;
         }

@@ -72,8 +72,15 @@ pub const MIN_TX_BUF: usize = 768;
 /// What one locked step decided.
 enum Step {
     Incomplete,
-    Done { consumed: usize, keep_alive: bool },
-    Stream { consumed: usize, request: OwnedId, until_response: bool },
+    Done {
+        consumed: usize,
+        keep_alive: bool,
+    },
+    Stream {
+        consumed: usize,
+        request: OwnedId,
+        until_response: bool,
+    },
 }
 
 /// Serve one HTTP connection: requests one after another (keep-alive) until the peer
@@ -112,8 +119,7 @@ where
     T: Tick,
 {
     let scratch_len = (tx_buf.len().saturating_sub(HEAD_ROOM) / 2).min(SCRATCH_MAX);
-    let Some((out_buf, scratch)) = tx_buf.split_at_mut_checked(tx_buf.len() - scratch_len)
-    else {
+    let Some((out_buf, scratch)) = tx_buf.split_at_mut_checked(tx_buf.len() - scratch_len) else {
         return Ok(());
     };
     let mut len = 0;
@@ -228,7 +234,10 @@ where
 }
 
 /// Answer `status` without a body and close: write it, flush, return.
-async fn refuse<S: Write, R>(socket: &mut S, status: Status) -> Result<(), ServeError<R, S::Error>> {
+async fn refuse<S: Write, R>(
+    socket: &mut S,
+    status: Status,
+) -> Result<(), ServeError<R, S::Error>> {
     // The longest such answer (431, `Retry-After`, `Connection: close`) takes 102 bytes.
     let mut buf = [0u8; 128];
     let mut conn = SliceSink::new(&mut buf);

@@ -141,7 +141,10 @@ impl<M: RawMutex, S> Shared<M, S> {
 
 /// Write all of `bytes` (no `write_all`: a writer answering `Ok(0)` is an error here,
 /// not a panic).
-async fn send<W: Write, R>(writer: &mut W, mut bytes: &[u8]) -> Result<(), ServeError<R, W::Error>> {
+async fn send<W: Write, R>(
+    writer: &mut W,
+    mut bytes: &[u8],
+) -> Result<(), ServeError<R, W::Error>> {
     while !bytes.is_empty() {
         match writer.write(bytes).await {
             Ok(0) => return Err(ServeError::Write(None)),
