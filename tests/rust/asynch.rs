@@ -614,6 +614,183 @@ fn a_listen_stream_hears_a_change_made_on_another_connection() {
     assert!(!shared.with(|s| s.server.close_listen(b"7")).unwrap());
 }
 
+/// Read from `end` until the text read contains `needle`; returns all of it.
+async fn until(end: &mut End<'_>, needle: &str) -> String {
+    use embedded_io_async::Read;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 512];
+    while !String::from_utf8_lossy(&got).contains(needle) {
+        let n = end.read(&mut buf).await.unwrap();
+        assert!(
+            n > 0,
+            "closed before {needle:?}: {}",
+            String::from_utf8_lossy(&got)
+        );
+        got.extend_from_slice(&buf[..n]);
+    }
+    String::from_utf8(got).unwrap()
+}
+
+#[test]
+fn two_listen_streams_both_hear_one_change() {
+    let shared = shared();
+    let (p1, p2, p3) = (Pipe::default(), Pipe::default(), Pipe::default());
+    let (d1, mut c1) = p1.ends();
+    let (d2, mut c2) = p2.ends();
+    let (d3, mut c3) = p3.ends();
+    let ready = Cell::new(0);
+    block_on(join(
+        join(
+            join(
+                device(&shared, d1, 4096, 2048, Limits::new()),
+                device(&shared, d2, 4096, 2048, Limits::new()),
+            ),
+            device(&shared, d3, 4096, 2048, Limits::new()),
+        ),
+        join(
+            join(
+                async {
+                    use embedded_io_async::Write;
+                    let listen = stateless(
+                        "subscriptions/listen",
+                        None,
+                        11,
+                        r#""notifications":{"resourceSubscriptions":["led://state"]}"#,
+                    );
+                    c1.write(listen.as_bytes()).await.unwrap();
+                    until(&mut c1, "subscriptions/acknowledged").await;
+                    ready.set(ready.get() + 1);
+                    let text = until(&mut c1, "resources/updated").await;
+                    assert!(text.contains(r#"/subscriptionId":11}"#), "{text}");
+                    p1.hang_up();
+                },
+                async {
+                    use embedded_io_async::Write;
+                    let listen = stateless(
+                        "subscriptions/listen",
+                        None,
+                        12,
+                        r#""notifications":{"resourceSubscriptions":["led://state"]}"#,
+                    );
+                    c2.write(listen.as_bytes()).await.unwrap();
+                    until(&mut c2, "subscriptions/acknowledged").await;
+                    ready.set(ready.get() + 1);
+                    let text = until(&mut c2, "resources/updated").await;
+                    assert!(text.contains(r#"/subscriptionId":12}"#), "{text}");
+                    p2.hang_up();
+                },
+            ),
+            async {
+                while ready.get() < 2 {
+                    yield_now().await;
+                }
+                let a = ask(
+                    &mut c3,
+                    &stateless(
+                        "tools/call",
+                        Some("set_led"),
+                        3,
+                        r#""name":"set_led","arguments":{"color":"blue"}"#,
+                    ),
+                )
+                .await;
+                assert_eq!(json(&a)["id"], 3, "{a}");
+                p3.hang_up();
+            },
+        ),
+    ));
+}
+
+#[test]
+fn legacy_get_stream_carries_the_sessions_resource_updates() {
+    let shared = shared();
+    let (p1, p2) = (Pipe::default(), Pipe::default());
+    let (d1, mut c1) = p1.ends();
+    let (d2, mut c2) = p2.ends();
+    let session = RefCell::new(String::new());
+    let streaming = Cell::new(false);
+    block_on(join(
+        join(
+            device(&shared, d1, 4096, 2048, Limits::new()),
+            device(&shared, d2, 4096, 2048, Limits::new()),
+        ),
+        join(
+            async {
+                let init = ask(
+                    &mut c1,
+                    &post("", r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#),
+                )
+                .await;
+                let id = header(&init, "Mcp-Session-Id").unwrap().to_string();
+                let s = format!("Mcp-Session-Id: {id}\r\n");
+                *session.borrow_mut() = id;
+                let a = ask(
+                    &mut c1,
+                    &post(&s, r#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"led://state"}}"#),
+                )
+                .await;
+                assert_eq!(json(&a)["id"], 2, "{a}");
+                use embedded_io_async::Write;
+                let get = format!(
+                    "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n{s}\r\n"
+                );
+                c1.write(get.as_bytes()).await.unwrap();
+                let head = until(&mut c1, "\r\n\r\n").await;
+                assert!(head.starts_with("HTTP/1.1 200 OK"), "{head}");
+                assert!(head.contains("text/event-stream"), "{head}");
+                streaming.set(true);
+                let text = until(&mut c1, "resources/updated").await;
+                assert!(text.contains(r#""uri":"led://state""#), "{text}");
+                p1.hang_up();
+            },
+            async {
+                while !streaming.get() {
+                    yield_now().await;
+                }
+                let s = format!("Mcp-Session-Id: {}\r\n", session.borrow());
+                let a = ask(
+                    &mut c2,
+                    &post(&s, r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"set_led","arguments":{"color":"green"}}}"#),
+                )
+                .await;
+                assert_eq!(json(&a)["id"], 3, "{a}");
+                p2.hang_up();
+            },
+        ),
+    ));
+}
+
+#[test]
+fn legacy_response_too_large_is_200_with_32603() {
+    let shared = shared();
+    let pipe = Pipe::default();
+    let (dev, mut client) = pipe.ends();
+    block_on(join(
+        device(&shared, dev, 4096, 1024, Limits::new()),
+        async {
+            let init = ask(
+                &mut client,
+                &post("", r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#),
+            )
+            .await;
+            let s = format!(
+                "Mcp-Session-Id: {}\r\n",
+                header(&init, "Mcp-Session-Id").unwrap()
+            );
+            let a = ask(
+                &mut client,
+                &post(&s, r#"{"jsonrpc":"2.0","id":"big","method":"resources/read","params":{"uri":"log://samples"}}"#),
+            )
+            .await;
+            assert_eq!(status(&a), "HTTP/1.1 200 OK", "{a}");
+            let v = json(&a);
+            assert_eq!(v["id"], "big");
+            assert_eq!(v["error"]["code"], -32603);
+            pipe.hang_up();
+        },
+    ));
+}
+
 #[test]
 fn byte_stream_answers_lines_runs_jobs_while_waiting_and_ends_at_end_of_input() {
     let mut server: Server<Board> = Server::new(Board::new(), CONFIG).unwrap();
