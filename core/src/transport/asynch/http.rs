@@ -97,6 +97,64 @@ enum Step {
 /// answer ends the stream (then the connection serves the next request) or the peer
 /// closes it (a job is then cancelled, a listen stream closed).
 ///
+/// ```
+/// use embassy_futures::{block_on, yield_now};
+/// use embassy_sync::blocking_mutex::raw::NoopRawMutex;
+/// use emcp::transport::asynch::{serve_http_connection, HttpState, Limits, Shared};
+/// use emcp::transport::http::Policy;
+/// use emcp::{Config, Device, Server};
+///
+/// struct Idle;
+/// impl Device for Idle {}
+///
+/// /// A connection that received `input` and keeps what is sent on it.
+/// struct Socket<'a> {
+///     input: &'a [u8],
+///     sent: heapless::Vec<u8, 512>,
+/// }
+/// impl embedded_io_async::ErrorType for Socket<'_> {
+///     type Error = core::convert::Infallible;
+/// }
+/// impl embedded_io_async::Read for Socket<'_> {
+///     async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+///         let n = buf.len().min(self.input.len());
+///         buf[..n].copy_from_slice(&self.input[..n]);
+///         self.input = &self.input[n..];
+///         Ok(n) // 0 at the end: the client closed
+///     }
+/// }
+/// impl embedded_io_async::Write for Socket<'_> {
+///     async fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
+///         let n = buf.len().min(self.sent.capacity() - self.sent.len());
+///         self.sent.extend_from_slice(&buf[..n]).unwrap();
+///         Ok(n)
+///     }
+///     async fn flush(&mut self) -> Result<(), Self::Error> {
+///         Ok(())
+///     }
+/// }
+///
+/// let server = Server::new(Idle, Config::new("demo", "0.1.0")).unwrap();
+/// let shared: Shared<NoopRawMutex, HttpState<Idle>> = Shared::new(HttpState::new(server, 7));
+/// let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+/// let request = format!(
+///     "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+///      Content-Length: {}\r\n\r\n{body}",
+///     body.len()
+/// );
+/// let mut socket = Socket { input: request.as_bytes(), sent: heapless::Vec::new() };
+/// let (mut rx_buf, mut tx_buf) = ([0u8; 1024], [0u8; 1024]);
+/// let mut tick = yield_now; // on Embassy: || Timer::after_millis(10)
+/// let policy = Policy::default();
+/// block_on(serve_http_connection(
+///     &shared, &mut socket, &mut rx_buf, &mut tx_buf, &policy, &Limits::new(), &mut tick,
+/// ))
+/// .unwrap();
+/// let sent = core::str::from_utf8(&socket.sent).unwrap();
+/// assert!(sent.starts_with("HTTP/1.1 200 OK\r\n"));
+/// assert!(sent.ends_with(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+/// ```
+///
 /// When this returns, close the socket (embassy-net: `socket.close()`, then flush
 /// or `abort()`), and accept the next connection.
 ///

@@ -56,6 +56,60 @@
 //! error, as on any transport), one legacy-era session. A connection beyond the
 //! spawned tasks waits in the network stack's accept queue (or is refused by it).
 //!
+//! # On Embassy
+//!
+//! A pool of connection tasks on `embassy-net`, each accepting on port 80 with its
+//! own socket and buffers, all serving one shared server (a sketch: `Board`, its
+//! `CONFIG` and the network setup are the firmware's):
+//!
+//! ```ignore
+//! use embassy_net::{tcp::TcpSocket, Stack};
+//! use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+//! use embassy_time::Timer;
+//! use emcp::transport::asynch::{serve_http_connection, HttpState, Limits, Shared};
+//! use emcp::transport::http::Policy;
+//!
+//! type Endpoint = Shared<CriticalSectionRawMutex, HttpState<Board>>;
+//!
+//! static POLICY: Policy = Policy {
+//!     endpoint: "/mcp",
+//!     hosts: &["10.0.2.15"], // the device's own address or name
+//!     max_body: 4096,
+//!     bearer: None,
+//! };
+//!
+//! #[embassy_executor::task(pool_size = 3)]
+//! async fn mcp(stack: Stack<'static>, endpoint: &'static Endpoint) -> ! {
+//!     let (mut socket_rx, mut socket_tx) = ([0u8; 1024], [0u8; 1024]);
+//!     let (mut rx_buf, mut tx_buf) = ([0u8; 4096 + 512], [0u8; 2048]);
+//!     let limits = Limits::new().idle_ticks(1000); // 10 s of 10 ms ticks
+//!     loop {
+//!         let mut socket = TcpSocket::new(stack, &mut socket_rx, &mut socket_tx);
+//!         if socket.accept(80).await.is_err() {
+//!             continue;
+//!         }
+//!         let mut tick = || Timer::after_millis(10);
+//!         let _ = serve_http_connection(
+//!             endpoint, &mut socket, &mut rx_buf, &mut tx_buf, &POLICY, &limits, &mut tick,
+//!         )
+//!         .await;
+//!         socket.close();
+//!         let _ = socket.flush().await;
+//!     }
+//! }
+//!
+//! // In main: one shared server, then the tasks.
+//! static ENDPOINT: static_cell::StaticCell<Endpoint> = static_cell::StaticCell::new();
+//! let server = Server::new(Board::new(), CONFIG).unwrap();
+//! let endpoint = ENDPOINT.init(Shared::new(HttpState::new(server, seed_from_rng)));
+//! for _ in 0..3 {
+//!     spawner.spawn(mcp(stack, endpoint)).unwrap();
+//! }
+//! ```
+//!
+//! A UART is one task: `serve(&mut server, &mut framer, &mut rx, &mut tx, &mut
+//! tx_buf, &mut tick)` with the two halves of `BufferedUart::split()`.
+//!
 //! # Not supported yet
 //!
 //! - A stream is not resumable (`Last-Event-ID` is ignored; events carry no `id`).

@@ -24,6 +24,27 @@ use crate::wire::json::SliceSink;
 /// (for example a UART's `split()`). At end of input a final unterminated line is
 /// still answered and pending jobs run to completion, a tick apart.
 ///
+/// ```
+/// use embassy_futures::{block_on, yield_now};
+/// use emcp::transport::asynch::serve;
+/// use emcp::wire::framing::Framer;
+/// use emcp::{Config, Device, Server};
+///
+/// struct Idle; // a device with no tools, resources or prompts
+/// impl Device for Idle {}
+///
+/// let mut server: Server<Idle> = Server::new(Idle, Config::new("demo", "0.1.0")).unwrap();
+/// let mut framer: Framer<256> = Framer::new();
+/// let mut input: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
+/// let mut sent = [0u8; 64];
+/// let mut output: &mut [u8] = &mut sent;
+/// let mut tx_buf = [0u8; 256];
+/// let mut tick = yield_now; // on Embassy: || Timer::after_millis(10)
+/// block_on(serve(&mut server, &mut framer, &mut input, &mut output, &mut tx_buf, &mut tick))
+///     .unwrap();
+/// assert!(sent.starts_with(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n"));
+/// ```
+///
 /// # Errors
 ///
 /// The reader's or the writer's error; the server is left as it was (call
