@@ -761,6 +761,58 @@ fn legacy_get_stream_carries_the_sessions_resource_updates() {
 }
 
 #[test]
+fn a_get_stream_ends_when_its_session_is_deleted_and_the_connection_goes_on() {
+    let shared = shared();
+    let (p1, p2) = (Pipe::default(), Pipe::default());
+    let (d1, mut c1) = p1.ends();
+    let (d2, mut c2) = p2.ends();
+    let session = RefCell::new(String::new());
+    let streaming = Cell::new(false);
+    block_on(join(
+        join(
+            device(&shared, d1, 4096, 2048, Limits::new()),
+            device(&shared, d2, 4096, 2048, Limits::new()),
+        ),
+        join(
+            async {
+                use embedded_io_async::Write;
+                let init = ask(
+                    &mut c1,
+                    &post("", r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#),
+                )
+                .await;
+                let id = header(&init, "Mcp-Session-Id").unwrap().to_string();
+                let get = format!(
+                    "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\n\r\n"
+                );
+                *session.borrow_mut() = id;
+                c1.write(get.as_bytes()).await.unwrap();
+                until(&mut c1, "\r\n\r\n").await;
+                streaming.set(true);
+                // The DELETE on the other connection ends the stream's chunked body…
+                until(&mut c1, "0\r\n\r\n").await;
+                // …and this connection serves the next request.
+                let a = ask(&mut c1, &stateless("ping", None, 4, "")).await;
+                assert_eq!(json(&a)["id"], 4, "{a}");
+                p1.hang_up();
+            },
+            async {
+                while !streaming.get() {
+                    yield_now().await;
+                }
+                let delete = format!(
+                    "DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {}\r\n\r\n",
+                    session.borrow()
+                );
+                let a = ask(&mut c2, &delete).await;
+                assert_eq!(status(&a), "HTTP/1.1 200 OK", "{a}");
+                p2.hang_up();
+            },
+        ),
+    ));
+}
+
+#[test]
 fn legacy_response_too_large_is_200_with_32603() {
     let shared = shared();
     let pipe = Pipe::default();

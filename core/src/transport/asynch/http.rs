@@ -8,7 +8,7 @@ use embedded_io_async::{Read, Write};
 use super::{flush, send, Shared, Tick};
 use crate::device::Device;
 use crate::server::Server;
-use crate::transport::http::{self, reply, Policy, Served, Sessions, Status};
+use crate::transport::http::{self, reply, Policy, Served, Sessions, Status, SESSION_ID_LEN};
 use crate::transport::serve::ServeError;
 use crate::wire::json::SliceSink;
 use crate::wire::rpc::OwnedId;
@@ -80,6 +80,7 @@ enum Step {
         consumed: usize,
         request: OwnedId,
         until_response: bool,
+        session: Option<[u8; SESSION_ID_LEN]>,
     },
 }
 
@@ -213,6 +214,7 @@ where
                             consumed,
                             request,
                             until_response,
+                            session: st.sessions.current().and_then(|c| c.try_into().ok()),
                         },
                         // Ids are bounded by the parser: this does not happen.
                         Err(_) => Step::Done {
@@ -243,12 +245,14 @@ where
                     consumed,
                     request,
                     until_response,
+                    session,
                 } => {
                     shift(rx_buf, &mut len, consumed);
                     flush(socket).await?;
                     let mut open = Open {
                         request: &request,
                         until_response,
+                        session,
                         rx_buf: &mut *rx_buf,
                         len: &mut len,
                         out_buf: &mut *out_buf,
@@ -327,6 +331,9 @@ struct Open<'a> {
     request: &'a [u8],
     /// It ends with the response to `request` (a pending job's stream).
     until_response: bool,
+    /// The legacy-era session current when the stream opened (a GET stream ends with
+    /// it).
+    session: Option<[u8; SESSION_ID_LEN]>,
     rx_buf: &'a mut [u8],
     len: &'a mut usize,
     out_buf: &'a mut [u8],
@@ -352,10 +359,23 @@ impl Open<'_> {
                 let mut sink = SliceSink::new(self.out_buf);
                 let over = if self.until_response {
                     !st.server.poll_job(self.request, &mut sink)
+                } else if self.request.is_empty() {
+                    // The session's GET stream: over when its session ended (DELETE,
+                    // or a new `initialize` replaced it).
+                    let session = self.session.as_ref().map(|s| &s[..]);
+                    let live = session.is_some() && st.sessions.current() == session;
+                    if live {
+                        st.server.poll_changes(None, &mut sink);
+                    }
+                    !live
                 } else {
-                    let route = Some(self.request).filter(|r| !r.is_empty());
-                    st.server.poll_changes(route, &mut sink);
-                    false
+                    // A listen stream: over when the client cancelled it or the
+                    // server was reset.
+                    let live = st.server.is_listening(self.request);
+                    if live {
+                        st.server.poll_changes(Some(self.request), &mut sink);
+                    }
+                    !live
                 };
                 (sink.len(), over)
             });

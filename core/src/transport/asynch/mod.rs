@@ -110,11 +110,13 @@
 //! A UART is one task: `serve(&mut server, &mut framer, &mut rx, &mut tx, &mut
 //! tx_buf, &mut tick)` with the two halves of `BufferedUart::split()`.
 //!
+//! A listen stream ends (its chunked body closed, the connection kept) when the
+//! client cancels it or the server is reset; a GET stream when its session ends
+//! (DELETE, or a new `initialize`).
+//!
 //! # Not supported yet
 //!
 //! - A stream is not resumable (`Last-Event-ID` is ignored; events carry no `id`).
-//! - A listen or GET stream stays open until the client closes it, also after a
-//!   session's DELETE ended what it listened to (it then carries nothing more).
 
 #[cfg(feature = "http")]
 mod http;
