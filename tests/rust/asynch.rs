@@ -362,6 +362,18 @@ fn a_head_larger_than_the_receive_buffer_is_431() {
 }
 
 #[test]
+fn a_transmit_buffer_below_the_minimum_is_refused_with_500() {
+    let shared = shared();
+    let pipe = Pipe::default();
+    let (dev, mut client) = pipe.ends();
+    let tx = asynch::MIN_TX_BUF - 1;
+    block_on(join(device(&shared, dev, 4096, tx, Limits::new()), async {
+        let a = ask(&mut client, &stateless("ping", None, 1, "")).await;
+        assert_eq!(status(&a), "HTTP/1.1 500 Internal Server Error", "{a}");
+    }));
+}
+
+#[test]
 fn response_too_large_for_the_transmit_buffer_is_32603_for_its_id() {
     let shared = shared();
     let pipe = Pipe::default();

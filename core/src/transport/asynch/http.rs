@@ -63,8 +63,8 @@ const HEAD_ROOM: usize = 256;
 /// Most of `tx_buf` that holds a response's first line while its status is chosen.
 const SCRATCH_MAX: usize = 256;
 
-/// Smallest useful `tx_buf` for [`serve_http_connection`]: a head and a short
-/// response. A response must fit what is left of `tx_buf` after up to 256 bytes kept
+/// Smallest `tx_buf` for [`serve_http_connection`]: a head and a short response (a
+/// smaller one gets every request answered `500` and the connection closed). A response must fit what is left of `tx_buf` after up to 256 bytes kept
 /// for choosing its status (a larger one is answered with -32603 for its id); 2 KiB
 /// serve the sensor-board example, a large resource needs more.
 pub const MIN_TX_BUF: usize = 768;
@@ -177,12 +177,16 @@ where
     S: Read + Write,
     T: Tick,
 {
+    if tx_buf.len() < MIN_TX_BUF {
+        // Too small for a head and a short answer: say so rather than cut answers.
+        return refuse(socket, Status::InternalError).await;
+    }
     let scratch_len = (tx_buf.len().saturating_sub(HEAD_ROOM) / 2).min(SCRATCH_MAX);
     let Some((out_buf, scratch)) = tx_buf.split_at_mut_checked(tx_buf.len() - scratch_len) else {
         return Ok(());
     };
     let mut len = 0;
-    let mut idle = 0;
+    let mut idle: u32 = 0;
     loop {
         while len > 0 {
             let input = rx_buf.get(..len).unwrap_or_default();
@@ -277,7 +281,7 @@ where
                 match select(socket.read(&mut *room), tick.tick()).await {
                     Either::First(r) => break r.map_err(ServeError::Read)?,
                     Either::Second(()) => {
-                        idle += 1;
+                        idle = idle.saturating_add(1);
                         if idle >= limits.idle_ticks {
                             if len > 0 {
                                 return refuse(socket, Status::RequestTimeout).await;
