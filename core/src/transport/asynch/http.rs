@@ -64,9 +64,10 @@ const HEAD_ROOM: usize = 256;
 const SCRATCH_MAX: usize = 256;
 
 /// Smallest `tx_buf` for [`serve_http_connection`]: a head and a short response (a
-/// smaller one gets every request answered `500` and the connection closed). A response must fit what is left of `tx_buf` after up to 256 bytes kept
-/// for choosing its status (a larger one is answered with -32603 for its id); 2 KiB
-/// serve the sensor-board example, a large resource needs more.
+/// smaller one gets every request answered `500` and the connection closed). Size it
+/// for the device's largest response (its `tools/list`, its largest resource): a
+/// response must fit `tx_buf` less up to 256 bytes kept for choosing its status, and
+/// a larger one is answered with -32603 for its id.
 pub const MIN_TX_BUF: usize = 768;
 
 /// What one locked step decided.
