@@ -8,13 +8,13 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::convert::Infallible;
 use std::future::poll_fn;
 use std::task::{Poll, Waker};
 
 use embassy_futures::join::join;
 use embassy_futures::{block_on, yield_now};
 use embassy_sync::blocking_mutex::raw::NoopRawMutex;
+use embedded_io_async::ErrorKind;
 use emcp::transport::asynch::{self, serve_http_connection, HttpState, Limits, Shared};
 use emcp::transport::http::Policy;
 use emcp::wire::framing::Framer;
@@ -26,6 +26,8 @@ use sensor_board::{Board, CONFIG};
 struct Half {
     bytes: RefCell<VecDeque<u8>>,
     closed: Cell<bool>,
+    /// Writes into this half fail (the peer reset the connection).
+    broken: Cell<bool>,
     reader: RefCell<Option<Waker>>,
 }
 
@@ -48,11 +50,11 @@ struct End<'a> {
 }
 
 impl embedded_io_async::ErrorType for End<'_> {
-    type Error = Infallible;
+    type Error = ErrorKind;
 }
 
 impl embedded_io_async::Read for End<'_> {
-    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Infallible> {
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, ErrorKind> {
         poll_fn(|cx| {
             let mut q = self.rx.bytes.borrow_mut();
             if !q.is_empty() {
@@ -73,12 +75,15 @@ impl embedded_io_async::Read for End<'_> {
 }
 
 impl embedded_io_async::Write for End<'_> {
-    async fn write(&mut self, buf: &[u8]) -> Result<usize, Infallible> {
+    async fn write(&mut self, buf: &[u8]) -> Result<usize, ErrorKind> {
+        if self.tx.broken.get() {
+            return Err(ErrorKind::BrokenPipe);
+        }
         self.tx.bytes.borrow_mut().extend(buf);
         self.tx.wake();
         Ok(buf.len())
     }
-    async fn flush(&mut self) -> Result<(), Infallible> {
+    async fn flush(&mut self) -> Result<(), ErrorKind> {
         Ok(())
     }
 }
@@ -493,6 +498,44 @@ fn a_stream_dropped_mid_job_cancels_the_job() {
             let mut buf = [0u8; 64];
             assert!(client.read(&mut buf).await.unwrap() > 0);
             pipe.hang_up();
+        },
+    ));
+    let (pending, cancelled) = shared
+        .with(|s| (s.server.is_pending(b"9"), s.server.device().cancelled()))
+        .unwrap();
+    assert!(!pending);
+    assert_eq!(cancelled, 1);
+}
+
+#[test]
+fn a_stream_whose_head_cannot_be_sent_cancels_its_job() {
+    let shared = shared();
+    let pipe = Pipe::default();
+    let (mut dev, mut client) = pipe.ends();
+    pipe.1.broken.set(true); // the device's writes fail: the client reset
+    block_on(join(
+        async {
+            let (mut rx, mut tx) = (vec![0u8; 4096], vec![0u8; 2048]);
+            let served = serve_http_connection(
+                &shared,
+                &mut dev,
+                &mut rx,
+                &mut tx,
+                &Policy::default(),
+                &Limits::new(),
+                &mut yield_now,
+            )
+            .await;
+            assert!(matches!(
+                served,
+                Err(emcp::transport::serve::ServeError::Write(Some(
+                    ErrorKind::BrokenPipe
+                )))
+            ));
+        },
+        async {
+            use embedded_io_async::Write;
+            client.write(servo(9).as_bytes()).await.unwrap();
         },
     ));
     let (pending, cancelled) = shared

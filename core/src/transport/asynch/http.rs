@@ -233,7 +233,20 @@ where
             let Some((step, n)) = locked else {
                 return refuse(socket, Status::ServiceUnavailable).await;
             };
-            send(socket, out_buf.get(..n).unwrap_or_default()).await?;
+            let sent = send(socket, out_buf.get(..n).unwrap_or_default()).await;
+            if let (
+                Err(_),
+                Step::Stream {
+                    request,
+                    until_response,
+                    ..
+                },
+            ) = (&sent, &step)
+            {
+                // Nobody will read the stream: its job or listen stream ends here.
+                close(shared, request, *until_response);
+            }
+            sent?;
             if !matches!(step, Step::Incomplete) {
                 idle = 0; // a stalled client is one that never completes a request
             }
@@ -253,7 +266,6 @@ where
                     session,
                 } => {
                     shift(rx_buf, &mut len, consumed);
-                    flush(socket).await?;
                     let mut open = Open {
                         request: &request,
                         until_response,
@@ -346,7 +358,8 @@ struct Open<'a> {
 
 impl Open<'_> {
     /// Serve the stream until it ends (true: the connection may carry the next
-    /// request) or the peer closes it (false).
+    /// request) or the peer closes it (false). When the peer closed or the socket
+    /// failed, the stream's job is cancelled or its listen stream closed.
     async fn serve<M, D, S, T, const L: usize, const J: usize, const W: usize>(
         &mut self,
         shared: &Shared<M, HttpState<D, L, J, W>>,
@@ -359,6 +372,26 @@ impl Open<'_> {
         S: Read + Write,
         T: Tick,
     {
+        let served = self.run(shared, socket, tick).await;
+        if !matches!(served, Ok(true)) {
+            close(shared, self.request, self.until_response);
+        }
+        served
+    }
+
+    async fn run<M, D, S, T, const L: usize, const J: usize, const W: usize>(
+        &mut self,
+        shared: &Shared<M, HttpState<D, L, J, W>>,
+        socket: &mut S,
+        tick: &mut T,
+    ) -> Result<bool, ServeError<S::Error, S::Error>>
+    where
+        M: RawMutex,
+        D: Device,
+        S: Read + Write,
+        T: Tick,
+    {
+        flush(socket).await?;
         loop {
             let polled = shared.with(|st| {
                 let mut sink = SliceSink::new(self.out_buf);
@@ -409,22 +442,28 @@ impl Open<'_> {
                 continue;
             };
             match select(socket.read(room), tick.tick()).await {
-                Either::First(Ok(0) | Err(_)) => {
-                    let (request, until_response) = (self.request, self.until_response);
-                    shared.with(|st| {
-                        if until_response {
-                            st.server.cancel(request);
-                        } else if !request.is_empty() {
-                            st.server.close_listen(request);
-                        }
-                    });
-                    return Ok(false);
-                }
+                Either::First(Ok(0) | Err(_)) => return Ok(false),
                 Either::First(Ok(n)) if keep => *self.len += n,
                 Either::First(Ok(_)) | Either::Second(()) => {}
             }
         }
     }
+}
+
+/// A stream nobody reads any more: cancel its job (`until_response`) or close its
+/// listen stream (a GET stream has nothing to close).
+fn close<M: RawMutex, D: Device, const L: usize, const J: usize, const W: usize>(
+    shared: &Shared<M, HttpState<D, L, J, W>>,
+    request: &[u8],
+    until_response: bool,
+) {
+    shared.with(|st| {
+        if until_response {
+            st.server.cancel(request);
+        } else if !request.is_empty() {
+            st.server.close_listen(request);
+        }
+    });
 }
 
 /// Send `line` as one event of an open event stream: the bytes of
