@@ -898,6 +898,124 @@ fn legacy_response_too_large_is_200_with_32603() {
     ));
 }
 
+static GREET: [emcp::model::registry::Tool<'static>; 1] = [emcp::model::registry::Tool::new(
+    "greet",
+    r#"{"type":"object"}"#,
+)];
+
+/// Asks the client for a name (elicitation), then greets with it.
+struct Greeter;
+
+impl emcp::Device for Greeter {
+    fn tool(&self, i: usize) -> Option<emcp::model::registry::Tool<'static>> {
+        GREET.get(i).copied()
+    }
+    fn call_tool(&mut self, call: &mut emcp::device::ToolCall<'_>) -> emcp::Step {
+        let name = call
+            .input("who")
+            .and_then(|v| v.get("content"))
+            .and_then(|c| c.get("name"))
+            .and_then(|n| n.as_str())
+            .and_then(|n| n.as_plain().map(str::to_owned));
+        match name {
+            Some(name) => {
+                call.text(&format!("Hello, {name}!"));
+            }
+            None => {
+                call.ask("who", emcp::device::input::Capability::Elicitation, &|w| {
+                    w.begin_object();
+                    w.key("message");
+                    w.str("Name?");
+                    w.end_object();
+                });
+            }
+        }
+        emcp::Step::Done
+    }
+}
+
+#[test]
+fn a_legacy_call_waiting_for_input_is_answered_on_its_stream_after_another_posts_the_input() {
+    let shared: Shared<NoopRawMutex, HttpState<Greeter, 2, 2, 1>> = Shared::new(HttpState::new(
+        Server::new(Greeter, emcp::Config::new("g", "1")).unwrap(),
+        9,
+    ));
+    let (p1, p2) = (Pipe::default(), Pipe::default());
+    let (d1, mut c1) = p1.ends();
+    let (d2, mut c2) = p2.ends();
+    let session = RefCell::new(String::new());
+    let asked = RefCell::new(None::<serde_json::Value>);
+    let conn = |end| {
+        let shared = &shared;
+        async move {
+            let (mut end, mut rx, mut tx) = (end, vec![0u8; 4096], vec![0u8; 2048]);
+            serve_http_connection(
+                shared,
+                &mut end,
+                &mut rx,
+                &mut tx,
+                &Policy::default(),
+                &Limits::new(),
+                &mut yield_now,
+            )
+            .await
+            .unwrap();
+        }
+    };
+    block_on(join(
+        join(conn(d1), conn(d2)),
+        join(
+            async {
+                use embedded_io_async::Write;
+                let init = ask(
+                    &mut c1,
+                    &post("", r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#),
+                )
+                .await;
+                let id = header(&init, "Mcp-Session-Id").unwrap().to_string();
+                let s = format!("Mcp-Session-Id: {id}\r\n");
+                *session.borrow_mut() = id;
+                let call = post(
+                    &s,
+                    r#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"greet","arguments":{}}}"#,
+                );
+                c1.write(call.as_bytes()).await.unwrap();
+                // The request to the client comes on the call's own stream…
+                let first = until(&mut c1, "elicitation/create").await;
+                // Chunked: the message is a line of its own between chunk sizes.
+                let line = first.lines().find(|l| l.contains("elicitation/create"));
+                let request: serde_json::Value = serde_json::from_str(line.unwrap()).unwrap();
+                assert_eq!(request["params"]["message"], "Name?");
+                *asked.borrow_mut() = Some(request["id"].clone());
+                // …and, once the answer was posted elsewhere, the result ends it.
+                let rest = answer_tail(&mut c1).await;
+                assert!(rest.contains(r#""id":"c1","result""#), "{rest}");
+                assert!(rest.contains("Hello, Ada!"), "{rest}");
+                p1.hang_up();
+            },
+            async {
+                let id = loop {
+                    if let Some(id) = asked.borrow().clone() {
+                        break id;
+                    }
+                    yield_now().await;
+                };
+                let s = format!("Mcp-Session-Id: {}\r\n", session.borrow());
+                let response = serde_json::json!({"jsonrpc": "2.0", "id": id,
+                    "result": {"action": "accept", "content": {"name": "Ada"}}});
+                let a = ask(&mut c2, &post(&s, &response.to_string())).await;
+                assert_eq!(status(&a), "HTTP/1.1 202 Accepted", "{a}");
+                p2.hang_up();
+            },
+        ),
+    ));
+}
+
+/// Read to the end of a chunked body already under way.
+async fn answer_tail(end: &mut End<'_>) -> String {
+    until(end, "\r\n0\r\n\r\n").await
+}
+
 #[test]
 fn byte_stream_answers_lines_runs_jobs_while_waiting_and_ends_at_end_of_input() {
     let mut server: Server<Board> = Server::new(Board::new(), CONFIG).unwrap();
