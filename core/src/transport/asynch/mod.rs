@@ -7,7 +7,7 @@
 //!   stream (UART, USB-CDC): reads, frames, answers, and runs pending tool jobs and
 //!   sends change notifications ([`crate::Device::take_changes`], raised from
 //!   interrupts) at every [`Tick`] while it waits for input.
-//! - [`serve_http_connection`] (with feature `http`) — one Streamable HTTP
+//! - `serve_http_connection` (with feature `http`) — one Streamable HTTP
 //!   connection, picoserve's shape: spawn one task per connection, each with its own
 //!   receive and transmit buffers, all sharing one [`Shared`] server.
 //!
@@ -22,7 +22,7 @@
 //! `subscriptions/listen` streams), and they all talk to one [`crate::Server`]. It
 //! sits in a [`Shared`]: an `embassy-sync` blocking mutex around a `RefCell`. **The
 //! server is never held across an `.await`.** A connection reads (await), then takes
-//! the server for one synchronous step — [`crate::transport::http::serve`] writing
+//! the server for one synchronous step — `transport::http::serve` writing
 //! into the connection's own transmit buffer — releases it, and writes that buffer
 //! to its socket (await). So no connection waits for another's network I/O, and the
 //! lock is held for one request's handling (what the blocking transports do in the
@@ -165,8 +165,9 @@ where
 /// ([`Shared::with`]), never across an `.await`.
 ///
 /// `M` is an `embassy_sync` raw mutex: `CriticalSectionRawMutex` (any context,
-/// interrupts included), `ThreadModeRawMutex`, or `NoopRawMutex` (tasks of one
-/// executor). Put it in a `static` (`static_cell::StaticCell` builds one at run time,
+/// interrupts included; the firmware provides a `critical-section` implementation,
+/// such as `cortex-m`'s feature `critical-section-single-core`), `ThreadModeRawMutex`,
+/// or `NoopRawMutex` (tasks of one executor). Put it in a `static` (`static_cell::StaticCell` builds one at run time,
 /// as [`crate::Server::new`] is not `const`).
 pub struct Shared<M: RawMutex, S> {
     inner: Mutex<M, RefCell<S>>,
