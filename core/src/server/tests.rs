@@ -510,6 +510,7 @@ impl Collect {
 
 /// One stream's share of the change notifications goes out; the others' stay
 /// pending for their own calls, and a global poll finds nothing more.
+#[cfg(feature = "routes")]
 #[test]
 fn poll_changes_sends_one_streams_share_and_keeps_the_rest() {
     let mut s: Server<Kinds, 2, 1> = Server::new(Kinds::default(), Config::new("k", "1")).unwrap();

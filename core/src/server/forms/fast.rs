@@ -19,6 +19,12 @@ pub(in crate::server) fn open_list(w: &mut JsonWriter<'_>, list: Method) {
     });
 }
 
+/// Whether changed resources need no walk: nobody is subscribed to any of them (the
+/// common case).
+pub(in crate::server) fn nothing_to_notify(changed: u32, session: u32, listens: bool) -> bool {
+    changed & session == 0 && !listens
+}
+
 /// Longest `serverInfo` object (`{"name":…,"version":…}`) a server keeps written for
 /// its stateless results: the C ABI's server storage must still hold the server.
 #[cfg(feature = "stateless")]

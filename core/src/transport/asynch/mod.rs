@@ -44,7 +44,7 @@
 //!   ([`Server::cancel`](crate::Server::cancel)): nobody would read its answer.
 //! - An open listen stream (2026-07-28) or a legacy-era session's GET stream sends, at
 //!   each tick, the change notifications pending for **that** stream
-//!   ([`Server::poll_changes`](crate::Server::poll_changes)); the server keeps one
+//!   (`Server::poll_changes`, feature `routes`); the server keeps one
 //!   pending bit per resource for every subscriber, so a change reaches every stream
 //!   that listens to it, whichever polls first.
 //!
