@@ -55,6 +55,9 @@ impl embedded_io_async::ErrorType for End<'_> {
 
 impl embedded_io_async::Read for End<'_> {
     async fn read(&mut self, buf: &mut [u8]) -> Result<usize, ErrorKind> {
+        // `block_on` polls everything again and again: a read still waiting after
+        // this many polls waits for bytes that never come (a test bug, not a hang).
+        let mut polls = 0u32;
         poll_fn(|cx| {
             let mut q = self.rx.bytes.borrow_mut();
             if !q.is_empty() {
@@ -66,6 +69,8 @@ impl embedded_io_async::Read for End<'_> {
             } else if self.rx.closed.get() {
                 Poll::Ready(Ok(0))
             } else {
+                polls += 1;
+                assert!(polls < 2_000_000, "a read waited forever");
                 *self.rx.reader.borrow_mut() = Some(cx.waker().clone());
                 Poll::Pending
             }
@@ -166,6 +171,16 @@ fn stateless(method: &str, name: Option<&str>, id: u32, params: &str) -> String 
         &format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{sep}{META}}}}}"#
         ),
+    )
+}
+
+/// A 2026-07-28 `read_sensor` call for the humidity.
+fn read_humidity(id: u32) -> String {
+    stateless(
+        "tools/call",
+        Some("read_sensor"),
+        id,
+        r#""name":"read_sensor","arguments":{"sensor":"humidity"}"#,
     )
 }
 
@@ -476,8 +491,9 @@ fn a_pending_job_streams_its_progress_then_its_result_on_its_own_post() {
             assert_eq!(last["id"], 9);
             assert_eq!(last["result"]["content"][0]["text"], "servo: 10.0 deg");
             // The stream ended with the result: the connection serves the next request.
-            let a = ask(&mut client, &stateless("ping", None, 10, "")).await;
+            let a = ask(&mut client, &read_humidity(10)).await;
             assert_eq!(json(&a)["id"], 10, "{a}");
+            assert_eq!(json(&a)["result"]["structuredContent"]["unit"], "%", "{a}");
             pipe.hang_up();
         },
     ));
@@ -757,6 +773,60 @@ fn two_listen_streams_both_hear_one_change() {
 }
 
 #[test]
+fn a_cancelled_listen_stream_ends_and_a_pipelined_request_is_answered_after_it() {
+    let shared = shared();
+    let (p1, p2) = (Pipe::default(), Pipe::default());
+    let (d1, mut c1) = p1.ends();
+    let (d2, mut c2) = p2.ends();
+    let listening = Cell::new(false);
+    block_on(join(
+        join(
+            device(&shared, d1, 4096, 2048, Limits::new()),
+            device(&shared, d2, 4096, 2048, Limits::new()),
+        ),
+        join(
+            async {
+                use embedded_io_async::Write;
+                let listen = stateless(
+                    "subscriptions/listen",
+                    None,
+                    7,
+                    r#""notifications":{"resourceSubscriptions":["led://state"]}"#,
+                );
+                // The listen request and, right behind it, another request.
+                let both = listen + &read_humidity(8);
+                c1.write(both.as_bytes()).await.unwrap();
+                let ack = until(&mut c1, "subscriptions/acknowledged").await;
+                listening.set(true);
+                // The cancel ends the stream; then the other request is answered.
+                let rest = ack + &until(&mut c1, r#""id":8,"result""#).await;
+                // The stream's last chunk, its end, then the next answer's head.
+                assert!(
+                    rest.contains("\r\n\r\n\r\n0\r\n\r\nHTTP/1.1 200 OK\r\n"),
+                    "{rest}"
+                );
+                p1.hang_up();
+            },
+            async {
+                while !listening.get() {
+                    yield_now().await;
+                }
+                let cancel = post(
+                    "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: notifications/cancelled\r\n",
+                    &format!(
+                        r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":7,{META}}}}}"#
+                    ),
+                );
+                let a = ask(&mut c2, &cancel).await;
+                assert_eq!(status(&a), "HTTP/1.1 202 Accepted", "{a}");
+                p2.hang_up();
+            },
+        ),
+    ));
+    assert!(!shared.with(|s| s.server.is_listening(b"7")).unwrap());
+}
+
+#[test]
 fn legacy_get_stream_carries_the_sessions_resource_updates() {
     let shared = shared();
     let (p1, p2) = (Pipe::default(), Pipe::default());
@@ -847,8 +917,9 @@ fn a_get_stream_ends_when_its_session_is_deleted_and_the_connection_goes_on() {
                 // The DELETE on the other connection ends the stream's chunked body…
                 until(&mut c1, "0\r\n\r\n").await;
                 // …and this connection serves the next request.
-                let a = ask(&mut c1, &stateless("ping", None, 4, "")).await;
+                let a = ask(&mut c1, &read_humidity(4)).await;
                 assert_eq!(json(&a)["id"], 4, "{a}");
+                assert_eq!(json(&a)["result"]["structuredContent"]["unit"], "%", "{a}");
                 p1.hang_up();
             },
             async {

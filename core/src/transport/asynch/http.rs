@@ -434,10 +434,9 @@ impl Open<'_> {
             }
             // Wait for the next tick, watching for the peer closing. Bytes that come
             // meanwhile are kept as the next request on a job's stream (it ends), and
-            // dropped on a listen or GET stream (it does not).
+            // dropped on a listen or GET stream (read after what is kept, not kept).
             let keep = self.until_response;
-            let start = if keep { *self.len } else { 0 };
-            let Some(room) = self.rx_buf.get_mut(start..).filter(|r| !r.is_empty()) else {
+            let Some(room) = self.rx_buf.get_mut(*self.len..).filter(|r| !r.is_empty()) else {
                 tick.tick().await;
                 continue;
             };
