@@ -435,6 +435,51 @@ fn response_too_large_for_the_transmit_buffer_is_32603_for_its_id() {
     ));
 }
 
+/// Whatever the transmit buffer's size around a large response, the answer is whole:
+/// the response itself or -32603 for its id, never a cut body.
+#[test]
+fn answers_are_whole_at_every_transmit_buffer_size_around_a_large_response() {
+    let (mut whole, mut too_large) = (0, 0);
+    for tx in (5600..6400).step_by(8) {
+        let shared = shared();
+        let pipe = Pipe::default();
+        let (dev, mut client) = pipe.ends();
+        block_on(join(device(&shared, dev, 4096, tx, Limits::new()), async {
+            for legacy in [false, true] {
+                let req = if legacy {
+                    post(
+                        "",
+                        r#"{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"log://samples"}}"#,
+                    )
+                } else {
+                    stateless(
+                        "resources/read",
+                        Some("log://samples"),
+                        8,
+                        r#""uri":"log://samples""#,
+                    )
+                };
+                let a = ask(&mut client, &req).await;
+                let v = json(&a);
+                assert_eq!(v["id"], 8, "tx {tx}: {a}");
+                if v["error"]["code"] == -32603 {
+                    too_large += 1;
+                } else {
+                    let blob = v["result"]["contents"][0]["blob"].as_str().unwrap();
+                    assert_eq!(blob.len(), 5464, "tx {tx}");
+                    whole += 1;
+                }
+            }
+            pipe.hang_up();
+        }));
+    }
+    // Both outcomes occur in the range.
+    assert!(
+        whole > 0 && too_large > 0,
+        "{whole} whole, {too_large} too large"
+    );
+}
+
 #[test]
 fn a_response_longer_than_the_status_scratch_goes_chunked_and_whole() {
     let shared = shared();

@@ -10,7 +10,7 @@ use crate::device::Device;
 use crate::server::Server;
 use crate::transport::http::{self, reply, Policy, Served, Sessions, Status, SESSION_ID_LEN};
 use crate::transport::serve::ServeError;
-use crate::wire::json::SliceSink;
+use crate::wire::json::{Sink, SinkError, SliceSink};
 use crate::wire::rpc::OwnedId;
 
 /// What the connections of one HTTP endpoint share: the server and its legacy-era
@@ -192,7 +192,10 @@ where
         while len > 0 {
             let input = rx_buf.get(..len).unwrap_or_default();
             let locked = shared.with(|st| {
-                let mut conn = SliceSink::new(out_buf);
+                let mut conn = Watched {
+                    sink: SliceSink::new(out_buf),
+                    failed: false,
+                };
                 let served = http::serve(
                     &mut st.server,
                     &mut st.sessions,
@@ -228,10 +231,29 @@ where
                         },
                     },
                 };
-                (step, conn.len())
+                if conn.failed {
+                    // A part of the answer did not fit and could not be taken back
+                    // (written after the server's handling): never send it cut.
+                    if let Step::Stream {
+                        request,
+                        until_response,
+                        ..
+                    } = &step
+                    {
+                        if *until_response {
+                            st.server.cancel(request);
+                        } else if !request.is_empty() {
+                            st.server.close_listen(request);
+                        }
+                    }
+                    return None;
+                }
+                Some((step, conn.sink.len()))
             });
-            let Some((step, n)) = locked else {
-                return refuse(socket, Status::ServiceUnavailable).await;
+            let (step, n) = match locked {
+                Some(Some(done)) => done,
+                Some(None) => return refuse(socket, Status::InternalError).await,
+                None => return refuse(socket, Status::ServiceUnavailable).await,
             };
             let sent = send(socket, out_buf.get(..n).unwrap_or_default()).await;
             if let (
@@ -309,6 +331,28 @@ where
             return Ok(()); // the peer closed (a partial request is dropped)
         }
         len += n;
+    }
+}
+
+/// The connection's transmit buffer, noting a write that did not fit and was not
+/// taken back.
+struct Watched<'a> {
+    sink: SliceSink<'a>,
+    failed: bool,
+}
+
+impl Sink for Watched<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+        let written = self.sink.write(bytes);
+        self.failed |= written.is_err();
+        written
+    }
+    fn mark(&mut self) {
+        self.sink.mark();
+    }
+    fn rollback(&mut self) -> bool {
+        self.failed = false;
+        self.sink.rollback()
     }
 }
 

@@ -143,6 +143,7 @@ impl<'a> Reply<'a> {
                 self.head(status, Body::Json(self.len));
                 self.send_buffered(false);
             }
+            Mode::Json if self.closed => {} // ended with its line
             Mode::Json => {
                 self.send_buffered(true);
                 self.put(b"0\r\n\r\n");
@@ -322,6 +323,12 @@ impl Sink for Reply<'_> {
                     self.push(part);
                     rest = tail;
                     self.closed = ends;
+                    if ends {
+                        // The response is whole: its last chunk and the body's end go
+                        // now, while the server still watches for a full connection.
+                        self.send_buffered(true);
+                        self.put(b"0\r\n\r\n");
+                    }
                 }
                 Mode::Events => {
                     let (part, tail, ends) = split_line(rest);
