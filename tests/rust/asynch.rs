@@ -1019,6 +1019,10 @@ static GREET: [emcp::model::registry::Tool<'static>; 1] = [emcp::model::registry
     r#"{"type":"object"}"#,
 )];
 
+/// A question longer than the status scratch of a 2 KiB transmit buffer: the request
+/// to the client goes out as an event all the same.
+const LONG_QUESTION: &str = "Name? (Whatever you would like to be called: a first name, a nickname, a handle; it is only used in the greeting that this tool sends back, and is not kept anywhere once the call is over. Answer with the name alone, without quotes or punctuation.)";
+
 /// Asks the client for a name (elicitation), then greets with it.
 struct Greeter;
 
@@ -1041,7 +1045,7 @@ impl emcp::Device for Greeter {
                 call.ask("who", emcp::device::input::Capability::Elicitation, &|w| {
                     w.begin_object();
                     w.key("message");
-                    w.str("Name?");
+                    w.str(LONG_QUESTION);
                     w.end_object();
                 });
             }
@@ -1098,10 +1102,11 @@ fn a_legacy_call_waiting_for_input_is_answered_on_its_stream_after_another_posts
                 c1.write(call.as_bytes()).await.unwrap();
                 // The request to the client comes on the call's own stream…
                 let first = until(&mut c1, "elicitation/create").await;
-                // Chunked: the message is a line of its own between chunk sizes.
-                let line = first.lines().find(|l| l.contains("elicitation/create"));
-                let request: serde_json::Value = serde_json::from_str(line.unwrap()).unwrap();
-                assert_eq!(request["params"]["message"], "Name?");
+                let data = dechunked(&first);
+                let line = data.lines().find(|l| l.contains("elicitation/create"));
+                let line = line.unwrap().strip_prefix("data: ").unwrap();
+                let request: serde_json::Value = serde_json::from_str(line).unwrap();
+                assert_eq!(request["params"]["message"], LONG_QUESTION);
                 *asked.borrow_mut() = Some(request["id"].clone());
                 // …and, once the answer was posted elsewhere, the result ends it.
                 let rest = answer_tail(&mut c1).await;
@@ -1125,6 +1130,21 @@ fn a_legacy_call_waiting_for_input_is_answered_on_its_stream_after_another_posts
             },
         ),
     ));
+}
+
+/// The complete chunks of a chunked body so far (head skipped), joined.
+fn dechunked(answer: &str) -> String {
+    let mut rest = answer.split_once("\r\n\r\n").unwrap().1;
+    let mut out = String::new();
+    while let Some((size, tail)) = rest.split_once("\r\n") {
+        let n = usize::from_str_radix(size, 16).unwrap();
+        if n == 0 || tail.len() < n + 2 {
+            break;
+        }
+        out.push_str(&tail[..n]);
+        rest = &tail[n + 2..];
+    }
+    out
 }
 
 /// Read to the end of a chunked body already under way.

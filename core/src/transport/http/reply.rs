@@ -242,6 +242,19 @@ impl<'a> Reply<'a> {
             .is_some_and(|b| b.starts_with(NOTIFICATION))
     }
 
+    /// Whether the collected start of a first line longer than the buffer is a
+    /// message that is not the response, and so opens an event stream: a
+    /// notification, or a request to the client (the server numbers its own:
+    /// `{"jsonrpc":"2.0","id":7,"method":…`).
+    fn holds_message(&self) -> bool {
+        let b = self.buf.get(..self.len).unwrap_or_default();
+        let request = b.strip_prefix(REQUEST_ID).is_some_and(|rest| {
+            let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+            digits > 0 && rest.get(digits..).is_some_and(|r| r.starts_with(METHOD))
+        });
+        request || b.starts_with(NOTIFICATION)
+    }
+
     /// Switch to an event stream: the head, then the collected text as the first
     /// event's data (`complete`: that line has ended).
     fn start_events(&mut self, complete: bool) {
@@ -267,6 +280,8 @@ impl<'a> Reply<'a> {
 }
 
 const NOTIFICATION: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\"";
+const REQUEST_ID: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
+const METHOD: &[u8] = b",\"method\"";
 /// What starts one event of an event stream, before its JSON-RPC message.
 pub const EVENT_PREFIX: &[u8] = b"event: message\r\ndata: ";
 /// What ends one event, after its message.
@@ -293,7 +308,7 @@ impl Sink for Reply<'_> {
                     let (part, tail, ends) = split_line(rest);
                     if self.len + part.len() > self.buf.len() {
                         // Longer than the buffer: stream it from here.
-                        if self.holds_notification() {
+                        if self.holds_message() {
                             self.start_events(false);
                         } else {
                             self.start_json();
