@@ -114,6 +114,14 @@
 //! client cancels it or the server is reset; a GET stream when its session ends
 //! (DELETE, or a new `initialize`).
 //!
+//! # Panics
+//!
+//! Nothing here panics on any input, and no lock is taken twice ([`Shared::with`]
+//! answers `None` instead of panicking). Like every `async fn`, the futures carry
+//! rustc's check against being polled again after completion, a `core::panicking`
+//! call that an executor never reaches: an image using this module links it, which a
+//! "no panic symbol" check of the image must allow for.
+//!
 //! # Not supported yet
 //!
 //! - A stream is not resumable (`Last-Event-ID` is ignored; events carry no `id`).
