@@ -52,8 +52,9 @@
 //! - [`server`] — [`Server`] and [`Config`]: era selection, capability gating, routing,
 //!   pending jobs, the output guard; [`Era`].
 //! - [`transport`] — [`serve`](transport::serve) ([`feed`](transport::serve::feed) for
-//!   any transport, and a blocking `embedded-io` serve loop) and `http` (feature `http`:
-//!   Streamable HTTP, sans-IO).
+//!   any transport, and a blocking `embedded-io` serve loop), `http` (feature `http`:
+//!   Streamable HTTP, sans-IO) and `asynch` (feature `async`: both over
+//!   `embedded-io-async`, for Embassy or any executor).
 //!
 //! ## Limits
 //!
@@ -91,8 +92,9 @@
 //!   numeric bounds, string lengths and `additionalProperties: false`, on top-level
 //!   properties.
 //! - A clock, threads or an async runtime of its own: time comes from the device
-//!   ([`TokenBucket::take`](state::policy::TokenBucket::take)), and long-running tools
-//!   are polled ([`Server::poll`]).
+//!   ([`TokenBucket::take`](state::policy::TokenBucket::take)) or, for async serving,
+//!   from a tick the caller passes, and long-running tools are polled
+//!   ([`Server::poll`]).
 //!
 //! ## Cargo features
 //!
@@ -103,6 +105,10 @@
 //! - `http` — `transport::http`: Streamable HTTP on one POST endpoint (`httparse`).
 //! - `input` — input-required results and server-to-client requests (elicitation,
 //!   sampling, roots), with an HMAC-SHA-256-sealed `requestState` (`hmac`, `sha2`).
+//! - `async` — `transport::asynch`: an async serve loop over `embedded-io-async`, and
+//!   (with `http`) one task per HTTP connection sharing one server through an
+//!   `embassy-sync` mutex (`embedded-io-async`, `embassy-futures`, `embassy-sync`; no
+//!   executor, timer or allocator).
 //! - `defmt` — logging through `defmt`; never on the protocol stream.
 //! - `routes` — the server tells its sink which request each line of [`Server::poll`]
 //!   belongs to ([`Sink::route`](wire::json::Sink::route)), for transports with one

@@ -20,7 +20,6 @@ use super::Era;
 use super::Server;
 use crate::device::Device;
 use crate::device::Exchange;
-use crate::state::subscription;
 use crate::wire::error::DispatchError;
 use crate::wire::framing::Frame;
 use crate::wire::json::scanner::Level;
@@ -118,12 +117,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         else {
             return; // malformed cancels are ignored
         };
-        let found = self.jobs.iter().position(|j| j.id.as_slice() == id.raw());
-        if let Some(job) = found.and_then(|i| subscription::swap_remove(&mut self.jobs, i)) {
-            #[cfg(feature = "input")]
-            self.waits.retain(|w| w.id != job.id);
-            self.device.cancel_tool(job.tool, job.state);
-        } else {
+        if !self.cancel(id.raw()) {
             self.subs.close(id.raw());
         }
     }
@@ -281,6 +275,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                     self.subs.session |= bit;
                 } else {
                     self.subs.session &= !bit;
+                    self.subs.session_pending &= !bit;
                 }
                 self.empty_result(r.id, out);
             }

@@ -41,63 +41,98 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     /// Returns true while jobs remain.
     pub fn poll_jobs(&mut self, out: &mut dyn Sink) -> bool {
         let mut i = 0;
-        while let Some(job) = self.jobs.get(i) {
-            #[cfg(feature = "input")]
-            if let Some(w) = self.waits.iter().position(|w| w.id == job.id) {
-                let ready = self.waits.get(w).is_some_and(|w| w.asks.is_empty());
-                if ready {
-                    let job = job.clone();
-                    if self.resume(job, w, out) {
-                        let _ = subscription::swap_remove(&mut self.waits, w);
-                        let _ = subscription::swap_remove(&mut self.jobs, i);
-                        continue;
-                    }
-                }
-                i += 1;
-                continue;
-            }
-            #[cfg(feature = "routes")]
-            out.route(Some(&job.id));
-            let ex = Exchange {
-                id: Id::from_raw(&job.id),
-                stateless: job.stateless,
-                progress_token: job.progress_token.as_deref(),
-                log_level: job.log_level,
-                #[cfg(feature = "input")]
-                caps: crate::device::input::Capabilities::default(),
-            };
-            let mut g = Guard::new(out);
-            let mut call = ToolCall::new(JsonWriter::new(g.sink()), ex, job.tool, None);
-            call.state = job.state;
-            // A job that owes its answer is over: only the -32603 error is left to send.
-            let owes = job.owes;
-            let done = owes || self.device.poll_tool(&mut call) == Step::Done || call.written();
-            let state = call.state;
-            if done && !owes {
-                self.finish_call(&mut call);
-            }
-            let full = g.full || owes;
-            if done {
-                if !full || too_large(out, Id::from_raw(&job.id)) {
-                    let _ = subscription::swap_remove(&mut self.jobs, i);
-                } else {
-                    // Neither fitted: owe the error, answer it once there is room.
-                    if let Some(job) = self.jobs.get_mut(i) {
-                        job.owes = true;
-                    }
-                    i += 1;
-                }
-            } else {
-                if full {
-                    // A progress notification did not fit: drop it, keep the job.
-                    out.rollback();
-                }
-                if let Some(job) = self.jobs.get_mut(i) {
-                    job.state = state;
-                }
+        while i < self.jobs.len() {
+            if !self.step_job(i, out) {
                 i += 1;
             }
         }
         self.busy()
+    }
+
+    /// Continue only the job serving the request with this id (JSON text) one step:
+    /// its progress, log lines and final answer go to `out`, nothing else does. For a
+    /// transport where each request's connection drives its own job (async HTTP).
+    /// Returns whether the request is still pending ([`Server::is_pending`]).
+    pub fn poll_job(&mut self, request: &[u8], out: &mut dyn Sink) -> bool {
+        if let Some(i) = self.jobs.iter().position(|j| j.id.as_slice() == request) {
+            self.step_job(i, out);
+        }
+        self.is_pending(request)
+    }
+
+    /// Cancel the job serving the request with this id (JSON text), as a client's
+    /// `notifications/cancelled` does: the device's `cancel_tool` is called and
+    /// nothing more is sent for it. For a transport whose stream for that request was
+    /// lost. Returns whether there was such a job.
+    pub fn cancel(&mut self, request: &[u8]) -> bool {
+        let found = self.jobs.iter().position(|j| j.id.as_slice() == request);
+        let Some(job) = found.and_then(|i| subscription::swap_remove(&mut self.jobs, i)) else {
+            return false;
+        };
+        #[cfg(feature = "input")]
+        self.waits.retain(|w| w.id != job.id);
+        self.device.cancel_tool(job.tool, job.state);
+        true
+    }
+
+    /// One step of job `i`. True when the job ended: it left the table, and the job
+    /// after it (if any) is now at `i`.
+    fn step_job(&mut self, i: usize, out: &mut dyn Sink) -> bool {
+        let Some(job) = self.jobs.get(i) else {
+            return false;
+        };
+        #[cfg(feature = "input")]
+        if let Some(w) = self.waits.iter().position(|w| w.id == job.id) {
+            let ready = self.waits.get(w).is_some_and(|w| w.asks.is_empty());
+            if ready {
+                let job = job.clone();
+                if self.resume(job, w, out) {
+                    let _ = subscription::swap_remove(&mut self.waits, w);
+                    let _ = subscription::swap_remove(&mut self.jobs, i);
+                    return true;
+                }
+            }
+            return false;
+        }
+        #[cfg(feature = "routes")]
+        out.route(Some(&job.id));
+        let ex = Exchange {
+            id: Id::from_raw(&job.id),
+            stateless: job.stateless,
+            progress_token: job.progress_token.as_deref(),
+            log_level: job.log_level,
+            #[cfg(feature = "input")]
+            caps: crate::device::input::Capabilities::default(),
+        };
+        let mut g = Guard::new(out);
+        let mut call = ToolCall::new(JsonWriter::new(g.sink()), ex, job.tool, None);
+        call.state = job.state;
+        // A job that owes its answer is over: only the -32603 error is left to send.
+        let owes = job.owes;
+        let done = owes || self.device.poll_tool(&mut call) == Step::Done || call.written();
+        let state = call.state;
+        if done && !owes {
+            self.finish_call(&mut call);
+        }
+        let full = g.full || owes;
+        if done {
+            if !full || too_large(out, Id::from_raw(&job.id)) {
+                let _ = subscription::swap_remove(&mut self.jobs, i);
+                return true;
+            }
+            // Neither fitted: owe the error, answer it once there is room.
+            if let Some(job) = self.jobs.get_mut(i) {
+                job.owes = true;
+            }
+        } else {
+            if full {
+                // A progress notification did not fit: drop it, keep the job.
+                out.rollback();
+            }
+            if let Some(job) = self.jobs.get_mut(i) {
+                job.state = state;
+            }
+        }
+        false
     }
 }

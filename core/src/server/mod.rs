@@ -231,6 +231,15 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         self.subs.close(subscription)
     }
 
+    /// Whether a `subscriptions/listen` stream with this subscription id (JSON text)
+    /// is open (not cancelled by the client, not dropped by [`Server::reset`]).
+    pub fn is_listening(&self, subscription: &[u8]) -> bool {
+        self.subs
+            .listens
+            .iter()
+            .any(|l| l.id.as_slice() == subscription)
+    }
+
     fn find_resource(&self, eq: &dyn Fn(&str) -> bool) -> Option<usize> {
         (0..MAX_DESCRIPTORS)
             .map_while(|i| self.device.resource(i))

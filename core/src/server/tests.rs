@@ -491,3 +491,86 @@ fn response_too_large_for_a_fixed_buffer_becomes_an_error_with_its_id() {
     s.handle(b"nonsense", &mut sink);
     assert!(sink.is_empty());
 }
+
+/// Collects what is written.
+struct Collect(Vec<u8>);
+
+impl Sink for Collect {
+    fn write(&mut self, b: &[u8]) -> Result<(), crate::wire::json::SinkError> {
+        self.0.extend_from_slice(b);
+        Ok(())
+    }
+}
+
+impl Collect {
+    fn take(&mut self) -> String {
+        String::from_utf8(core::mem::take(&mut self.0)).unwrap()
+    }
+}
+
+/// One stream's share of the change notifications goes out; the others' stay
+/// pending for their own calls, and a global poll finds nothing more.
+#[cfg(feature = "routes")]
+#[test]
+fn poll_changes_sends_one_streams_share_and_keeps_the_rest() {
+    let mut s: Server<Kinds, 2, 1> = Server::new(Kinds::default(), Config::new("k", "1")).unwrap();
+    let mut out = Collect(Vec::new());
+    for id in [1, 2] {
+        let listen = std::format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"subscriptions/listen","params":{{"notifications":{{"resourceSubscriptions":["mem://big"]}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        );
+        s.handle(listen.as_bytes(), &mut out);
+    }
+    assert!(out.take().contains("subscriptions/acknowledged"));
+    assert!(s.is_listening(b"1") && s.is_listening(b"2"));
+    assert!(s.resource_changed("mem://big"));
+    s.poll_changes(Some(b"2"), &mut out);
+    let two = out.take();
+    assert_eq!(two.lines().count(), 1, "{two}");
+    assert!(two.contains(r#"/subscriptionId":2}"#), "{two}");
+    s.poll_changes(Some(b"2"), &mut out);
+    assert_eq!(out.take(), "");
+    s.poll_changes(Some(b"1"), &mut out);
+    let one = out.take();
+    assert_eq!(one.lines().count(), 1, "{one}");
+    assert!(one.contains(r#"/subscriptionId":1}"#), "{one}");
+    s.poll(&mut out);
+    assert_eq!(out.take(), "");
+    // Nobody in the legacy session subscribed: its stream has nothing.
+    assert!(s.resource_changed("mem://big"));
+    s.poll_changes(None, &mut out);
+    assert_eq!(out.take(), "");
+    assert!(s.close_listen(b"1"));
+    assert!(!s.is_listening(b"1"));
+}
+
+/// `poll_job` continues only the job of its request; `cancel` ends a job.
+#[test]
+fn poll_job_steps_one_request_and_cancel_ends_it() {
+    let mut s = server();
+    let mut out = Collect(Vec::new());
+    s.handle(
+        br#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"wait"}}"#,
+        &mut out,
+    );
+    assert_eq!(out.take(), "");
+    assert!(!s.poll_job(b"8", &mut out)); // no such request: nothing done
+    assert_eq!(out.take(), "");
+    assert!(!s.poll_job(b"9", &mut out));
+    let done = out.take();
+    assert!(
+        done.starts_with(r#"{"jsonrpc":"2.0","id":9,"result""#),
+        "{done}"
+    );
+    assert!(done.contains("waited 7"), "{done}");
+    s.handle(
+        br#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"wait"}}"#,
+        &mut out,
+    );
+    assert!(s.is_pending(b"10"));
+    assert!(s.cancel(b"10"));
+    assert!(!s.cancel(b"10"));
+    assert!(!s.is_pending(b"10"));
+    assert_eq!(s.device().cancelled, [(2, 7)]);
+    assert_eq!(out.take(), "");
+}

@@ -79,6 +79,8 @@ pub struct Listen {
     pub id: OwnedId,
     /// Resources it listens to (bit per index).
     pub resources: u32,
+    /// Changes of those resources not yet sent on the stream (bit per index).
+    pub pending: u32,
 }
 
 /// Every subscription of the connection.
@@ -86,6 +88,8 @@ pub struct Listen {
 pub struct Subscriptions<const L: usize> {
     /// Initialize-era `resources/subscribe` bits.
     pub session: u32,
+    /// Changes of the session's resources not yet sent (bit per index).
+    pub session_pending: u32,
     /// Open listen streams.
     pub listens: heapless::Vec<Listen, L>,
 }
@@ -95,6 +99,7 @@ impl<const L: usize> Subscriptions<L> {
     pub const fn new() -> Self {
         Self {
             session: 0,
+            session_pending: 0,
             listens: heapless::Vec::new(),
         }
     }
@@ -109,9 +114,18 @@ impl<const L: usize> Subscriptions<L> {
             None => false,
         }
     }
+    /// Note changed resources (bit per index) as pending for every subscriber of
+    /// them.
+    pub fn note(&mut self, changed: u32) {
+        self.session_pending |= changed & self.session;
+        for l in self.listens.iter_mut() {
+            l.pending |= changed & l.resources;
+        }
+    }
     /// Drop everything (link lost).
     pub fn clear(&mut self) {
         self.session = 0;
+        self.session_pending = 0;
         self.listens.clear();
     }
 }
@@ -145,19 +159,22 @@ mod tests {
         assert!(s
             .listen(Listen {
                 id: id(b"1"),
-                resources: 1
+                resources: 1,
+                pending: 0
             })
             .is_ok());
         assert!(s
             .listen(Listen {
                 id: id(b"2"),
-                resources: 2
+                resources: 2,
+                pending: 0
             })
             .is_ok());
         assert!(s
             .listen(Listen {
                 id: id(b"3"),
-                resources: 4
+                resources: 4,
+                pending: 0
             })
             .is_err());
         assert!(s.close(b"1"));
@@ -165,7 +182,8 @@ mod tests {
         assert!(s
             .listen(Listen {
                 id: id(b"3"),
-                resources: 4
+                resources: 4,
+                pending: 0
             })
             .is_ok());
     }

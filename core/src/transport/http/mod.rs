@@ -67,6 +67,8 @@ pub enum Status {
     MethodNotAllowed,
     /// 406: the client accepts neither JSON nor SSE.
     NotAcceptable,
+    /// 408: a request did not arrive in time (a stalled client; the caller's bound).
+    RequestTimeout,
     /// 411: a POST without `Content-Length`.
     LengthRequired,
     /// 413: body over [`Policy::max_body`].
@@ -95,6 +97,7 @@ impl Status {
             Status::NotFound => 404,
             Status::MethodNotAllowed => 405,
             Status::NotAcceptable => 406,
+            Status::RequestTimeout => 408,
             Status::LengthRequired => 411,
             Status::PayloadTooLarge => 413,
             Status::UnsupportedMediaType => 415,
@@ -116,6 +119,7 @@ impl Status {
             Status::NotFound => b"404 Not Found",
             Status::MethodNotAllowed => b"405 Method Not Allowed",
             Status::NotAcceptable => b"406 Not Acceptable",
+            Status::RequestTimeout => b"408 Request Timeout",
             Status::LengthRequired => b"411 Length Required",
             Status::PayloadTooLarge => b"413 Payload Too Large",
             Status::UnsupportedMediaType => b"415 Unsupported Media Type",

@@ -38,8 +38,22 @@ pub struct Reply<'a> {
     line_start: bool,
     /// Lines after the response of a [`Mode::Json`] reply have nowhere to go.
     closed: bool,
-    /// The connection failed; nothing more is written.
-    failed: bool,
+    /// The connection refused a write: [`SinkError::Io`] (nothing more is written),
+    /// or [`SinkError::Full`] (a fixed buffer: until [`Sink::rollback`]).
+    failed: Option<SinkError>,
+    /// The state at the last [`Sink::mark`], and whether bytes went to the connection
+    /// since.
+    marked: Marked,
+}
+
+/// What [`Reply`] restores on [`Sink::rollback`].
+#[derive(Clone, Copy, Debug)]
+struct Marked {
+    len: usize,
+    mode: Mode,
+    line_start: bool,
+    closed: bool,
+    sent: bool,
 }
 
 /// The HTTP status of a 2026-07-28 JSON-RPC error response (200 for results).
@@ -73,7 +87,14 @@ impl<'a> Reply<'a> {
             session_id: None,
             line_start: true,
             closed: false,
-            failed: false,
+            failed: None,
+            marked: Marked {
+                len: 0,
+                mode: Mode::Collecting,
+                line_start: true,
+                closed: false,
+                sent: false,
+            },
         }
     }
 
@@ -122,6 +143,7 @@ impl<'a> Reply<'a> {
                 self.head(status, Body::Json(self.len));
                 self.send_buffered(false);
             }
+            Mode::Json if self.closed => {} // ended with its line
             Mode::Json => {
                 self.send_buffered(true);
                 self.put(b"0\r\n\r\n");
@@ -133,7 +155,7 @@ impl<'a> Reply<'a> {
                 }
             }
         }
-        !self.failed
+        self.failed.is_none()
     }
 
     fn head(&mut self, status: Status, body: Body) {
@@ -168,8 +190,9 @@ impl<'a> Reply<'a> {
 
     /// Write to the connection, remembering a failure.
     fn put(&mut self, bytes: &[u8]) {
-        if !self.failed && self.conn.write(bytes).is_err() {
-            self.failed = true;
+        if self.failed.is_none() {
+            self.marked.sent = true;
+            self.failed = self.conn.write(bytes).err();
         }
     }
 
@@ -177,27 +200,29 @@ impl<'a> Reply<'a> {
     fn send_buffered(&mut self, chunked: bool) {
         let bytes = self.buf.get(..self.len).unwrap_or_default();
         self.len = 0;
-        if self.failed || bytes.is_empty() {
+        if self.failed.is_some() || bytes.is_empty() {
             return;
         }
+        self.marked.sent = true;
         let result = if chunked {
             chunk(self.conn, bytes)
         } else {
             self.conn.write(bytes)
         };
-        self.failed = result.is_err();
+        self.failed = result.err();
     }
 
     /// Append to the buffer, sending chunks whenever it is full (streaming modes).
     fn push(&mut self, mut bytes: &[u8]) {
-        while !bytes.is_empty() && !self.failed {
+        while !bytes.is_empty() && self.failed.is_none() {
             if self.len == self.buf.len() {
                 self.send_buffered(true);
             }
             let room = self.buf.len() - self.len;
             if room == 0 {
                 // A zero-length buffer: send directly.
-                self.failed = chunk(self.conn, bytes).is_err();
+                self.marked.sent = true;
+                self.failed = chunk(self.conn, bytes).err();
                 return;
             }
             let (now, rest) = bytes.split_at(room.min(bytes.len()));
@@ -217,13 +242,26 @@ impl<'a> Reply<'a> {
             .is_some_and(|b| b.starts_with(NOTIFICATION))
     }
 
+    /// Whether the collected start of a first line longer than the buffer is a
+    /// message that is not the response, and so opens an event stream: a
+    /// notification, or a request to the client (the server numbers its own:
+    /// `{"jsonrpc":"2.0","id":7,"method":…`).
+    fn holds_message(&self) -> bool {
+        let b = self.buf.get(..self.len).unwrap_or_default();
+        let request = b.strip_prefix(REQUEST_ID).is_some_and(|rest| {
+            let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+            digits > 0 && rest.get(digits..).is_some_and(|r| r.starts_with(METHOD))
+        });
+        request || b.starts_with(NOTIFICATION)
+    }
+
     /// Switch to an event stream: the head, then the collected text as the first
     /// event's data (`complete`: that line has ended).
     fn start_events(&mut self, complete: bool) {
         self.head(Status::Ok, Body::Events);
         self.mode = Mode::Events;
-        if !self.failed {
-            self.failed = chunk(self.conn, EVENT_PREFIX).is_err();
+        if self.failed.is_none() {
+            self.failed = chunk(self.conn, EVENT_PREFIX).err();
         }
         self.line_start = false;
         if complete {
@@ -242,8 +280,12 @@ impl<'a> Reply<'a> {
 }
 
 const NOTIFICATION: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\"";
-const EVENT_PREFIX: &[u8] = b"event: message\r\ndata: ";
-const EVENT_END: &[u8] = b"\r\n\r\n";
+const REQUEST_ID: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
+const METHOD: &[u8] = b",\"method\"";
+/// What starts one event of an event stream, before its JSON-RPC message.
+pub const EVENT_PREFIX: &[u8] = b"event: message\r\ndata: ";
+/// What ends one event, after its message.
+pub const EVENT_END: &[u8] = b"\r\n\r\n";
 
 /// The part of `bytes` up to a newline, the rest after it, and whether there was one.
 fn split_line(bytes: &[u8]) -> (&[u8], &[u8], bool) {
@@ -260,13 +302,13 @@ fn split_line(bytes: &[u8]) -> (&[u8], &[u8], bool) {
 impl Sink for Reply<'_> {
     fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
         let mut rest = bytes;
-        while !rest.is_empty() && !self.failed {
+        while !rest.is_empty() && self.failed.is_none() {
             match self.mode {
                 Mode::Collecting => {
                     let (part, tail, ends) = split_line(rest);
                     if self.len + part.len() > self.buf.len() {
                         // Longer than the buffer: stream it from here.
-                        if self.holds_notification() {
+                        if self.holds_message() {
                             self.start_events(false);
                         } else {
                             self.start_json();
@@ -296,6 +338,12 @@ impl Sink for Reply<'_> {
                     self.push(part);
                     rest = tail;
                     self.closed = ends;
+                    if ends {
+                        // The response is whole: its last chunk and the body's end go
+                        // now, while the server still watches for a full connection.
+                        self.send_buffered(true);
+                        self.put(b"0\r\n\r\n");
+                    }
                 }
                 Mode::Events => {
                     let (part, tail, ends) = split_line(rest);
@@ -313,11 +361,42 @@ impl Sink for Reply<'_> {
                 }
             }
         }
-        if self.failed {
-            Err(SinkError::Io)
-        } else {
-            Ok(())
+        match self.failed {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
+    }
+
+    /// Marks the connection too, so that a response that runs a fixed buffer full
+    /// (`emcp::transport::asynch`'s transmit buffer) can be taken back.
+    fn mark(&mut self) {
+        self.marked = Marked {
+            len: self.len,
+            mode: self.mode,
+            line_start: self.line_start,
+            closed: self.closed,
+            sent: false,
+        };
+        self.conn.mark();
+    }
+
+    /// Back to the last mark: at once when nothing was sent since (the text is still
+    /// in the buffer), otherwise when the connection takes back what it was sent (and
+    /// the buffer held nothing at the mark, so nothing of it was lost).
+    fn rollback(&mut self) -> bool {
+        let m = self.marked;
+        if m.sent && (m.len != 0 || !self.conn.rollback()) {
+            return false;
+        }
+        self.len = m.len;
+        self.mode = m.mode;
+        self.line_start = m.line_start;
+        self.closed = m.closed;
+        self.marked.sent = false;
+        if self.failed == Some(SinkError::Full) {
+            self.failed = None;
+        }
+        true
     }
 }
 
@@ -360,6 +439,23 @@ pub fn event(conn: &mut dyn Sink, line: &[u8]) -> Result<(), SinkError> {
 /// The connection's error.
 pub fn end_stream(conn: &mut dyn Sink) -> Result<(), SinkError> {
     conn.write(b"0\r\n\r\n")
+}
+
+/// The line that starts a chunk of `len` bytes in a chunked body: `len` in lowercase
+/// hex, then CRLF, in `buf`.
+///
+/// ```
+/// let mut buf = [0u8; 20];
+/// assert_eq!(emcp::transport::http::reply::chunk_head(26, &mut buf), b"1a\r\n");
+/// ```
+pub fn chunk_head(len: usize, buf: &mut [u8; 20]) -> &[u8] {
+    let mut hex = [0u8; 20];
+    let digits = digits(len, 16, &mut hex);
+    let n = digits.len().min(18);
+    for (d, s) in buf.iter_mut().zip(digits.iter().chain(b"\r\n")) {
+        *d = *s;
+    }
+    buf.get(..n + 2).unwrap_or_default()
 }
 
 /// `n` in `base` (10 or 16, lowercase), in `buf`.
