@@ -18,7 +18,7 @@ mod chosen {
     pub const CONNECTIONS: usize = 4;
     /// A socket's send buffer, which holds a whole response: the board's longest,
     /// the `log://samples` read, is over 5 KiB.
-    pub const SOCKET_TX: usize = 6144;
+    pub const SOCKET_TX: usize = 6400;
     /// A socket's receive window.
     pub const SOCKET_RX: usize = 1024;
     /// A request's head and body.

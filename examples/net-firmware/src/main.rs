@@ -4,7 +4,7 @@
 //!
 //! Embassy runs everything on one thread-mode executor: the network stack
 //! (embassy-net over smoltcp, static address 10.0.2.15/24 on QEMU's user network),
-//! and [`shared::CONNECTIONS`] connection tasks sharing one `emcp::Server`
+//! and [`device::CONNECTIONS`] connection tasks sharing one `emcp::Server`
 //! ([`conn`]). Time comes from SysTick ([`time`]); logs are `defmt` frames over
 //! semihosting, decoded on the host by `defmt-print` (`run.sh`), never on the network.
 #![no_std]
@@ -12,23 +12,19 @@
 
 mod conn;
 mod device;
-mod shared;
 mod stack;
 mod time;
-
-use core::cell::RefCell;
 
 use cortex_m::peripheral::NVIC;
 use cortex_m_rt::exception;
 use defmt_semihosting as _;
 use embassy_executor::Spawner;
 use embassy_net::{Ipv4Address, Ipv4Cidr, StackResources, StaticConfigV4};
-use embassy_sync::blocking_mutex::Mutex;
-use emcp::transport::http::Sessions;
+use emcp::transport::asynch::{HttpState, Shared};
 use lan9118::Lan9118;
 use static_cell::{ConstStaticCell, StaticCell};
 
-use shared::{Endpoint, Shared, SharedCell, CONNECTIONS};
+use device::CONNECTIONS;
 
 /// The device's address on QEMU's user network (its DHCP server would hand out the
 /// same), and the host side of that network.
@@ -98,22 +94,11 @@ fn init(spawner: Spawner) {
         Err(_) => fail("network task not spawned"),
     }
 
-    static SHARED: ConstStaticCell<SharedCell> =
-        ConstStaticCell::new(Mutex::new(RefCell::new(Shared::new())));
-    let shared: &'static SharedCell = SHARED.take();
-    // Built straight into its place behind the lock: the server is the largest value
-    // made at start-up, and every copy of it would deepen the stack's peak.
-    let installed = shared.lock(|s| {
-        let endpoint = &mut s.borrow_mut().endpoint;
-        *endpoint = device::server(seed).ok().map(|server| Endpoint {
-            server,
-            sessions: Sessions::new(seed),
-        });
-        endpoint.is_some()
-    });
-    if !installed {
+    static ENDPOINT: StaticCell<conn::Endpoint> = StaticCell::new();
+    let Ok(server) = device::server(seed) else {
         fail("invalid server configuration");
-    }
+    };
+    let shared: &'static conn::Endpoint = ENDPOINT.init(Shared::new(HttpState::new(server, seed)));
     for slot in 0..CONNECTIONS {
         match conn::task(stack, shared, slot) {
             Ok(token) => spawner.spawn(token),

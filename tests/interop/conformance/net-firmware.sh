@@ -36,9 +36,18 @@ for _ in $(seq 1800); do
 done
 [ "$ready" = 1 ] || { echo "net-firmware.sh: no answer from the device (log: $log)" >&2; exit 1; }
 
+# The device serves CONNECTIONS sockets and its TCP stack resets a connection beyond
+# them; the suite runs scenarios side by side with keep-alive connections, so on a
+# loaded machine one of its fetches can meet a reset ("fetch failed"). A revision that
+# fails is run once more, and the first run's failure stays on stderr; two failures
+# fail the stage.
 status=0
 for req in 2026-07-28 2025-11-25; do
-    scripts/conformance.sh "http://127.0.0.1:$port/mcp" "$req" \
-        --expected-failures "$here/expected-failures-$req.yaml" || status=1
+    if ! scripts/conformance.sh "http://127.0.0.1:$port/mcp" "$req" \
+        --expected-failures "$here/expected-failures-$req.yaml"; then
+        echo "net-firmware.sh: $req failed on the first run; running it once more" >&2
+        scripts/conformance.sh "http://127.0.0.1:$port/mcp" "$req" \
+            --expected-failures "$here/expected-failures-$req.yaml" || status=1
+    fi
 done
 exit $status
