@@ -226,28 +226,7 @@ fn complete(got: &[u8]) -> Option<usize> {
     (text.len() >= head_end + len).then_some(head_end + len)
 }
 
-fn status(answer: &str) -> &str {
-    answer.lines().next().unwrap_or("")
-}
-
-/// The body of an answer, de-chunked.
-fn body(answer: &str) -> String {
-    let (head, mut rest) = answer.split_once("\r\n\r\n").unwrap();
-    if !head.contains("Transfer-Encoding: chunked") {
-        return rest.to_string();
-    }
-    let mut out = String::new();
-    loop {
-        let (size, tail) = rest.split_once("\r\n").unwrap();
-        let n = usize::from_str_radix(size, 16).unwrap();
-        if n == 0 {
-            return out;
-        }
-        out.push_str(&tail[..n]);
-        assert_eq!(&tail[n..n + 2], "\r\n");
-        rest = &tail[n + 2..];
-    }
-}
+use emcp_tests::{http_body as body, http_status as status};
 
 /// The JSON-RPC messages of an event stream's body.
 fn events(answer: &str) -> Vec<serde_json::Value> {

@@ -107,28 +107,7 @@ fn stateless(method: &str, name: Option<&str>, id: u32, params: &str) -> String 
     )
 }
 
-fn status(answer: &str) -> &str {
-    answer.lines().next().unwrap_or("")
-}
-
-/// The body of one answer, de-chunked when it is chunked.
-fn body(answer: &str) -> String {
-    let (head, mut rest) = answer.split_once("\r\n\r\n").unwrap();
-    if !head.contains("Transfer-Encoding: chunked") {
-        return rest.to_string();
-    }
-    let mut out = String::new();
-    loop {
-        let (size, tail) = rest.split_once("\r\n").unwrap();
-        let n = usize::from_str_radix(size, 16).unwrap();
-        if n == 0 {
-            return out;
-        }
-        out.push_str(&tail[..n]);
-        assert_eq!(&tail[n..n + 2], "\r\n");
-        rest = &tail[n + 2..];
-    }
-}
+use emcp_tests::{http_body as body, http_status as status};
 
 #[test]
 fn json_answer_with_length_and_keep_alive() {

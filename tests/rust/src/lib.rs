@@ -148,6 +148,30 @@ impl Rng {
     }
 }
 
+/// The status line of one HTTP answer.
+pub fn http_status(answer: &str) -> &str {
+    answer.lines().next().unwrap_or("")
+}
+
+/// The body of one HTTP answer, de-chunked when it is chunked.
+pub fn http_body(answer: &str) -> String {
+    let (head, mut rest) = answer.split_once("\r\n\r\n").unwrap();
+    if !head.contains("Transfer-Encoding: chunked") {
+        return rest.to_string();
+    }
+    let mut out = String::new();
+    loop {
+        let (size, tail) = rest.split_once("\r\n").unwrap();
+        let n = usize::from_str_radix(size, 16).unwrap();
+        if n == 0 {
+            return out;
+        }
+        out.push_str(&tail[..n]);
+        assert_eq!(&tail[n..n + 2], "\r\n");
+        rest = &tail[n + 2..];
+    }
+}
+
 #[cfg(test)]
 mod sizes {
     /// Prints the RAM a board server and its framer take (run with --nocapture).
