@@ -7,6 +7,9 @@
 #   sensor       the simulated sensor board (default)
 #   conformance  the official conformance suite's device
 #
+# EMCP_BEARER=<token> builds an image that answers 401 to any request without
+# `Authorization: Bearer <token>` (in a target directory of its own).
+#
 # Installs what is missing (the Rust target thumbv7m-none-eabi, qemu-system-arm,
 # defmt-print), builds the image (cargo rebuilds only when a source changed), then
 # runs QEMU's mps2-an385 board in the foreground with a LAN9118 on QEMU's user
@@ -50,6 +53,7 @@ repo=$(cd "$here/../.." && pwd)
 # switching devices does not rebuild either.
 target_dir=$repo/target/net-firmware
 [ "$device" = sensor ] || target_dir=$target_dir/$device
+[ -z "${EMCP_BEARER:-}" ] || target_dir=$target_dir/bearer
 elf=$target_dir/thumbv7m-none-eabi/release/emcp-net-firmware
 
 {

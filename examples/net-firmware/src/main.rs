@@ -12,11 +12,12 @@
 
 mod conn;
 mod device;
+mod executor;
 mod stack;
 mod time;
 
 use cortex_m::peripheral::NVIC;
-use cortex_m_rt::exception;
+use cortex_m_rt::{entry, exception};
 use defmt_semihosting as _;
 use embassy_executor::Spawner;
 use embassy_net::{Ipv4Address, Ipv4Cidr, StackResources, StaticConfigV4};
@@ -33,23 +34,34 @@ const GATEWAY: Ipv4Address = Ipv4Address::new(10, 0, 2, 2);
 
 defmt::timestamp!("{=u64:ms}", embassy_time::Instant::now().as_millis());
 
-/// The external interrupt of the Ethernet controller.
+/// An external interrupt of the board: the Ethernet controller's or the alarm's.
 #[derive(Clone, Copy)]
-struct EthIrq;
+struct Irq(u16);
 
-// SAFETY: 13 is the LAN9118's interrupt line on mps2-an385 (QEMU hw/arm/mps2.c),
-// a valid external interrupt number of the board's NVIC.
-unsafe impl cortex_m::interrupt::InterruptNumber for EthIrq {
+// SAFETY: only built from lan9118::MPS2_IRQ (13) and time::ALARM_IRQ (9), the
+// LAN9118's and CMSDK timer 1's lines on mps2-an385 (QEMU hw/arm/mps2.c), valid
+// external interrupt numbers of the board's NVIC.
+unsafe impl cortex_m::interrupt::InterruptNumber for Irq {
     fn number(self) -> u16 {
-        lan9118::MPS2_IRQ
+        self.0
     }
 }
 
-#[embassy_executor::main]
-async fn main(spawner: Spawner) {
-    init(spawner);
-    defmt::info!("stack high-water {} bytes at start-up", stack::high_water());
-    stack::repaint();
+#[entry]
+fn main() -> ! {
+    executor::run(|spawner| {
+        init(spawner);
+        defmt::info!("stack high-water {} bytes at start-up", stack::high_water());
+        stack::repaint();
+        match watch() {
+            Ok(token) => spawner.spawn(token),
+            Err(_) => fail("watch task not spawned"),
+        }
+    })
+}
+
+#[embassy_executor::task]
+async fn watch() -> ! {
     stack::watch().await
 }
 
@@ -58,10 +70,7 @@ async fn main(spawner: Spawner) {
 /// here are moved to their statics from the stack and take no room in the future.
 #[inline(never)]
 fn init(spawner: Spawner) {
-    let Some(core) = cortex_m::Peripherals::take() else {
-        fail("core peripherals taken twice");
-    };
-    time::init(core.SYST);
+    time::init();
     defmt::info!("emcp net firmware: {}", device::NAME);
 
     static ETH_BUFFERS: ConstStaticCell<lan9118::Buffers> =
@@ -76,15 +85,19 @@ fn init(spawner: Spawner) {
         }),
     };
     defmt::info!("lan9118 id {=u32:#x}, mac {=[u8]:02x}", eth.id(), eth.mac());
-    // SAFETY: the handler (DefaultHandler below) is ready; no critical section
-    // depends on this interrupt being masked.
-    unsafe { NVIC::unmask(EthIrq) };
+    // SAFETY: the handlers (DefaultHandler below) are ready; no critical section
+    // depends on these interrupts being masked.
+    unsafe {
+        NVIC::unmask(Irq(lan9118::MPS2_IRQ));
+        NVIC::unmask(Irq(time::ALARM_IRQ));
+    }
 
     let config = embassy_net::Config::ipv4_static(StaticConfigV4 {
         address: Ipv4Cidr::new(ADDRESS, 24),
         gateway: Some(GATEWAY),
         dns_servers: heapless::Vec::new(),
     });
+    // A socket per connection task and one for the overflow task.
     static RESOURCES: StaticCell<StackResources<{ CONNECTIONS + 1 }>> = StaticCell::new();
     let seed = seed(&eth);
     let (stack, runner) =
@@ -105,6 +118,10 @@ fn init(spawner: Spawner) {
             Err(_) => fail("connection task not spawned"),
         }
     }
+    match conn::overflow(stack) {
+        Ok(token) => spawner.spawn(token),
+        Err(_) => fail("overflow task not spawned"),
+    }
     defmt::info!(
         "serving MCP at http://{}:{}/mcp ({} connections)",
         ADDRESS,
@@ -119,13 +136,14 @@ async fn net_task(mut runner: embassy_net::Runner<'static, Lan9118<'static>>) ->
 }
 
 /// A seed for TCP sequence numbers and session ids. QEMU's board has no random
-/// source; the SysTick count at this point depends on host timing. A product
+/// source; the clock's cycle count at this point depends on host timing. A product
 /// takes its seed from the chip's TRNG.
 fn seed(eth: &Lan9118<'_>) -> u64 {
-    let systick = u64::from(cortex_m::peripheral::SYST::get_current());
     let mac = eth.mac();
     let mac = u64::from_le_bytes([mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], 0, 0]);
-    (systick << 40) ^ mac ^ embassy_time::Instant::now().as_ticks().rotate_left(17)
+    (u64::from(time::cycles()) << 40)
+        ^ mac
+        ^ embassy_time::Instant::now().as_ticks().rotate_left(17)
 }
 
 /// Interrupts without their own handler: the Ethernet controller's, and any other
@@ -135,6 +153,8 @@ unsafe fn DefaultHandler(irq: i16) {
     if irq == lan9118::MPS2_IRQ as i16 {
         // SAFETY: the controller's window, as given to `Lan9118::new`.
         unsafe { lan9118::on_interrupt(lan9118::MPS2_BASE) };
+    } else if irq == time::ALARM_IRQ as i16 {
+        time::on_alarm();
     } else {
         defmt::error!("unexpected exception {}", irq);
     }

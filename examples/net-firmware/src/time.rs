@@ -1,16 +1,13 @@
-//! embassy-time's driver. The time is read from a free-running counter, the board's
-//! CMSDK timer 0 counting the 25 MHz peripheral clock, extended to 64 bits in
-//! software; SysTick interrupts every millisecond to wake the timers that are due.
-//! A late or lost SysTick interrupt (QEMU under load drops some) only delays a
-//! wake-up: it never slows the clock.
+//! embassy-time's driver, tickless. The time is read from a free-running counter, the
+//! board's CMSDK timer 0 counting the 25 MHz peripheral clock, extended to 64 bits in
+//! software; CMSDK timer 1 is a one-shot alarm set for the earliest timer due, so the
+//! core sleeps until then (no periodic tick: an idle device takes no interrupts). A
+//! late alarm only delays a wake-up: it never slows the clock.
 
 use core::cell::{Cell, RefCell};
 use core::ptr::{read_volatile, write_volatile};
 use core::task::Waker;
 
-use cortex_m::peripheral::syst::SystClkSource;
-use cortex_m::peripheral::SYST;
-use cortex_m_rt::exception;
 use critical_section::{CriticalSection, Mutex};
 use embassy_time_queue_utils::Queue;
 
@@ -23,28 +20,34 @@ const TICK_HZ: u32 = 1_000_000;
 
 const _: () = assert!(embassy_time_driver::TICK_HZ == TICK_HZ as u64);
 
-/// How often SysTick looks for timers that are due.
-const CHECK_HZ: u32 = 1_000;
+/// The longest the alarm is set ahead, in clock cycles (60 s): the alarm reads the
+/// counter at least this often, well within the 171 s in which it wraps.
+const MAX_ALARM: u32 = 60 * CLOCK_HZ;
 
-/// CMSDK APB timer 0: CTRL (bit 0: enable), VALUE (counts down), RELOAD.
+/// CMSDK APB timers: CTRL (bit 0: enable, bit 3: interrupt enable), VALUE (counts
+/// down), RELOAD, INTCLEAR. Timer 0 is the clock, timer 1 the alarm.
 const TIMER0: usize = 0x4000_0000;
+const TIMER1: usize = 0x4000_1000;
 const CTRL: usize = 0x0;
 const VALUE: usize = 0x4;
 const RELOAD: usize = 0x8;
+const INTCLEAR: usize = 0xc;
+const ENABLE: u32 = 1;
+const IRQ_ENABLE: u32 = 1 << 3;
+
+/// Timer 1's external interrupt on mps2-an385 (QEMU hw/arm/mps2.c).
+pub const ALARM_IRQ: u16 = 9;
 
 struct Driver {
     /// The counter's value at the last reading (counting up), and how often it had
     /// wrapped by then: the 64-bit count is read at least every SysTick, far more
     /// often than the 32-bit counter wraps (every 171 s).
     counter: Mutex<Cell<(u32, u32)>>,
-    /// The tick at which the earliest timer is due (`u64::MAX`: none).
-    next: Mutex<Cell<u64>>,
     queue: Mutex<RefCell<Queue>>,
 }
 
 embassy_time_driver::time_driver_impl!(static DRIVER: Driver = Driver {
     counter: Mutex::new(Cell::new((0, 0))),
-    next: Mutex::new(Cell::new(u64::MAX)),
     queue: Mutex::new(RefCell::new(Queue::new())),
 });
 
@@ -61,12 +64,24 @@ impl Driver {
         ((u64::from(wraps) << 32) | u64::from(elapsed)) / u64::from(CLOCK_HZ / TICK_HZ)
     }
 
-    /// Wake the timers that are due and note when the next one is.
+    /// Wake the timers that are due and set the alarm for the next one.
     fn wake_due(&self, cs: CriticalSection<'_>) {
         let now = self.ticks(cs);
-        let next = self.next.borrow(cs);
-        if now >= next.get() {
-            next.set(self.queue.borrow_ref_mut(cs).next_expiration(now));
+        let next = self.queue.borrow_ref_mut(cs).next_expiration(now);
+        // `next_expiration` woke every timer due by `now`, so `next` is later
+        // (`u64::MAX` when none is set).
+        let cycles = next
+            .saturating_sub(now)
+            .saturating_mul(u64::from(CLOCK_HZ / TICK_HZ))
+            .clamp(1, u64::from(MAX_ALARM)) as u32;
+        // SAFETY: TIMER1's registers; only this driver uses the timer, and only in a
+        // critical section.
+        unsafe {
+            write_volatile((TIMER1 + CTRL) as *mut u32, 0);
+            write_volatile((TIMER1 + INTCLEAR) as *mut u32, 1);
+            // With no timer, still at most MAX_ALARM ahead, to keep the clock.
+            write_volatile((TIMER1 + VALUE) as *mut u32, cycles);
+            write_volatile((TIMER1 + CTRL) as *mut u32, ENABLE | IRQ_ENABLE);
         }
     }
 }
@@ -79,32 +94,37 @@ impl embassy_time_driver::Driver for Driver {
     fn schedule_wake(&self, at: u64, waker: &Waker) {
         critical_section::with(|cs| {
             let mut queue = self.queue.borrow_ref_mut(cs);
-            if queue.schedule_wake(at, waker) {
-                // A timer already due is woken here, the others at a SysTick.
-                let now = self.ticks(cs);
-                self.next.borrow(cs).set(queue.next_expiration(now));
+            let earlier = queue.schedule_wake(at, waker);
+            drop(queue);
+            if earlier {
+                self.wake_due(cs);
             }
         });
     }
 }
 
-/// Start the clock and the periodic check.
-pub fn init(mut syst: SYST) {
-    // SAFETY: TIMER0's registers; nothing else in the program uses this timer.
+/// Start the clock and the alarm (its interrupt, [`ALARM_IRQ`], is the caller's to
+/// unmask and to route to [`on_alarm`]).
+pub fn init() {
+    // SAFETY: TIMER0's and TIMER1's registers; nothing else in the program uses them.
     unsafe {
         write_volatile((TIMER0 + CTRL) as *mut u32, 0);
         write_volatile((TIMER0 + RELOAD) as *mut u32, u32::MAX);
         write_volatile((TIMER0 + VALUE) as *mut u32, u32::MAX);
-        write_volatile((TIMER0 + CTRL) as *mut u32, 1);
+        write_volatile((TIMER0 + CTRL) as *mut u32, ENABLE);
+        write_volatile((TIMER1 + CTRL) as *mut u32, 0);
+        write_volatile((TIMER1 + RELOAD) as *mut u32, MAX_ALARM);
     }
-    syst.set_clock_source(SystClkSource::Core);
-    syst.set_reload(CLOCK_HZ / CHECK_HZ - 1);
-    syst.clear_current();
-    syst.enable_interrupt();
-    syst.enable_counter();
+    critical_section::with(|cs| DRIVER.wake_due(cs));
 }
 
-#[exception]
-fn SysTick() {
+/// The clock's raw cycle count (wraps every 171 s).
+pub fn cycles() -> u32 {
+    // SAFETY: TIMER0's VALUE register, read only.
+    u32::MAX - unsafe { read_volatile((TIMER0 + VALUE) as *const u32) }
+}
+
+/// The alarm's interrupt: wake the timers that are due, set the next alarm.
+pub fn on_alarm() {
     critical_section::with(|cs| DRIVER.wake_due(cs));
 }
