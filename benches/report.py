@@ -189,6 +189,7 @@ def main():
     m3 = md_tables(read(data, "instr-m3.md"))
     matrix = md_tables(read(data, "matrix.md"))
     scaling = md_tables(read(data, "scaling.md"))
+    net = md_tables(read(data, "net.md"))
     goals = md_tables(read(data, "goals.md"))
     criterion = md_tables(read(data, "criterion.md"))
     size_txt = read(data, "size.txt").replace(f"{ROOT}/", "")
@@ -395,6 +396,36 @@ def main():
         if not mx and a.quick:
             p.para("""(The matrix of image variants is built in full mode only.)""")
 
+    # ---- the firmware on the network
+    net_size = table(net, "", "image")
+    net_instr = table(net, "", "era")
+    if net_size or net_instr:
+        p("## The firmware on the network", "")
+        p.para("""`examples/net-firmware`: a Rust Cortex-M3 image for QEMU's mps2-an385
+            (LAN9118 Ethernet) on Embassy and embassy-net (smoltcp), serving Streamable HTTP
+            itself, measured by `benches/firmware/net.sh`. Flash is `text` + `data` of
+            `arm-none-eabi-size`, against the 256 KiB part `memory.x` describes; static RAM
+            is `data` + `bss`, broken down by the largest statics (`arm-none-eabi-nm`): the
+            connection tasks' futures (each holds its socket's buffers, one request and one
+            response), the network stack's sockets, the Ethernet frame buffers. Every task
+            runs on the one stack, so the stack peak is the whole program's: the high-water
+            mark the firmware logs after the bench asked for every tool, resource and prompt
+            the image lists, in both eras. RAM in use is static RAM plus that peak, against
+            the 64 KiB part. The image serves as many connections as it has connection
+            tasks, plus one overflow socket that answers 503.""")
+        if net_size:
+            p.table(net_size)
+        if net_instr:
+            p.para("""Instructions per HTTP `tools/call read_sensor` on the sensor image:
+                QEMU runs it one instruction per translation block with every block logged
+                (as for the UART image above); the firmware is tickless, so an idle device
+                executes nothing, and two runs that differ only by N requests give
+                (trace(1 + N) - trace(1)) / N: the Ethernet driver, TCP/IP, the executor,
+                HTTP, the core and the board. `keep-alive` sends every request on one
+                connection, as MCP clients do; `new connection` opens one per request
+                (`Connection: close`), so TCP's handshake and close are in the count.""")
+            p.table(net_instr)
+
     p("## How to reproduce", "")
     p("```sh")
     p("bash benches/run.sh           # everything: writes docs/performance.md and docs/perf/*.svg")
@@ -402,6 +433,7 @@ def main():
     p("benches/inproc/callgrind.sh read_sensor            # host instructions, some cases")
     p("benches/firmware/instr.sh --profile read_sensor 2025-11-25   # Cortex-M3, by function")
     p("examples/firmware/size.sh --by-source              # where the M3 image's text goes")
+    p("benches/firmware/net.sh                            # the networked image: footprint, instructions")
     p("```")
     (out / "performance.md").write_text(p.text())
     print(f"report.py: wrote {out / 'performance.md'} and {len(list(perf.glob('*.svg')))} charts in {perf}",

@@ -19,7 +19,8 @@
 # 3. The firmware: footprint of the image (examples/firmware/size.sh), instructions per
 #    message on the Cortex-M3 under QEMU (benches/firmware/instr.sh; --quick:
 #    read_sensor only), and in full mode the matrix of image variants x Cortex-M3/M4F
-#    (size.sh --matrix).
+#    (size.sh --matrix); the networked image's footprint and instructions per HTTP
+#    request (benches/firmware/net.sh; --quick: N=2).
 # 4. Scaling: RAM against response size (benches/inproc scaling).
 # 5. The goals the benchmark issue sets ("must reach"), each against what this run
 #    measured above: met or not.
@@ -232,6 +233,16 @@ if [ "$quick" = 0 ]; then
     bash examples/firmware/size.sh --matrix | tee "$tmp/matrix.md"
     echo
 fi
+
+log "the firmware on the network: benches/firmware/net.sh"
+echo "### The firmware on the network (benches/firmware/net.sh)"
+echo
+if [ "$quick" = 1 ]; then
+    bash benches/firmware/net.sh --quick | tee "$tmp/net.md"
+else
+    bash benches/firmware/net.sh | tee "$tmp/net.md"
+fi
+echo
 
 # ---- 4. scaling -----------------------------------------------------------------------
 log "scaling: RAM against response size"
