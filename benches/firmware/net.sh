@@ -11,6 +11,7 @@
 #    server) broken down by the largest statics (`arm-none-eabi-nm`); the stack's
 #    peak (all tasks run on the one stack) after asking for every tool, resource and
 #    prompt the image lists, in both eras (net_instr.py --peak); sockets.
+#    And where a panic could start, by crate (examples/firmware/panic_paths.py).
 # 2. Instructions per HTTP `tools/call read_sensor` on the sensor image, from QEMU's
 #    one-instruction-per-block trace (net_instr.py; --quick: N=2 instead of 10).
 #
@@ -72,6 +73,19 @@ for device in sensor conformance; do
         "$device" "$flash" "$ram" "$tasks" "$net" "$frames" "$peak" "$stack_region" \
         "$((ram + peak))" "$connections"
 done | sed -E ':a; s/([0-9])([0-9]{3})([^0-9]|$)/\1,\2\3/; ta'
+echo
+
+# Where a panic could start (examples/firmware/panic_paths.py: calls into code that
+# reaches core::panicking), counted by the crate of the calling function.
+echo "| image | call sites that can reach a panic, by crate of the caller |"
+echo "|---|---|"
+for device in sensor conformance; do
+    elf=${!device}
+    sites=$(python3 examples/firmware/panic_paths.py "$elf" | sed -E 's/^ +//; s/  ->  .*//' |
+        sed -E 's/^<//; s/^&(mut )?//; s/^_+defmt.*/defmt/; s/::.*//' | sort | uniq -c |
+        sort -rn | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $2, $1 } END { if (NR == 0) printf "none" }')
+    echo "| $device | $sites |"
+done
 echo
 
 echo "net.sh: instructions per request (N=$n)" >&2
