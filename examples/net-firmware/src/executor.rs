@@ -25,7 +25,10 @@ fn pender(_context: *mut ()) {
 /// Spawn the first tasks with `init`, then run them for ever.
 pub fn run(init: impl FnOnce(Spawner)) -> ! {
     static EXECUTOR: StaticCell<raw::Executor> = StaticCell::new();
-    let executor: &'static raw::Executor = EXECUTOR.init(raw::Executor::new(core::ptr::null_mut()));
+    let Some(executor) = EXECUTOR.try_init(raw::Executor::new(core::ptr::null_mut())) else {
+        crate::fail("executor started twice");
+    };
+    let executor: &'static raw::Executor = executor;
     init(executor.spawner());
     loop {
         WOKEN.store(false, Ordering::Release);

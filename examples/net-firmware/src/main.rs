@@ -75,9 +75,12 @@ fn init(spawner: Spawner) {
 
     static ETH_BUFFERS: ConstStaticCell<lan9118::Buffers> =
         ConstStaticCell::new(lan9118::Buffers::new());
+    let Some(buffers) = ETH_BUFFERS.try_take() else {
+        fail("frame buffers taken twice");
+    };
     // SAFETY: MPS2_BASE is the controller's register window on this board, and
     // nothing else in the program touches it.
-    let eth = match unsafe { Lan9118::new(lan9118::MPS2_BASE, ETH_BUFFERS.take()) } {
+    let eth = match unsafe { Lan9118::new(lan9118::MPS2_BASE, buffers) } {
         Ok(eth) => eth,
         Err(e) => fail(match e {
             lan9118::Error::NotFound => "no LAN9118 at 0x40200000",
@@ -100,8 +103,10 @@ fn init(spawner: Spawner) {
     // A socket per connection task and one for the overflow task.
     static RESOURCES: StaticCell<StackResources<{ CONNECTIONS + 1 }>> = StaticCell::new();
     let seed = seed(&eth);
-    let (stack, runner) =
-        embassy_net::new(eth, config, RESOURCES.init(StackResources::new()), seed);
+    let (stack, runner) = match RESOURCES.try_init(StackResources::new()) {
+        Some(resources) => embassy_net::new(eth, config, resources, seed),
+        None => fail("network resources taken twice"),
+    };
     match net_task(runner) {
         Ok(token) => spawner.spawn(token),
         Err(_) => fail("network task not spawned"),
@@ -111,7 +116,10 @@ fn init(spawner: Spawner) {
     let Ok(server) = device::server(seed) else {
         fail("invalid server configuration");
     };
-    let shared: &'static conn::Endpoint = ENDPOINT.init(Shared::new(HttpState::new(server, seed)));
+    let Some(shared) = ENDPOINT.try_init(Shared::new(HttpState::new(server, seed))) else {
+        fail("endpoint built twice");
+    };
+    let shared: &'static conn::Endpoint = shared;
     for slot in 0..CONNECTIONS {
         match conn::task(stack, shared, slot) {
             Ok(token) => spawner.spawn(token),

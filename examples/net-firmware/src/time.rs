@@ -67,7 +67,12 @@ impl Driver {
     /// Wake the timers that are due and set the alarm for the next one.
     fn wake_due(&self, cs: CriticalSection<'_>) {
         let now = self.ticks(cs);
-        let next = self.queue.borrow_ref_mut(cs).next_expiration(now);
+        // The queue is only borrowed inside critical sections, never twice at once.
+        let Ok(mut queue) = self.queue.borrow(cs).try_borrow_mut() else {
+            return;
+        };
+        let next = queue.next_expiration(now);
+        drop(queue);
         // `next_expiration` woke every timer due by `now`, so `next` is later
         // (`u64::MAX` when none is set).
         let cycles = next
@@ -93,7 +98,9 @@ impl embassy_time_driver::Driver for Driver {
 
     fn schedule_wake(&self, at: u64, waker: &Waker) {
         critical_section::with(|cs| {
-            let mut queue = self.queue.borrow_ref_mut(cs);
+            let Ok(mut queue) = self.queue.borrow(cs).try_borrow_mut() else {
+                return;
+            };
             let earlier = queue.schedule_wake(at, waker);
             drop(queue);
             if earlier {
