@@ -1,7 +1,8 @@
 //! # emcp-ffi — the C ABI of emcp
 //!
-//! A stable C interface to the emcp MCP server core, built as a `staticlib` and a
-//! `cdylib`; `include/emcp.h` is generated from this crate by cbindgen. It follows the
+//! A stable C interface to the emcp MCP server core, built as a static library
+//! (`libemcp_ffi.a`; `no_std` on bare-metal targets); `include/emcp.h` is generated
+//! from this crate by cbindgen. It follows the
 //! rustls-ffi conventions, adapted to a world without a heap:
 //!
 //! - **Caller-provided memory only.** The server lives in storage the caller declares
@@ -27,7 +28,7 @@
 //! descriptors and the device they make), [`server`] (storage, init, feed, poll,
 //! output), [`call`] (tool arguments and results), [`read`] (resource contents),
 //! [`prompt`] (prompt messages and completions).
-#![cfg_attr(not(feature = "std"), no_std)]
+#![cfg_attr(not(emcp_ffi_std), no_std)]
 #![allow(non_camel_case_types)]
 #![deny(missing_docs)]
 // Every `unsafe` block says why it is sound there; an unsafe function's body is no
@@ -78,7 +79,7 @@ pub const EMCP_ABI_VERSION: u32 = 1;
 /// `std` feature) becomes `EMCP_PANIC` instead of unwinding into C.
 macro_rules! ffi_boundary {
     ($body:block) => {{
-        #[cfg(feature = "std")]
+        #[cfg(emcp_ffi_std)]
         {
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(
                 || -> $crate::status::emcp_status { $body },
@@ -87,7 +88,7 @@ macro_rules! ffi_boundary {
                 Err(_) => $crate::status::EMCP_PANIC,
             }
         }
-        #[cfg(not(feature = "std"))]
+        #[cfg(not(emcp_ffi_std))]
         {
             // A closure all the same: a `return` in the body leaves it, as it does the
             // one `catch_unwind` runs.
@@ -117,7 +118,7 @@ pub extern "C" fn emcp_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
-#[cfg(all(not(feature = "std"), not(test)))]
+#[cfg(all(not(emcp_ffi_std), not(test)))]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     // Unreachable by construction (the core has no panic paths); stop here rather than
