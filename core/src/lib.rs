@@ -149,8 +149,3 @@ pub mod transport;
 
 pub use device::{Device, Step};
 pub use server::{Config, Era, Server};
-
-/// The README's examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;

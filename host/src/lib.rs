@@ -1,5 +1,8 @@
 //! `emcp-host`: running an emcp [`Server`] on a host computer.
 //!
+//! [`serve_stdio`] serves it on stdin/stdout (the MCP stdio transport) until end of
+//! input.
+//!
 //! [`serve_http`] serves MCP's Streamable HTTP on a `std` [`TcpListener`], one thread
 //! per connection around the core's sans-IO transport ([`emcp::transport::http`]), so several
 //! clients — and open streams: `subscriptions/listen`, long-running tools, tools
@@ -447,3 +450,9 @@ fn connection<D: Device, const L: usize, const J: usize, const W: usize>(
         len += n;
     }
 }
+
+/// The README's Rust examples, compiled and run as doctests here (the one that serves
+/// stdio needs this crate, the others only `emcp`).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
