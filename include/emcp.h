@@ -429,6 +429,9 @@ typedef struct {
 // The write callback reported a failure.
 #define EMCP_WRITE_FAILED 401
 
+// Reading the input failed (`emcp_serve_stdio`: stdin could not be read).
+#define EMCP_READ_FAILED 402
+
 // A tool callback's own failure (any status other than OK or PENDING means the same).
 #define EMCP_TOOL_FAILED 500
 
@@ -969,6 +972,36 @@ emcp_status emcp_server_reset(emcp_server *server);
 // statuses gives `"unknown status"`. The text is a static NUL-terminated string: do not
 // free or modify it. May be called from anywhere, with any value.
 const char *emcp_status_str(emcp_status status);
+
+// A write callback that writes to the process's stdout, flushing at the end of every
+// line: give it as `write` in `emcp_config` for a server on stdin/stdout. Host
+// builds only (a bare-metal library has no stdout).
+//
+// Returns `EMCP_WRITE_FAILED` when stdout cannot be written (the client went away;
+// ignore `SIGPIPE` so that this is reported instead of ending the process).
+//
+// Pointers: `bytes` points to `len` readable bytes (NULL only when `len` is 0);
+// `userdata` is not used.
+emcp_status emcp_stdout_write(void *userdata,
+                              const uint8_t *bytes,
+                              size_t len);
+
+// Serve `server` on stdin/stdout until end of input: the main loop of a stdio MCP
+// server (host builds only). Returns `EMCP_OK` at end of input, once every pending
+// tool has finished and all output is written.
+//
+// Output: with an output buffer (`write` NULL in the configuration) it is written to
+// stdout here; with a write callback, the callback writes it (`emcp_stdout_write`, or
+// your own that flushes stdout after each line). Input: stdin, read by a thread of
+// this function's own (so that pending tools keep running while the client is
+// quiet); nothing else may read stdin meanwhile.
+//
+// Returns `EMCP_WRITE_FAILED` when stdout (or the write callback) fails,
+// `EMCP_READ_FAILED` when stdin cannot be read or the reading thread cannot start,
+// and any status of `emcp_server_feed` / `_poll` / `_finish`.
+//
+// Pointers: `server` as for `emcp_server_feed`, for the whole call.
+emcp_status emcp_serve_stdio(emcp_server *server);
 
 #ifdef __cplusplus
 }  // extern "C"

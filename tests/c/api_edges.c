@@ -759,11 +759,11 @@ static void test_status_str(void) {
         EMCP_BUFFER_TOO_SMALL, EMCP_WRONG_STATE,
         EMCP_STORAGE_TOO_SMALL, EMCP_STORAGE_MISALIGNED,
         EMCP_INVALID_CONFIG, EMCP_INVALID_SCHEMA, EMCP_INVALID_TEMPLATE, EMCP_TOO_MANY_RESOURCES,
-        EMCP_OUTPUT_FULL, EMCP_WRITE_FAILED,
+        EMCP_OUTPUT_FULL, EMCP_WRITE_FAILED, EMCP_READ_FAILED,
         EMCP_TOOL_FAILED, EMCP_DENIED, EMCP_RETRY_LATER,
         EMCP_PANIC,
     };
-    static const emcp_status unknown[] = {2, 99, 106, 199, 202, 304, 402, 503, 899, 901, 7777,
+    static const emcp_status unknown[] = {2, 99, 106, 199, 202, 304, 403, 503, 899, 901, 7777,
                                           UINT32_MAX};
     const char *unknown_text = emcp_status_str(UINT32_MAX);
     size_t i, j;
