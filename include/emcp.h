@@ -29,6 +29,9 @@
 #define EMCP_STR(literal) { (literal), sizeof(literal) - 1 }
 /** An absent optional text. */
 #define EMCP_NO_STR { NULL, 0 }
+/** The (pointer, length) arguments of a string literal, for the functions that take
+ * text: `emcp_call_text(call, EMCP_TEXT("done"))`. */
+#define EMCP_TEXT(literal) (literal), (sizeof(literal) - 1)
 
 
 // Major version of this library (kept equal to `Cargo.toml` by a test).
@@ -59,6 +62,10 @@
 
 // Items per page of a list result when `emcp_config.page_size` is 0.
 #define EMCP_DEFAULT_PAGE_SIZE 16
+
+// `ttlMs` of discover and list results when `emcp_config.list_ttl_ms` is 0 (an hour:
+// the descriptors are static). The same default as the Rust `Config::new`.
+#define EMCP_DEFAULT_LIST_TTL_MS 3600000
 
 // Message role: the user.
 #define EMCP_ROLE_USER 0
@@ -339,7 +346,8 @@ typedef struct {
   void *userdata;
   // Items per list page; 0 means `EMCP_DEFAULT_PAGE_SIZE`.
   size_t page_size;
-  // `ttlMs` of discover and list results.
+  // `ttlMs` of discover and list results; 0 means `EMCP_DEFAULT_LIST_TTL_MS` (so a
+  // zero-initialised configuration has the same defaults as Rust's `Config::new`).
   uint32_t list_ttl_ms;
   // `ttlMs` of resource reads.
   uint32_t read_ttl_ms;

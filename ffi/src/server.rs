@@ -208,7 +208,9 @@ fn server_config(config: &'static emcp_config) -> Config {
     if config.page_size > 0 {
         cfg.page_size = config.page_size;
     }
-    cfg.list_ttl_ms = config.list_ttl_ms;
+    if config.list_ttl_ms > 0 {
+        cfg.list_ttl_ms = config.list_ttl_ms;
+    }
     cfg.read_ttl_ms = config.read_ttl_ms;
     cfg
 }
