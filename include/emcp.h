@@ -64,7 +64,7 @@
 #define EMCP_DEFAULT_PAGE_SIZE 16
 
 // `ttlMs` of discover and list results when `emcp_config.list_ttl_ms` is 0 (an hour:
-// the descriptors are static). The same default as the Rust `Config::new`.
+// the descriptors are static), the default of the Rust API too.
 #define EMCP_DEFAULT_LIST_TTL_MS 3600000
 
 // Message role: the user.
@@ -134,16 +134,6 @@ typedef uint32_t emcp_status;
 
 // Log levels for `emcp_call_log` (RFC 5424 order).
 typedef uint32_t emcp_log_level;
-
-// Storage for one server: declare one (static or on a long-lived stack) and pass it to
-// `emcp_server_init`. Its size and alignment are `EMCP_SERVER_STORAGE_SIZE` and
-// `EMCP_SERVER_STORAGE_ALIGN`.
-typedef union {
-  // The bytes.
-  uint8_t bytes[EMCP_SERVER_STORAGE_SIZE];
-  // Forces the alignment.
-  uint64_t align;
-} emcp_server_storage;
 
 // UTF-8 text as a pointer and a length in bytes (not NUL-terminated).
 //
@@ -347,13 +337,23 @@ typedef struct {
   // Items per list page; 0 means `EMCP_DEFAULT_PAGE_SIZE`.
   size_t page_size;
   // `ttlMs` of discover and list results; 0 means `EMCP_DEFAULT_LIST_TTL_MS` (so a
-  // zero-initialised configuration has the same defaults as Rust's `Config::new`).
+  // zero-initialised configuration has the defaults of the Rust API).
   uint32_t list_ttl_ms;
   // `ttlMs` of resource reads.
   uint32_t read_ttl_ms;
   // Authorization callback; NULL: every tool call is allowed.
   emcp_authorize_fn authorize;
 } emcp_config;
+
+// Storage for one server: declare one (static or on a long-lived stack) and pass it to
+// `emcp_server_init`. Its size and alignment are `EMCP_SERVER_STORAGE_SIZE` and
+// `EMCP_SERVER_STORAGE_ALIGN`.
+typedef union {
+  // The bytes.
+  uint8_t bytes[EMCP_SERVER_STORAGE_SIZE];
+  // Forces the alignment.
+  uint64_t align;
+} emcp_server_storage;
 
 // debug
 #define EMCP_LOG_DEBUG 0
@@ -874,6 +874,19 @@ emcp_status emcp_read_data(emcp_resource_read *read,
                            const uint8_t *data,
                            size_t len);
 
+// Check a configuration as `emcp_server_init` does, without setting up a server:
+// the same status for it, and, for `EMCP_INVALID_SCHEMA` or `EMCP_INVALID_TEMPLATE`,
+// which descriptor is at fault: `*index_out` is its index in `config->tools` (a
+// tool's input or output schema is not a JSON object) or in
+// `config->templates` (0 for any other status). Meant for development: it
+// takes a server's worth of stack.
+//
+// Pointers: `config` points to an `emcp_config` that, with every descriptor, text and
+// array it points to, stays in place and unchanged during the call; `index_out`
+// points to a writable `size_t`.
+emcp_status emcp_config_check(const emcp_config *config,
+                              size_t *index_out);
+
 // Set up a server in `storage`.
 //
 // `config` and every descriptor, text and array it points to must stay valid and
@@ -886,6 +899,8 @@ emcp_status emcp_read_data(emcp_resource_read *read,
 // Returns `EMCP_STORAGE_TOO_SMALL`, `EMCP_STORAGE_MISALIGNED`, `EMCP_BUFFER_TOO_SMALL`,
 // `EMCP_INVALID_CONFIG`, `EMCP_INVALID_SCHEMA`, `EMCP_INVALID_TEMPLATE`,
 // `EMCP_TOO_MANY_RESOURCES` or `EMCP_NULL_PARAMETER`; nothing is written then.
+// `emcp_config_check` says which tool or template a refused configuration is
+// refused for.
 //
 // Pointers: `storage` points to `storage_len` writable bytes, `line_buffer` to
 // `line_buffer_len` writable bytes and `output_buffer` (ignored, and may be NULL, with

@@ -212,7 +212,7 @@ pub const EMCP_DEFAULT_PAGE_SIZE: usize = 16;
 const _: () = assert!(EMCP_DEFAULT_PAGE_SIZE == emcp::Config::new("", "").page_size);
 
 /// `ttlMs` of discover and list results when `emcp_config.list_ttl_ms` is 0 (an hour:
-/// the descriptors are static). The same default as the Rust `Config::new`.
+/// the descriptors are static), the default of the Rust API too.
 pub const EMCP_DEFAULT_LIST_TTL_MS: u32 = 3_600_000;
 const _: () = assert!(EMCP_DEFAULT_LIST_TTL_MS == emcp::Config::new("", "").list_ttl_ms);
 
@@ -254,7 +254,7 @@ pub struct emcp_config {
     /// Items per list page; 0 means `EMCP_DEFAULT_PAGE_SIZE`.
     pub page_size: usize,
     /// `ttlMs` of discover and list results; 0 means `EMCP_DEFAULT_LIST_TTL_MS` (so a
-    /// zero-initialised configuration has the same defaults as Rust's `Config::new`).
+    /// zero-initialised configuration has the defaults of the Rust API).
     pub list_ttl_ms: u32,
     /// `ttlMs` of resource reads.
     pub read_ttl_ms: u32,

@@ -265,18 +265,22 @@ mod tests {
     extern crate std;
 
     use super::is_object;
+    use crate::wire::json::{parse, Kind};
+    use proptest::prelude::*;
     use std::format;
     use std::string::String;
     use std::vec;
-    use crate::wire::json::{parse, Kind};
-    use proptest::prelude::*;
 
     fn runtime(text: &str) -> bool {
         parse(text.as_bytes()).is_ok_and(|v| v.kind() == Kind::Object)
     }
 
     fn nested(depth: usize) -> String {
-        format!("{}1{}", "{\"a\":[".repeat(depth / 2), "]}".repeat(depth / 2))
+        format!(
+            "{}1{}",
+            "{\"a\":[".repeat(depth / 2),
+            "]}".repeat(depth / 2)
+        )
     }
 
     #[test]
