@@ -29,6 +29,9 @@
 #define EMCP_STR(literal) { (literal), sizeof(literal) - 1 }
 /** An absent optional text. */
 #define EMCP_NO_STR { NULL, 0 }
+/** The (pointer, length) arguments of a string literal, for the functions that take
+ * text: `emcp_call_text(call, EMCP_TEXT("done"))`. */
+#define EMCP_TEXT(literal) (literal), (sizeof(literal) - 1)
 
 
 // Major version of this library (kept equal to `Cargo.toml` by a test).
@@ -59,6 +62,10 @@
 
 // Items per page of a list result when `emcp_config.page_size` is 0.
 #define EMCP_DEFAULT_PAGE_SIZE 16
+
+// `ttlMs` of discover and list results when `emcp_config.list_ttl_ms` is 0 (an hour:
+// the descriptors are static), the default of the Rust API too.
+#define EMCP_DEFAULT_LIST_TTL_MS 3600000
 
 // Message role: the user.
 #define EMCP_ROLE_USER 0
@@ -127,16 +134,6 @@ typedef uint32_t emcp_status;
 
 // Log levels for `emcp_call_log` (RFC 5424 order).
 typedef uint32_t emcp_log_level;
-
-// Storage for one server: declare one (static or on a long-lived stack) and pass it to
-// `emcp_server_init`. Its size and alignment are `EMCP_SERVER_STORAGE_SIZE` and
-// `EMCP_SERVER_STORAGE_ALIGN`.
-typedef union {
-  // The bytes.
-  uint8_t bytes[EMCP_SERVER_STORAGE_SIZE];
-  // Forces the alignment.
-  uint64_t align;
-} emcp_server_storage;
 
 // UTF-8 text as a pointer and a length in bytes (not NUL-terminated).
 //
@@ -339,13 +336,24 @@ typedef struct {
   void *userdata;
   // Items per list page; 0 means `EMCP_DEFAULT_PAGE_SIZE`.
   size_t page_size;
-  // `ttlMs` of discover and list results.
+  // `ttlMs` of discover and list results; 0 means `EMCP_DEFAULT_LIST_TTL_MS` (so a
+  // zero-initialised configuration has the defaults of the Rust API).
   uint32_t list_ttl_ms;
   // `ttlMs` of resource reads.
   uint32_t read_ttl_ms;
   // Authorization callback; NULL: every tool call is allowed.
   emcp_authorize_fn authorize;
 } emcp_config;
+
+// Storage for one server: declare one (static or on a long-lived stack) and pass it to
+// `emcp_server_init`. Its size and alignment are `EMCP_SERVER_STORAGE_SIZE` and
+// `EMCP_SERVER_STORAGE_ALIGN`.
+typedef union {
+  // The bytes.
+  uint8_t bytes[EMCP_SERVER_STORAGE_SIZE];
+  // Forces the alignment.
+  uint64_t align;
+} emcp_server_storage;
 
 // debug
 #define EMCP_LOG_DEBUG 0
@@ -428,6 +436,9 @@ typedef struct {
 
 // The write callback reported a failure.
 #define EMCP_WRITE_FAILED 401
+
+// Reading the input failed (`emcp_serve_stdio`: stdin could not be read).
+#define EMCP_READ_FAILED 402
 
 // A tool callback's own failure (any status other than OK or PENDING means the same).
 #define EMCP_TOOL_FAILED 500
@@ -863,6 +874,19 @@ emcp_status emcp_read_data(emcp_resource_read *read,
                            const uint8_t *data,
                            size_t len);
 
+// Check a configuration as `emcp_server_init` does, without setting up a server:
+// the same status for it, and, for `EMCP_INVALID_SCHEMA` or `EMCP_INVALID_TEMPLATE`,
+// which descriptor is at fault: `*index_out` is its index in `config->tools` (a
+// tool's input or output schema is not a JSON object) or in
+// `config->templates` (0 for any other status). Meant for development: it
+// takes a server's worth of stack.
+//
+// Pointers: `config` points to an `emcp_config` that, with every descriptor, text and
+// array it points to, stays in place and unchanged during the call; `index_out`
+// points to a writable `size_t`.
+emcp_status emcp_config_check(const emcp_config *config,
+                              size_t *index_out);
+
 // Set up a server in `storage`.
 //
 // `config` and every descriptor, text and array it points to must stay valid and
@@ -875,6 +899,8 @@ emcp_status emcp_read_data(emcp_resource_read *read,
 // Returns `EMCP_STORAGE_TOO_SMALL`, `EMCP_STORAGE_MISALIGNED`, `EMCP_BUFFER_TOO_SMALL`,
 // `EMCP_INVALID_CONFIG`, `EMCP_INVALID_SCHEMA`, `EMCP_INVALID_TEMPLATE`,
 // `EMCP_TOO_MANY_RESOURCES` or `EMCP_NULL_PARAMETER`; nothing is written then.
+// `emcp_config_check` says which tool or template a refused configuration is
+// refused for.
 //
 // Pointers: `storage` points to `storage_len` writable bytes, `line_buffer` to
 // `line_buffer_len` writable bytes and `output_buffer` (ignored, and may be NULL, with
@@ -969,6 +995,36 @@ emcp_status emcp_server_reset(emcp_server *server);
 // statuses gives `"unknown status"`. The text is a static NUL-terminated string: do not
 // free or modify it. May be called from anywhere, with any value.
 const char *emcp_status_str(emcp_status status);
+
+// A write callback that writes to the process's stdout, flushing at the end of every
+// line: give it as `write` in `emcp_config` for a server on stdin/stdout. Host
+// builds only (a bare-metal library has no stdout).
+//
+// Returns `EMCP_WRITE_FAILED` when stdout cannot be written (the client went away;
+// ignore `SIGPIPE` so that this is reported instead of ending the process).
+//
+// Pointers: `bytes` points to `len` readable bytes (NULL only when `len` is 0);
+// `userdata` is not used.
+emcp_status emcp_stdout_write(void *userdata,
+                              const uint8_t *bytes,
+                              size_t len);
+
+// Serve `server` on stdin/stdout until end of input: the main loop of a stdio MCP
+// server (host builds only). Returns `EMCP_OK` at end of input, once every pending
+// tool has finished and all output is written.
+//
+// Output: with an output buffer (`write` NULL in the configuration) it is written to
+// stdout here; with a write callback, the callback writes it (`emcp_stdout_write`, or
+// your own that flushes stdout after each line). Input: stdin, read by a thread of
+// this function's own (so that pending tools keep running while the client is
+// quiet); nothing else may read stdin meanwhile.
+//
+// Returns `EMCP_WRITE_FAILED` when stdout (or the write callback) fails,
+// `EMCP_READ_FAILED` when stdin cannot be read or the reading thread cannot start,
+// and any status of `emcp_server_feed` / `_poll` / `_finish`.
+//
+// Pointers: `server` as for `emcp_server_feed`, for the whole call.
+emcp_status emcp_serve_stdio(emcp_server *server);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -697,7 +697,6 @@ const emcp_config board_config = {
 #else
     .page_size = 0, /* the default, 16 */
 #endif
-    .list_ttl_ms = 3600000,
     .read_ttl_ms = 0,
     .authorize = authorize,
 };

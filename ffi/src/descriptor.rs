@@ -211,6 +211,11 @@ const _: () = assert!(EMCP_MAX_RESOURCES == emcp::state::subscription::MAX_RESOU
 pub const EMCP_DEFAULT_PAGE_SIZE: usize = 16;
 const _: () = assert!(EMCP_DEFAULT_PAGE_SIZE == emcp::Config::new("", "").page_size);
 
+/// `ttlMs` of discover and list results when `emcp_config.list_ttl_ms` is 0 (an hour:
+/// the descriptors are static), the default of the Rust API too.
+pub const EMCP_DEFAULT_LIST_TTL_MS: u32 = 3_600_000;
+const _: () = assert!(EMCP_DEFAULT_LIST_TTL_MS == emcp::Config::new("", "").list_ttl_ms);
+
 /// Everything the server needs to know about the device.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -248,7 +253,8 @@ pub struct emcp_config {
     pub userdata: *mut c_void,
     /// Items per list page; 0 means `EMCP_DEFAULT_PAGE_SIZE`.
     pub page_size: usize,
-    /// `ttlMs` of discover and list results.
+    /// `ttlMs` of discover and list results; 0 means `EMCP_DEFAULT_LIST_TTL_MS` (so a
+    /// zero-initialised configuration has the defaults of the Rust API).
     pub list_ttl_ms: u32,
     /// `ttlMs` of resource reads.
     pub read_ttl_ms: u32,

@@ -59,6 +59,8 @@ pub mod prompt;
 pub mod read;
 pub mod server;
 pub mod status;
+#[cfg(emcp_ffi_std)]
+pub mod stdio;
 pub mod text;
 
 use core::ffi::c_char;

@@ -208,9 +208,63 @@ fn server_config(config: &'static emcp_config) -> Config {
     if config.page_size > 0 {
         cfg.page_size = config.page_size;
     }
-    cfg.list_ttl_ms = config.list_ttl_ms;
+    if config.list_ttl_ms > 0 {
+        cfg.list_ttl_ms = config.list_ttl_ms;
+    }
     cfg.read_ttl_ms = config.read_ttl_ms;
     cfg
+}
+
+/// The status of a configuration the core refused, and the index of the descriptor at
+/// fault (a tool for a schema, a resource template for a template; else 0).
+fn config_status(e: emcp::wire::error::ConfigError) -> (emcp_status, usize) {
+    use emcp::wire::error::ConfigError;
+    match e {
+        ConfigError::InvalidSchema(i) => (EMCP_INVALID_SCHEMA, i),
+        ConfigError::InvalidTemplate(i) => (EMCP_INVALID_TEMPLATE, i),
+        ConfigError::TooManyResources => (EMCP_TOO_MANY_RESOURCES, 0),
+        _ => (EMCP_INVALID_CONFIG, 0),
+    }
+}
+
+/// Check a configuration as `emcp_server_init` does, without setting up a server:
+/// the same status for it, and, for `EMCP_INVALID_SCHEMA` or `EMCP_INVALID_TEMPLATE`,
+/// which descriptor is at fault: `*index_out` is its index in `config->tools` (a
+/// tool's input or output schema is not a JSON object) or in
+/// `config->templates` (0 for any other status). Meant for development: it
+/// takes a server's worth of stack.
+///
+/// Pointers: `config` points to an `emcp_config` that, with every descriptor, text and
+/// array it points to, stays in place and unchanged during the call; `index_out`
+/// points to a writable `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn emcp_config_check(
+    config: *const emcp_config,
+    index_out: *mut usize,
+) -> emcp_status {
+    ffi_boundary!({
+        non_null!(config, index_out);
+        // SAFETY: not NULL (checked above); the contract: the configuration stays in
+        // place and unchanged during the call. The device and server that hold this
+        // reference are dropped before the call returns, so nothing keeps it longer.
+        let config: &'static emcp_config = unsafe { &*config };
+        let changes = emcp::state::subscription::ChangeFlags::new();
+        let device = CDevice {
+            config,
+            changes: &changes,
+        };
+        let (status, index) = if !device.check() {
+            (EMCP_INVALID_CONFIG, 0)
+        } else {
+            match Server::<CDevice>::new(device, server_config(config)) {
+                Ok(_) => (EMCP_OK, 0),
+                Err(e) => config_status(e),
+            }
+        };
+        // SAFETY: not NULL (checked above); the contract: a writable `size_t`.
+        unsafe { *index_out = index };
+        status
+    })
 }
 
 /// Set up a server in `storage`.
@@ -225,6 +279,8 @@ fn server_config(config: &'static emcp_config) -> Config {
 /// Returns `EMCP_STORAGE_TOO_SMALL`, `EMCP_STORAGE_MISALIGNED`, `EMCP_BUFFER_TOO_SMALL`,
 /// `EMCP_INVALID_CONFIG`, `EMCP_INVALID_SCHEMA`, `EMCP_INVALID_TEMPLATE`,
 /// `EMCP_TOO_MANY_RESOURCES` or `EMCP_NULL_PARAMETER`; nothing is written then.
+/// `emcp_config_check` says which tool or template a refused configuration is
+/// refused for.
 ///
 /// Pointers: `storage` points to `storage_len` writable bytes, `line_buffer` to
 /// `line_buffer_len` writable bytes and `output_buffer` (ignored, and may be NULL, with
@@ -297,14 +353,7 @@ pub unsafe extern "C" fn emcp_server_init(
         }
         let server = match Server::new(device, server_config(config)) {
             Ok(s) => s,
-            Err(emcp::wire::error::ConfigError::InvalidSchema(_)) => return EMCP_INVALID_SCHEMA,
-            Err(emcp::wire::error::ConfigError::InvalidTemplate(_)) => {
-                return EMCP_INVALID_TEMPLATE
-            }
-            Err(emcp::wire::error::ConfigError::TooManyResources) => {
-                return EMCP_TOO_MANY_RESOURCES
-            }
-            Err(_) => return EMCP_INVALID_CONFIG,
+            Err(e) => return config_status(e).0,
         };
         // SAFETY: not NULL (checked above); the contract: `line_buffer_len` writable
         // bytes that belong to the server as long as it is used and overlap neither the

@@ -49,6 +49,8 @@ pub const EMCP_TOO_MANY_RESOURCES: emcp_status = 303;
 pub const EMCP_OUTPUT_FULL: emcp_status = 400;
 /// The write callback reported a failure.
 pub const EMCP_WRITE_FAILED: emcp_status = 401;
+/// Reading the input failed (`emcp_serve_stdio`: stdin could not be read).
+pub const EMCP_READ_FAILED: emcp_status = 402;
 
 /// A tool callback's own failure (any status other than OK or PENDING means the same).
 pub const EMCP_TOOL_FAILED: emcp_status = 500;
@@ -109,6 +111,7 @@ pub extern "C" fn emcp_status_str(status: emcp_status) -> *const c_char {
         EMCP_TOO_MANY_RESOURCES => text!("too many resources"),
         EMCP_OUTPUT_FULL => text!("output full"),
         EMCP_WRITE_FAILED => text!("write failed"),
+        EMCP_READ_FAILED => text!("read failed"),
         EMCP_TOOL_FAILED => text!("tool failed"),
         EMCP_DENIED => text!("denied"),
         EMCP_RETRY_LATER => text!("retry later"),
@@ -180,7 +183,7 @@ mod tests {
             199,
             202,
             304,
-            402,
+            403,
             503,
             899,
             901,

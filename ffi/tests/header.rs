@@ -118,6 +118,7 @@ fn every_pointer_has_its_contract() {
         "read",
         "server",
         "status",
+        "stdio",
         "text",
     ];
     let exported: usize = sources

@@ -759,11 +759,11 @@ static void test_status_str(void) {
         EMCP_BUFFER_TOO_SMALL, EMCP_WRONG_STATE,
         EMCP_STORAGE_TOO_SMALL, EMCP_STORAGE_MISALIGNED,
         EMCP_INVALID_CONFIG, EMCP_INVALID_SCHEMA, EMCP_INVALID_TEMPLATE, EMCP_TOO_MANY_RESOURCES,
-        EMCP_OUTPUT_FULL, EMCP_WRITE_FAILED,
+        EMCP_OUTPUT_FULL, EMCP_WRITE_FAILED, EMCP_READ_FAILED,
         EMCP_TOOL_FAILED, EMCP_DENIED, EMCP_RETRY_LATER,
         EMCP_PANIC,
     };
-    static const emcp_status unknown[] = {2, 99, 106, 199, 202, 304, 402, 503, 899, 901, 7777,
+    static const emcp_status unknown[] = {2, 99, 106, 199, 202, 304, 403, 503, 899, 901, 7777,
                                           UINT32_MAX};
     const char *unknown_text = emcp_status_str(UINT32_MAX);
     size_t i, j;
@@ -1095,6 +1095,37 @@ static void test_init_configs(void) {
     tpl[0] = templates[0];
     tpl[0].read = NULL;
     CHECK_ST(init_with(&c), EMCP_INVALID_CONFIG);
+
+    /* emcp_config_check: the status emcp_server_init gives, and which descriptor. */
+    {
+        emcp_tool two[2];
+        size_t index = 99;
+        c = cfg_buf;
+        CHECK_ST(emcp_config_check(&c, &index), EMCP_OK);
+        CHECK(index == 0);
+        two[0] = tools[0];
+        two[1] = tools[0];
+        two[1].name.ptr = "second";
+        two[1].name.len = 6;
+        two[1].input_schema.ptr = "{\"type\":";
+        two[1].input_schema.len = 8;
+        c.tools = two;
+        c.tools_len = 2;
+        CHECK_ST(emcp_config_check(&c, &index), EMCP_INVALID_SCHEMA);
+        CHECK(index == 1);
+        CHECK_ST(init_with(&c), EMCP_INVALID_SCHEMA);
+        c = cfg_buf;
+        c.templates = tpl;
+        tpl[0] = templates[0];
+        tpl[0].uri_template.ptr = "test://{name";
+        tpl[0].uri_template.len = 12;
+        index = 99;
+        CHECK_ST(emcp_config_check(&c, &index), EMCP_INVALID_TEMPLATE);
+        CHECK(index == 0);
+        tpl[0] = templates[0];
+        CHECK_ST(emcp_config_check(NULL, &index), EMCP_NULL_PARAMETER);
+        CHECK_ST(emcp_config_check(&c, NULL), EMCP_NULL_PARAMETER);
+    }
 
     /* Resources: at most 32. */
     for (k = 0; k < 33; k++) {

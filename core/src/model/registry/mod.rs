@@ -88,9 +88,9 @@ impl<'a> ToolAnnotations<'a> {
     }
 }
 
-/// [`Tool::new`] with the input schema compiled at compile time ([`Tool::plan`]):
-/// arguments are then checked without walking the schema's text. `schema` must be a
-/// constant expression (a literal, a `const`).
+/// [`Tool::new`] with the input schema checked and compiled at compile time
+/// ([`Tool::plan`]): arguments are then checked without walking the schema's text.
+/// `schema` must be a constant expression (a literal, a `const`).
 ///
 /// ```
 /// use emcp::model::registry::Tool;
@@ -102,11 +102,24 @@ impl<'a> ToolAnnotations<'a> {
 /// .title("Switch")];
 /// assert!(TOOLS[0].plan.is_some_and(|p| p.is_compiled()));
 /// ```
+///
+/// A schema that is not a JSON object ([`is_object`](crate::wire::json::is_object),
+/// what [`Server::new`](crate::Server::new) would refuse) does not compile:
+///
+/// ```compile_fail
+/// static BAD: emcp::model::registry::Tool<'static> =
+///     emcp::tool!("switch", r#"{"type":"object","properties":{"on":{"type":"boolean"}},}"#);
+/// ```
 #[macro_export]
 macro_rules! tool {
     ($name:expr, $schema:expr $(,)?) => {
-        $crate::model::registry::Tool::new($name, $schema)
-            .plan(&const { $crate::model::schema::Plan::compile($schema) })
+        $crate::model::registry::Tool::new($name, $schema).plan(&const {
+            assert!(
+                $crate::wire::json::is_object($schema),
+                "emcp::tool!: the input schema is not a JSON object (RFC 8259 text, nested at most 32 deep)"
+            );
+            $crate::model::schema::Plan::compile($schema)
+        })
     };
 }
 

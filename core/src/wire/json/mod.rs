@@ -84,6 +84,9 @@ pub mod scanner;
 mod swar;
 pub mod writer;
 
+mod konst;
+pub use konst::is_object;
+
 pub(crate) use find::find_quote_or_backslash;
 use find::{find_special, find_special_or_high};
 
