@@ -397,7 +397,8 @@ def main():
             p.para("""(The matrix of image variants is built in full mode only.)""")
 
     # ---- the firmware on the network
-    net_size = table(net, "", "image")
+    net_size = next((t for t in net if t["header"][:2] == ["image", "flash (text + data)"]), None)
+    net_panics = next((t for t in net if t["header"][1:2] and t["header"][1].startswith("call sites")), None)
     net_instr = table(net, "", "era")
     if net_size or net_instr:
         p("## The firmware on the network", "")
@@ -415,6 +416,12 @@ def main():
             tasks, plus one overflow socket that answers 503.""")
         if net_size:
             p.table(net_size)
+        if net_panics:
+            p.para("""Where a panic could start in these images (`examples/firmware/panic_paths.py`:
+                the calls into code that reaches `core::panicking`), counted by the crate of
+                the calling function. The core's own code has none; the network stack,
+                the executor and the logger bring theirs.""")
+            p.table(net_panics)
         if net_instr:
             p.para("""Instructions per HTTP `tools/call read_sensor` on the sensor image:
                 QEMU runs it one instruction per translation block with every block logged
