@@ -605,6 +605,68 @@ fn a_stalled_request_is_408_after_the_idle_ticks() {
     ));
 }
 
+/// A `Tick` that records how it is waited on: single ticks, and whole idle limits.
+struct Recorded<'a> {
+    single: &'a Cell<u32>,
+    whole: &'a RefCell<Vec<u32>>,
+}
+
+impl asynch::Tick for Recorded<'_> {
+    fn tick(&mut self) -> impl std::future::Future<Output = ()> {
+        self.single.set(self.single.get() + 1);
+        yield_now()
+    }
+    fn ticks(&mut self, n: u32) -> impl std::future::Future<Output = ()> {
+        self.whole.borrow_mut().push(n);
+        async move {
+            for _ in 0..n {
+                yield_now().await;
+            }
+        }
+    }
+}
+
+#[test]
+fn an_idle_connection_waits_its_limit_in_one_wait() {
+    let shared = shared();
+    let pipe = Pipe::default();
+    let (mut dev, mut client) = pipe.ends();
+    let (single, whole) = (Cell::new(0), RefCell::new(Vec::new()));
+    block_on(join(
+        async {
+            let (mut rx_buf, mut tx_buf) = (vec![0u8; 4096], vec![0u8; 2048]);
+            let mut tick = Recorded {
+                single: &single,
+                whole: &whole,
+            };
+            serve_http_connection(
+                &shared,
+                &mut dev,
+                &mut rx_buf,
+                &mut tx_buf,
+                &Policy::default(),
+                &Limits::new().idle_ticks(50),
+                &mut tick,
+            )
+            .await
+            .unwrap();
+            pipe.1.close(); // the device's task closes the socket when serving ends
+        },
+        async {
+            use embedded_io_async::Read;
+            let discover = stateless("server/discover", None, 1, "");
+            let a = ask(&mut client, &discover).await;
+            assert_eq!(status(&a), "HTTP/1.1 200 OK", "{a}");
+            // Then nothing: the device closes the connection at its limit, quietly.
+            let mut buf = [0u8; 64];
+            assert_eq!(client.read(&mut buf).await.unwrap(), 0);
+        },
+    ));
+    // One wait for the limit before the request and one after it; no single ticks.
+    assert_eq!(*whole.borrow(), [50, 50]);
+    assert_eq!(single.get(), 0);
+}
+
 #[test]
 fn two_connections_interleave_on_one_server() {
     let shared = shared();

@@ -22,7 +22,7 @@ use embassy_net::Stack;
 use embassy_sync::blocking_mutex::raw::{CriticalSectionRawMutex, NoopRawMutex};
 use embassy_sync::signal::Signal;
 use embassy_time::{with_timeout, Duration, Timer};
-use emcp::transport::asynch::{reject, serve_http_connection, HttpState, Limits, Shared};
+use emcp::transport::asynch::{reject, serve_http_connection, HttpState, Limits, Shared, Tick};
 use emcp::transport::http::{Policy, Status};
 
 use crate::device::{CONNECTIONS, MAX_BODY, REQUEST, SOCKET_RX, SOCKET_TX};
@@ -69,9 +69,24 @@ fn full() -> bool {
 /// How often an open stream runs its job or collects its notifications, in ms.
 const TICK_MS: u64 = 5;
 
-/// A connection without a complete request for this many ticks (30 s) is answered
-/// 408 and closed; open streams are exempt.
+/// A connection waits this many ticks (30 s) for its next request before it is
+/// closed, and a request that has begun must arrive within as many (else 408); open
+/// streams are exempt.
 const IDLE_TICKS: u32 = 6000;
+
+/// The connections' time: a timer per tick while a stream is open or a request is
+/// arriving, and one timer for the whole idle limit while a connection waits for its
+/// next request (so an idle keep-alive connection sleeps).
+struct Ticks;
+
+impl Tick for Ticks {
+    fn tick(&mut self) -> impl core::future::Future<Output = ()> {
+        Timer::after_millis(TICK_MS)
+    }
+    fn ticks(&mut self, n: u32) -> impl core::future::Future<Output = ()> {
+        Timer::after_millis(TICK_MS * u64::from(n))
+    }
+}
 
 /// The socket's own send ring: small, since every response is built whole in
 /// `tx_buf` first and written from there.
@@ -98,7 +113,7 @@ pub async fn task(stack: Stack<'static>, shared: &'static Endpoint, slot: usize)
             continue;
         }
         busy(1);
-        let mut tick = || Timer::after_millis(TICK_MS);
+        let mut tick = Ticks;
         let served = serve_http_connection(
             shared,
             &mut socket,

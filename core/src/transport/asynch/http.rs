@@ -36,10 +36,13 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> HttpState<D, L, 
 /// Bounds of one connection, in ticks of the caller's [`Tick`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Limits {
-    /// Ticks a connection may wait for a request (or for the rest of one) before it
-    /// is closed; a partly received request is answered `408 Request Timeout` first.
-    /// Default 0: no limit. Open event streams are exempt. With a limit, the socket's
-    /// `read` must be cancel-safe (embassy-net's `TcpSocket` is): a tick cancels it.
+    /// Ticks a connection may wait for its next request before it is closed, and
+    /// ticks a request may take to arrive once its first bytes have (then it is
+    /// answered `408 Request Timeout` and closed). Default 0: no limit. Open event
+    /// streams are exempt. The wait for a next request is one [`Tick::ticks`] (a
+    /// timer-backed `Tick` sleeps through it); a request in progress is timed tick by
+    /// tick. With a limit, the socket's `read` must be cancel-safe (embassy-net's
+    /// `TcpSocket` is): the limit cancels it.
     pub idle_ticks: u32,
 }
 
@@ -311,6 +314,16 @@ where
         };
         let n = if limits.idle_ticks == 0 {
             socket.read(room).await.map_err(ServeError::Read)?
+        } else if len == 0 {
+            // Nothing of a next request yet: one wait for the whole limit, so that an
+            // idle keep-alive connection does not wake at every tick.
+            match select(socket.read(&mut *room), tick.ticks(limits.idle_ticks)).await {
+                Either::First(r) => {
+                    idle = 0; // the request's own time starts with its first bytes
+                    r.map_err(ServeError::Read)?
+                }
+                Either::Second(()) => return Ok(()),
+            }
         } else {
             loop {
                 match select(socket.read(&mut *room), tick.tick()).await {

@@ -156,6 +156,36 @@ use crate::transport::serve::ServeError;
 pub trait Tick {
     /// Wait until the next poll is due.
     fn tick(&mut self) -> impl Future<Output = ()>;
+
+    /// Wait `n` ticks in one go: what a connection waiting for its next request, with
+    /// nothing else to do, waits for its idle limit (`Limits::idle_ticks`, HTTP). The
+    /// default waits for `n` times [`Tick::tick`]; a `Tick` on a timer should start
+    /// one timer for the whole time instead, so that the waiting connection sleeps
+    /// until a request or the limit comes:
+    ///
+    /// ```
+    /// use core::future::Future;
+    /// use emcp::transport::asynch::Tick;
+    ///
+    /// /// Ticks of 5 ms; on Embassy each wait is an `embassy_time::Timer`.
+    /// struct Ticks;
+    /// # async fn after_ms(_: u64) {}
+    /// impl Tick for Ticks {
+    ///     fn tick(&mut self) -> impl Future<Output = ()> {
+    ///         after_ms(5) // Timer::after_millis(5)
+    ///     }
+    ///     fn ticks(&mut self, n: u32) -> impl Future<Output = ()> {
+    ///         after_ms(5 * u64::from(n)) // one timer, not n
+    ///     }
+    /// }
+    /// ```
+    fn ticks(&mut self, n: u32) -> impl Future<Output = ()> {
+        async move {
+            for _ in 0..n {
+                self.tick().await;
+            }
+        }
+    }
 }
 
 impl<F, T> Tick for F
