@@ -38,7 +38,7 @@ pub const fn is_object(text: &str) -> bool {
 
 /// The byte at `i`, or 0 past the end (0 is never valid where a byte is tested).
 /// (A slice pattern rather than indexing: no panic path, and usable in `const`.)
-const fn byte(s: &[u8], i: usize) -> u8 {
+pub(crate) const fn byte(s: &[u8], i: usize) -> u8 {
     match s.split_at_checked(i) {
         Some((_, [b, ..])) => *b,
         _ => 0,
@@ -46,7 +46,7 @@ const fn byte(s: &[u8], i: usize) -> u8 {
 }
 
 /// The index of the first byte at or after `i` that is not JSON whitespace.
-const fn ws(s: &[u8], mut i: usize) -> usize {
+pub(crate) const fn ws(s: &[u8], mut i: usize) -> usize {
     while matches!(byte(s, i), b' ' | b'\t' | b'\n' | b'\r') {
         i += 1;
     }

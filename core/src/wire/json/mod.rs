@@ -84,7 +84,7 @@ pub mod scanner;
 mod swar;
 pub mod writer;
 
-mod konst;
+pub(crate) mod konst;
 pub use konst::is_object;
 
 pub(crate) use find::find_quote_or_backslash;

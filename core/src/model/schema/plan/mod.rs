@@ -30,6 +30,8 @@ use super::{
     check_bounds, first_missing, given_before, is_type, json_eq, type_matches, Rule, Violation,
     PROPERTY_KEYS, SCHEMA_KEYS, TYPE_NAMES,
 };
+// The const walkers share the compile-time JSON validator's byte reader.
+use crate::wire::json::konst::{byte, ws as skip_ws};
 use crate::wire::json::scanner::same_bytes;
 use crate::wire::json::Value;
 
@@ -743,21 +745,6 @@ const fn member(s: &[u8], i: usize) -> Step {
         value: (start, end),
         next,
     }
-}
-
-/// The byte at `i`, 0 past the end (no JSON token starts with it).
-const fn byte(s: &[u8], i: usize) -> u8 {
-    match s.split_at_checked(i) {
-        Some((_, [b, ..])) => *b,
-        _ => 0,
-    }
-}
-
-const fn skip_ws(s: &[u8], mut i: usize) -> usize {
-    while matches!(byte(s, i), b' ' | b'\t' | b'\n' | b'\r') {
-        i += 1;
-    }
-    i
 }
 
 /// The string whose opening quote is at `i`: the index after its closing quote, and
