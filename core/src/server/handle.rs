@@ -34,7 +34,9 @@ use crate::wire::rpc::Notification;
 use crate::wire::rpc::Request;
 use crate::wire::version::Version;
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     /// Handle one frame from a [`crate::wire::framing::Framer`].
     pub fn handle_frame(&mut self, frame: Frame<'_>, out: &mut dyn Sink) {
         match frame {

@@ -26,7 +26,9 @@ pub(super) struct Job {
     pub(super) owes: bool,
 }
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     /// Continue pending jobs one step each and send change notifications. Returns true
     /// while jobs can make progress (call again soon): [`Server::busy`]. A call waiting
     /// for the client's input does not count until the input has arrived.

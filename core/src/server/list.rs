@@ -42,7 +42,9 @@ pub(super) fn count(f: &dyn Fn(usize) -> bool) -> usize {
         .unwrap_or(MAX_DESCRIPTORS)
 }
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     /// Whether descriptor `i` of the kind `list` (a `*/list` method) walks exists and,
     /// given a writer, write it.
     pub(super) fn item(&self, list: Method, i: usize, w: Option<&mut JsonWriter<'_>>) -> bool {

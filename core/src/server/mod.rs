@@ -76,7 +76,13 @@ pub enum Era {
 /// (default 2), `W` tool calls waiting for the client's input in the legacy era
 /// (default 0: such calls cannot ask; with the `input` feature each slot keeps
 /// `input::MAX_WAIT_ARGS` + `input::MAX_WAIT_ANSWERS` bytes).
-pub struct Server<D: Device, const L: usize = 4, const J: usize = 2, const W: usize = 0> {
+pub struct Server<
+    D: Device,
+    const L: usize = 4,
+    const J: usize = 2,
+    const W: usize = 0,
+    const K: usize = 0,
+> {
     device: D,
     config: Config,
     /// Version negotiated by `initialize` (legacy-era requests).
@@ -105,7 +111,9 @@ pub struct Server<D: Device, const L: usize = 4, const J: usize = 2, const W: us
     waits: heapless::Vec<Waiting, W>,
 }
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     /// A server for `device`. Checks the device's static descriptors: every schema must
     /// be a JSON object, every template valid, and at most [`MAX_RESOURCES`] resources.
     pub fn new(device: D, config: Config) -> Result<Self, ConfigError> {

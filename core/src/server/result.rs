@@ -28,7 +28,9 @@ pub(super) fn write_versions(w: &mut JsonWriter<'_>) {
     w.end_array();
 }
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     pub(super) fn empty_result(&self, id: Id<'_>, out: &mut dyn Sink) {
         let mut w = JsonWriter::new(out);
         rpc::begin_result(&mut w, id);

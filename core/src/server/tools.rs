@@ -21,7 +21,9 @@ use crate::wire::rpc;
 use crate::wire::rpc::Id;
 use crate::wire::rpc::Request;
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     pub(super) fn call_tool<'a>(
         &mut self,
         r: Request<'a>,

@@ -21,8 +21,15 @@ use crate::wire::json::{IoSink, Sink, SinkError};
 pub const READ_CHUNK: usize = if cfg!(emcp_fast) { 4096 } else { 256 };
 
 /// Feed received bytes: frame them and handle every complete line.
-pub fn feed<D: Device, F: Frames + ?Sized, const L: usize, const J: usize, const W: usize>(
-    server: &mut Server<D, L, J, W>,
+pub fn feed<
+    D: Device,
+    F: Frames + ?Sized,
+    const L: usize,
+    const J: usize,
+    const W: usize,
+    const K: usize,
+>(
+    server: &mut Server<D, L, J, W, K>,
     framer: &mut F,
     mut bytes: &[u8],
     out: &mut dyn Sink,
@@ -52,8 +59,8 @@ pub enum ServeError<R, W> {
 /// step that wrote (a slow job's progress goes out as it happens). At end of input a
 /// final unterminated line is still handled and pending jobs run to completion, so
 /// nothing accepted is lost.
-pub fn serve<D, F, R, W, const L: usize, const J: usize, const WAIT: usize>(
-    server: &mut Server<D, L, J, WAIT>,
+pub fn serve<D, F, R, W, const L: usize, const J: usize, const WAIT: usize, const K: usize>(
+    server: &mut Server<D, L, J, WAIT, K>,
     framer: &mut F,
     reader: &mut R,
     writer: &mut W,
@@ -93,8 +100,8 @@ where
 /// One [`Server::poll`] while no input waits; returns [`Server::busy`]. What the jobs
 /// wrote (progress, log messages, results) is flushed at once, so a long job's progress
 /// reaches the client while the job runs, not with its result.
-fn step<D, R, W, const L: usize, const J: usize, const WAIT: usize>(
-    server: &mut Server<D, L, J, WAIT>,
+fn step<D, R, W, const L: usize, const J: usize, const WAIT: usize, const K: usize>(
+    server: &mut Server<D, L, J, WAIT, K>,
     out: &mut IoSink<&mut W>,
 ) -> Result<bool, ServeError<R, W::Error>>
 where

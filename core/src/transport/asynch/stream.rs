@@ -49,8 +49,18 @@ use crate::wire::json::SliceSink;
 ///
 /// The reader's or the writer's error; the server is left as it was (call
 /// [`Server::reset`] before serving another link, as the link was lost).
-pub async fn serve<D, F, R, W, T, const L: usize, const J: usize, const WAIT: usize>(
-    server: &mut Server<D, L, J, WAIT>,
+pub async fn serve<
+    D,
+    F,
+    R,
+    W,
+    T,
+    const L: usize,
+    const J: usize,
+    const WAIT: usize,
+    const K: usize,
+>(
+    server: &mut Server<D, L, J, WAIT, K>,
     framer: &mut F,
     reader: &mut R,
     writer: &mut W,
@@ -105,8 +115,8 @@ where
 
 /// One [`Server::poll`] into `tx_buf`, written out and flushed when it wrote anything;
 /// returns [`Server::busy`].
-async fn poll<D, W, R, const L: usize, const J: usize, const WAIT: usize>(
-    server: &mut Server<D, L, J, WAIT>,
+async fn poll<D, W, R, const L: usize, const J: usize, const WAIT: usize, const K: usize>(
+    server: &mut Server<D, L, J, WAIT, K>,
     tx_buf: &mut [u8],
     writer: &mut W,
 ) -> Result<bool, ServeError<R, W::Error>>

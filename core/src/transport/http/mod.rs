@@ -255,8 +255,8 @@ pub enum Served<'a> {
 /// request boundary) on `conn`. `scratch` holds the first response line while the
 /// status is chosen (≥ 256 bytes recommended; longer responses stream). `input`
 /// should hold at least a head and [`Policy::max_body`].
-pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize>(
-    server: &mut Server<D, L, J, W>,
+pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize, const K: usize>(
+    server: &mut Server<D, L, J, W, K>,
     sessions: &mut Sessions,
     policy: &Policy,
     input: &'a [u8],
