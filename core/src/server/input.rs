@@ -147,6 +147,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             progress_token: job.progress_token.as_deref(),
             log_level: job.log_level,
             caps: wait.caps,
+            #[cfg(feature = "tasks")]
+            tasks: false,
         };
         let mut g = Guard::new(out);
         let args = json::parse(&wait.args).ok();

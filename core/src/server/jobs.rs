@@ -42,6 +42,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// step each (for a transport that answers each request on its own stream).
     /// Returns true while jobs remain.
     pub fn poll_jobs(&mut self, out: &mut dyn Sink) -> bool {
+        #[cfg(feature = "tasks")]
+        self.poll_tasks(out);
         let mut i = 0;
         while i < self.jobs.len() {
             if !self.step_job(i, out) {
@@ -105,6 +107,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             log_level: job.log_level,
             #[cfg(feature = "input")]
             caps: crate::device::input::Capabilities::default(),
+            #[cfg(feature = "tasks")]
+            tasks: false,
         };
         let mut g = Guard::new(out);
         let mut call = ToolCall::new(JsonWriter::new(g.sink()), ex, job.tool, None);

@@ -44,6 +44,8 @@ mod prompts;
 mod resources;
 mod result;
 mod subscribe;
+#[cfg(feature = "tasks")]
+mod tasks;
 #[cfg(test)]
 mod tests;
 mod tools;
@@ -109,6 +111,9 @@ pub struct Server<
     /// Tool calls waiting for the client's responses (legacy era).
     #[cfg(feature = "input")]
     waits: heapless::Vec<Waiting, W>,
+    /// The task table (feature `tasks`).
+    #[cfg(feature = "tasks")]
+    tasks: tasks::Table<K>,
 }
 
 impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
@@ -158,6 +163,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             next_request: 1,
             #[cfg(feature = "input")]
             waits: heapless::Vec::new(),
+            #[cfg(feature = "tasks")]
+            tasks: tasks::Table::new(),
         })
     }
 
@@ -182,6 +189,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// True while tool jobs can make progress ([`Server::poll`] has work). A call
     /// waiting for the client's input is not counted until the input has arrived.
     pub fn busy(&self) -> bool {
+        #[cfg(feature = "tasks")]
+        if self.tasks_busy() {
+            return true;
+        }
         self.jobs.iter().any(|j| self.runnable(j))
     }
 
@@ -202,6 +213,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// Whether the request with this id (JSON text) is still being served by a
     /// pending job (a transport keeps its stream open meanwhile).
     pub fn is_pending(&self, request: &[u8]) -> bool {
+        #[cfg(feature = "tasks")]
+        if self.task_waits(request) {
+            return true;
+        }
         self.jobs.iter().any(|j| j.id.as_slice() == request)
     }
 
@@ -214,10 +229,22 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         self.jobs.clear();
         #[cfg(feature = "input")]
         self.waits.clear();
+        // The session's tasks go with it; 2026-07-28 tasks belong to no session.
+        #[cfg(feature = "tasks")]
+        self.drop_tasks(true);
         self.subs.clear();
         self.session_version = None;
         self.session_log = None;
         self.changed = 0;
+    }
+
+    /// The client is gone for good (end of input on a stream): cancel every task
+    /// still running and forget all tasks (feature `tasks`), so that nothing is left
+    /// for [`Server::poll`] — a serve loop draining its jobs at end of input does not
+    /// wait for a task no one will fetch.
+    #[cfg(feature = "tasks")]
+    pub fn end_tasks(&mut self) {
+        self.drop_tasks(false);
     }
 
     /// Mark a resource changed by URI; subscribers hear of it at the next

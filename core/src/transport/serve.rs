@@ -87,6 +87,9 @@ where
             if let Some(frame) = framer.finish() {
                 server.handle_frame(frame, &mut out);
             }
+            // No one is left to fetch a task: the drain below waits for jobs only.
+            #[cfg(feature = "tasks")]
+            server.end_tasks();
             check(&mut out)?;
             while step(server, &mut out)? {}
             return flush(&mut out);

@@ -446,8 +446,9 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize, cons
 
 /// Whether a 2026-07-28 request's headers contradict its body: `MCP-Protocol-Version`
 /// unlike the `_meta` version, `Mcp-Method` missing or unlike `method`, `Mcp-Name`
-/// missing or unlike `params.name` (tools/call, prompts/get) or `params.uri`
-/// (resources/read).
+/// missing or unlike `params.name` (tools/call, prompts/get), `params.uri`
+/// (resources/read) or, with feature `tasks`, `params.taskId` (tasks/get,
+/// tasks/update, tasks/cancel).
 pub fn headers_disagree(
     head: &head::Head<'_>,
     version: Str<'_>,
@@ -468,6 +469,12 @@ pub fn headers_disagree(
         Some("name")
     } else if method.eq_str("resources/read") {
         Some("uri")
+    } else if cfg!(feature = "tasks")
+        && ["tasks/get", "tasks/update", "tasks/cancel"]
+            .iter()
+            .any(|m| method.eq_str(m))
+    {
+        Some("taskId")
     } else {
         None
     };

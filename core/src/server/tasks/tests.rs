@@ -1,0 +1,1 @@
+//! Unit tests of tasks: both eras, every method and error.
