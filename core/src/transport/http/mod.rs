@@ -447,8 +447,9 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize, cons
 /// Whether a 2026-07-28 request's headers contradict its body: `MCP-Protocol-Version`
 /// unlike the `_meta` version, `Mcp-Method` missing or unlike `method`, `Mcp-Name`
 /// missing or unlike `params.name` (tools/call, prompts/get), `params.uri`
-/// (resources/read) or, with feature `tasks`, `params.taskId` (tasks/get,
-/// tasks/update, tasks/cancel).
+/// (resources/read) or `params.taskId` (tasks/get, tasks/update, tasks/cancel: checked
+/// with or without the feature `tasks`, so that a bridge in front of a server with
+/// tasks checks them too).
 pub fn headers_disagree(
     head: &head::Head<'_>,
     version: Str<'_>,
@@ -469,10 +470,9 @@ pub fn headers_disagree(
         Some("name")
     } else if method.eq_str("resources/read") {
         Some("uri")
-    } else if cfg!(feature = "tasks")
-        && ["tasks/get", "tasks/update", "tasks/cancel"]
-            .iter()
-            .any(|m| method.eq_str(m))
+    } else if ["tasks/get", "tasks/update", "tasks/cancel"]
+        .iter()
+        .any(|m| method.eq_str(m))
     {
         Some("taskId")
     } else {
