@@ -55,10 +55,11 @@ pub enum ServeError<R, W> {
 /// Serve one connection until the reader reports end of input (`Ok(0)`).
 ///
 /// Pending jobs run while no input waits. The writer is flushed when the reader has
-/// nothing more (pipelined requests' responses share one flush) and after each job
-/// step that wrote (a slow job's progress goes out as it happens). At end of input a
-/// final unterminated line is still handled and pending jobs run to completion, so
-/// nothing accepted is lost.
+/// nothing more (pipelined requests' responses share one flush), before jobs run on,
+/// and after each job step that wrote (a slow job's progress goes out as it happens).
+/// At end of input a final unterminated line is still handled and pending jobs run to
+/// completion, so nothing accepted is lost; tasks (feature `tasks`) are cancelled
+/// then, as no one is left to fetch them.
 pub fn serve<D, F, R, W, const L: usize, const J: usize, const WAIT: usize, const K: usize>(
     server: &mut Server<D, L, J, WAIT, K>,
     framer: &mut F,
@@ -75,12 +76,14 @@ where
     let mut out = IoSink::new(writer);
     loop {
         let mut ready = reader.read_ready().map_err(ServeError::Read)?;
+        if !ready {
+            // The answers so far go out before jobs run on: a job (or a task) that
+            // runs long must not hold back the answers to other requests.
+            flush(&mut out)?;
+        }
         while server.busy() && !ready {
             step(server, &mut out)?;
             ready = reader.read_ready().map_err(ServeError::Read)?;
-        }
-        if !ready {
-            flush(&mut out)?;
         }
         let n = reader.read(&mut buf).map_err(ServeError::Read)?;
         if n == 0 {
