@@ -1,5 +1,5 @@
 //! Timestamps on the wire: ISO 8601 / RFC 3339 text from milliseconds since the Unix
-//! epoch (the device's clock, [`crate::Device::now_ms`]).
+//! epoch (a device's clock; with the feature `tasks`, `Device::now_ms`).
 
 /// Length of [`iso8601`]'s text: `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 pub const ISO8601_LEN: usize = 24;
