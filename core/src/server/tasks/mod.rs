@@ -84,7 +84,8 @@ use crate::wire::rpc::Id;
 use crate::wire::rpc::OwnedId;
 
 mod methods;
-#[cfg(test)]
+// The tests speak both eras.
+#[cfg(all(test, feature = "legacy", feature = "stateless"))]
 mod tests;
 mod write;
 
