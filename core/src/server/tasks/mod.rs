@@ -45,7 +45,7 @@
 //! bytes and its length), up to [`crate::device::input::MAX_ASKS`] 4-byte key
 //! hashes, the failure message (a `&'static str`) and, for a 2025-11-25 `tasks/result`
 //! waiting for the end, the request id ([`crate::wire::rpc::MAX_ID_LEN`] = 64 bytes):
-//! about 210 bytes on a 32-bit target, 240 on a 64-bit host.
+//! about 220 bytes on a 32-bit target, 248 on a 64-bit host.
 //!
 //! [`Step::Pending`]: crate::Step::Pending
 //! [`Step::Done`]: crate::Step::Done

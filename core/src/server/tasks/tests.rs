@@ -738,3 +738,11 @@ fn legacy_task_asks_are_input_required_and_the_session_end_drops_them() {
     assert_eq!(code(&get(&mut s, &stateless)), -32602);
     assert!(!s.busy());
 }
+
+/// The RAM per task slot stated in the module docs.
+#[test]
+fn a_task_slot_is_about_as_large_as_documented() {
+    let size = core::mem::size_of::<Option<super::Task>>();
+    std::println!("task slot: {size} bytes");
+    assert!(size <= 256, "{size}");
+}
