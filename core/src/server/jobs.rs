@@ -43,7 +43,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// Returns true while jobs remain.
     pub fn poll_jobs(&mut self, out: &mut dyn Sink) -> bool {
         #[cfg(feature = "tasks")]
-        self.poll_tasks(out);
+        self.poll_tasks(out, None);
         let mut i = 0;
         while i < self.jobs.len() {
             if !self.step_job(i, out) {
@@ -58,6 +58,11 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// transport where each request's connection drives its own job (async HTTP).
     /// Returns whether the request is still pending ([`Server::is_pending`]).
     pub fn poll_job(&mut self, request: &[u8], out: &mut dyn Sink) -> bool {
+        // A 2025-11-25 `tasks/result` waiting for its task (feature `tasks`).
+        #[cfg(feature = "tasks")]
+        if self.task_waits(request) {
+            self.poll_tasks(out, Some(request));
+        }
         if let Some(i) = self.jobs.iter().position(|j| j.id.as_slice() == request) {
             self.step_job(i, out);
         }

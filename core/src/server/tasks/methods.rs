@@ -79,8 +79,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             }
             _ => {}
         }
+        self.run_tasks();
         let now = self.device.now_ms();
-        self.expire_tasks(now);
         if method == M::List {
             return self.list_tasks(r, out);
         }

@@ -399,23 +399,38 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         }
     }
 
-    /// One round of every working task; a 2025-11-25 `tasks/result` waiting for a
-    /// task that ended is answered into `out`.
-    pub(super) fn poll_tasks(&mut self, out: &mut dyn Sink) {
+    /// One round of every working task; the 2025-11-25 `tasks/result` requests
+    /// waiting for a task that ended are answered into `out` (`only`: just the one
+    /// with this id, as JSON text).
+    pub(super) fn poll_tasks(&mut self, out: &mut dyn Sink, only: Option<&[u8]>) {
         if self.tasks.is_empty() {
             return;
         }
+        self.run_tasks();
+        for i in 0..K {
+            let waits = self.tasks.get(i).and_then(|t| t.waiter.as_deref());
+            if waits.is_some_and(|w| only.is_none_or(|o| o == w)) {
+                self.answer_waiter(i, out);
+            }
+        }
+    }
+
+    /// One round of every working task (their content goes nowhere). Also run when
+    /// a client asks about a task, so that a transport that polls only the requests it
+    /// holds open (async HTTP) still moves tasks on.
+    pub(super) fn run_tasks(&mut self) {
         let now = self.device.now_ms();
         self.expire_tasks(now);
         for i in 0..K {
-            let Some(t) = self.tasks.get(i) else { continue };
-            if t.status == TaskStatus::Working {
-                let round = self.run_round(i, None);
-                if let Some(round) = round {
+            if self
+                .tasks
+                .get(i)
+                .is_some_and(|t| t.status == TaskStatus::Working)
+            {
+                if let Some(round) = self.run_round(i, None) {
                     self.apply_round(i, round, &[], now);
                 }
             }
-            self.answer_waiter(i, out);
         }
     }
 
