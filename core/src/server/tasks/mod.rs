@@ -262,9 +262,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         }
     }
 
-    /// Whether the server offers tasks: slots, and a key to derive ids from.
+    /// Whether the server offers tasks (advertises them, answers `tasks/*`): tools,
+    /// slots, and a key to derive ids from.
     pub(super) fn offers_tasks(&self) -> bool {
-        K > 0 && self.has_tools()
+        K > 0 && self.has_tools() && self.state_key.is_some()
     }
 
     /// Before a tool runs: whether it becomes a task if it takes long, or the error

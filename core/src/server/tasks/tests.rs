@@ -582,6 +582,12 @@ fn a_full_table_refuses_new_tasks_and_keeps_the_old() {
 fn no_key_no_tasks() {
     let mut s = S::new(Dev::default(), Config::new("t", "1")).unwrap();
     assert_eq!(code(&call(&mut s, "must", true)), -32603);
+    let d = one(&mut s, &req("server/discover", json!({}), false));
+    assert!(
+        d["result"]["capabilities"].get("extensions").is_none(),
+        "not offered"
+    );
+    assert_eq!(code(&get(&mut s, "x")), -32601);
     let mut out = Collect(Vec::new());
     s.handle(
         req("tools/call", json!({"name": "slow"}), true).as_bytes(),
