@@ -22,7 +22,9 @@
 # scenarios that --requirements also runs are listed separately). A scenario passes
 # when none of its checks is FAILURE (WARNING does not fail it, as in the suite).
 # Exit status is the suite's own (0 when every required scenario passes, or when
-# all failures are in the --expected-failures baseline).
+# all failures are in the --expected-failures baseline), and 1 when
+# $CONFORMANCE_MUST_PASS (a regular expression, e.g. ^tasks-) is set and a not-scored
+# scenario it matches failed, or none it matches ran.
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
@@ -65,7 +67,8 @@ if [ "$req" != "-" ]; then
         | awk '/^Server scenarios/{on=1; next} on && /^[[:space:]]*$/{exit} on && /^  - /{print $2}')"
 fi
 
-REQUIRED="$required" REQ="$req" ELAPSED="$elapsed" "$node" - "$out" <<'JS'
+set +e
+MUST_PASS="${CONFORMANCE_MUST_PASS:-}" REQUIRED="$required" REQ="$req" ELAPSED="$elapsed" "$node" - "$out" <<'JS'
 const fs = require('fs');
 const path = require('path');
 const out = process.argv[2];
@@ -94,9 +97,19 @@ if (required.length > 0) {
   let passed = 0;
   for (const s of required) { show(s, results.get(s)); if (ok(results.get(s))) passed++; }
   const extra = [...results.keys()].filter((s) => !required.includes(s)).sort();
+  const must = process.env.MUST_PASS ? new RegExp(process.env.MUST_PASS) : null;
   if (extra.length > 0) {
     console.log(`not scored for ${req} (extension/pending, run for information):`);
-    for (const s of extra) console.log(`  ${ok(results.get(s)) ? '✓' : '✗'} ${s}`);
+    for (const s of extra) {
+      if (must && must.test(s)) show(`${s} (must pass)`, results.get(s));
+      else console.log(`  ${ok(results.get(s)) ? '✓' : '✗'} ${s}`);
+    }
+  }
+  if (must) {
+    const matched = extra.filter((s) => must.test(s));
+    const failed = matched.filter((s) => !ok(results.get(s)));
+    console.log(`must pass (${process.env.MUST_PASS}): ${matched.length - failed.length} of ${matched.length} passed`);
+    if (matched.length === 0 || failed.length > 0) process.exitCode = 1;
   }
   console.log(`time: ${process.env.ELAPSED}s`);
   console.log(`conformance ${req}: ${passed} passed, ${required.length - passed} failed`);
@@ -108,6 +121,9 @@ if (required.length > 0) {
   console.log(`conformance: ${passed} passed, ${names.length - passed} failed`);
 }
 JS
+summary=$?
+set -e
+[ "$summary" -eq 0 ] || status=1
 
 if [ "$status" -ne 0 ]; then
     echo "conformance: suite exited with status $status (full output: $out/run.log)" >&2

@@ -48,7 +48,8 @@
 //!   [`subscription`](state::subscription) (subscriptions, and
 //!   [`ChangeFlags`](state::subscription::ChangeFlags) raised from interrupts),
 //!   [`policy`](state::policy) (authorization verdicts, rate limits),
-//!   `seal` (feature `input`: the key that seals `requestState` with HMAC-SHA-256).
+//!   `seal` (feature `input`: the key that seals `requestState` with HMAC-SHA-256),
+//!   `task` (feature `tasks`: a task's status, id and the input it waits for).
 //! - [`server`] — [`Server`] and [`Config`]: era selection, capability gating, routing,
 //!   pending jobs, the output guard; [`Era`].
 //! - [`transport`] — [`serve`](transport::serve) ([`feed`](transport::serve::feed) for
@@ -63,8 +64,9 @@
 //! [`DEFAULT_LINE_LEN`](wire::framing::DEFAULT_LINE_LEN)); JSON nesting
 //! [`MAX_DEPTH`](wire::json::MAX_DEPTH); id and progress-token length
 //! [`MAX_ID_LEN`](wire::rpc::MAX_ID_LEN); URI length
-//! [`MAX_URI_LEN`](server::MAX_URI_LEN); listen streams `L`, pending jobs `J` and
-//! input-wait slots `W` of [`Server<D, L, J, W>`](Server); subscribable resources
+//! [`MAX_URI_LEN`](server::MAX_URI_LEN); listen streams `L`, pending jobs `J`,
+//! input-wait slots `W` and task slots `K` of [`Server<D, L, J, W, K>`](Server);
+//! subscribable resources
 //! [`MAX_RESOURCES`](state::subscription::MAX_RESOURCES); template variables
 //! [`MAX_VARS`](model::template::MAX_VARS); completion values
 //! [`MAX_COMPLETIONS`](device::MAX_COMPLETIONS); properties of a compiled schema
@@ -105,6 +107,12 @@
 //! - `http` — `transport::http`: Streamable HTTP on one POST endpoint (`httparse`).
 //! - `input` — input-required results and server-to-client requests (elicitation,
 //!   sampling, roots), with an HMAC-SHA-256-sealed `requestState` (`hmac`, `sha2`).
+//! - `tasks` — MCP tasks (implies `input`): a long tool call answered at once with a
+//!   task the client polls, in both eras (the 2026-07-28 extension
+//!   `io.modelcontextprotocol/tasks`, the 2025-11-25 experimental tasks), in the `K`
+//!   slots of [`Server`]; results are written again by `Device::task_result` when
+//!   fetched, never kept; ids are HMAC-derived from the `requestState` key; time is
+//!   `Device::now_ms`.
 //! - `async` — `transport::asynch`: an async serve loop over `embedded-io-async`, and
 //!   (with `http`) one task per HTTP connection sharing one server through an
 //!   `embassy-sync` mutex (`embedded-io-async`, `embassy-futures`, `embassy-sync`; no

@@ -146,13 +146,15 @@ fn is_response_to(line: &[u8], id: &[u8]) -> bool {
         .is_ok_and(|v| v.get("method").is_none() && v.get("id").is_some_and(|i| i.raw() == id))
 }
 
-struct Shared<D: Device, const L: usize, const J: usize, const W: usize> {
-    server: Server<D, L, J, W>,
+struct Shared<D: Device, const L: usize, const J: usize, const W: usize, const K: usize> {
+    server: Server<D, L, J, W, K>,
     sessions: Sessions,
     streams: Vec<Open>,
 }
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Shared<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Shared<D, L, J, W, K>
+{
     /// Continue pending jobs and send change notifications, each line to its stream.
     fn poll(&mut self) {
         let mut router = Router {
@@ -214,9 +216,9 @@ pub fn session_seed() -> u64 {
 /// # Errors
 ///
 /// The listener's error.
-pub fn serve_http<D, const L: usize, const J: usize, const W: usize>(
+pub fn serve_http<D, const L: usize, const J: usize, const W: usize, const K: usize>(
     listener: TcpListener,
-    server: Server<D, L, J, W>,
+    server: Server<D, L, J, W, K>,
     policy: Policy,
     seed: u64,
 ) -> io::Result<()>
@@ -230,10 +232,10 @@ where
 /// serves (`NAME: serving MCP at http://ADDR/mcp`), then [`serve_http`] with a fresh
 /// [`session_seed`] until accepting fails. A failure is reported on stderr as
 /// `NAME: ...` and gives a failing exit status.
-pub fn run_http<D, const L: usize, const J: usize, const W: usize>(
+pub fn run_http<D, const L: usize, const J: usize, const W: usize, const K: usize>(
     name: &str,
     addr: &str,
-    server: Server<D, L, J, W>,
+    server: Server<D, L, J, W, K>,
     policy: Policy,
 ) -> ExitCode
 where
@@ -261,9 +263,9 @@ where
 /// # Errors
 ///
 /// The listener's error.
-pub fn serve_http_bounded<D, const L: usize, const J: usize, const W: usize>(
+pub fn serve_http_bounded<D, const L: usize, const J: usize, const W: usize, const K: usize>(
     listener: TcpListener,
-    server: Server<D, L, J, W>,
+    server: Server<D, L, J, W, K>,
     policy: Policy,
     seed: u64,
     limits: Limits,
@@ -364,9 +366,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// Serve one connection: requests one after another (keep-alive), until the peer
 /// closes, asks to close, or the connection becomes an open stream.
-fn connection<D: Device, const L: usize, const J: usize, const W: usize>(
+fn connection<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>(
     mut stream: TcpStream,
-    shared: &Mutex<Shared<D, L, J, W>>,
+    shared: &Mutex<Shared<D, L, J, W, K>>,
     policy: &Policy,
     idle_timeout: Duration,
 ) -> io::Result<()> {

@@ -25,8 +25,8 @@ const BUF_LEN: usize = 64 * 1024;
 /// # Errors
 ///
 /// Writing to stdout failed (e.g. the client went away).
-pub fn serve_stdio<D: Device, const L: usize, const J: usize, const W: usize>(
-    server: &mut Server<D, L, J, W>,
+pub fn serve_stdio<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>(
+    server: &mut Server<D, L, J, W, K>,
 ) -> io::Result<()> {
     let mut framer: Box<Framer<DEFAULT_LINE_LEN>> = Box::default();
     let mut input = Stdin::new();

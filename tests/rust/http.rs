@@ -224,6 +224,19 @@ fn headers_unlike_the_body_get_32020() {
         .as_bytes(),
     );
     assert!(out.contains("-32020"), "{out}");
+    // tasks/get, tasks/update, tasks/cancel: Mcp-Name must be the taskId (checked by
+    // the transport, tasks or not: this board has none, so a match is -32601).
+    for (name, id, code) in [
+        (Some("other-task"), 7, "-32020"),
+        (None, 8, "-32020"),
+        (Some("t-1"), 9, "-32601"),
+    ] {
+        let (out, _) = c.feed(stateless("tasks/get", name, id, r#""taskId":"t-1""#).as_bytes());
+        assert!(
+            out.contains(&format!(r#""id":{id},"error":{{"code":{code}"#)),
+            "{out}"
+        );
+    }
     // Surrounding whitespace in a header value is not part of it.
     let (out, _) = c.feed(
         stateless(

@@ -21,6 +21,10 @@ pub(crate) struct Exchange<'a> {
     /// The input capabilities the client declared.
     #[cfg(feature = "input")]
     pub caps: crate::device::input::Capabilities,
+    /// Feature `tasks`: the client accepts a task for this request (2026-07-28: the
+    /// request's `_meta` declares the tasks extension; 2025-11-25: `params.task`).
+    #[cfg(feature = "tasks")]
+    pub tasks: bool,
 }
 
 impl<'a> Exchange<'a> {

@@ -127,11 +127,40 @@ pub(crate) struct Input<'a> {
     pub can_wait: bool,
     /// A capability the handler required and the client lacks (-32021).
     pub missing: Option<Capability>,
+    /// Feature `tasks`: the round belongs to a task.
+    #[cfg(feature = "tasks")]
+    pub task: Option<TaskRound<'a>>,
+}
+
+/// A round of a task's handler (feature `tasks`): what it may see and ask.
+///
+/// A task's input requests are not kept as text: the task keeps the hashes of the
+/// unanswered keys ([`crate::state::task::key_hash`]), and `tasks/get` calls the
+/// handler again (a *replay*: same state, no responses) to write the requests still
+/// unanswered. A round that asks must therefore ask the same given the same state,
+/// as a 2026-07-28 input-required round must.
+#[cfg(feature = "tasks")]
+#[derive(Debug, Default)]
+pub(crate) struct TaskRound<'a> {
+    /// Write the unanswered requests as `inputRequests` members, and nothing else.
+    pub replay: bool,
+    /// The unanswered requests before this round (the responses seen are for these).
+    pub pending: &'a [u32],
+    /// Requests made this round that were not pending already.
+    pub asked: heapless::Vec<u32, MAX_ASKS>,
 }
 
 impl<'a> Input<'a> {
     /// The client's response for `key`, when it sent one (`null` counts as none).
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
+        // A task sees responses to its unanswered requests only.
+        #[cfg(feature = "tasks")]
+        if let Some(t) = &self.task {
+            let hash = crate::state::task::key_hash(key.as_bytes());
+            if t.replay || !t.pending.contains(&hash) {
+                return None;
+            }
+        }
         self.inputs
             .and_then(|i| i.get(key))
             .filter(|v| !v.is_null())
@@ -173,6 +202,28 @@ impl<'a> Input<'a> {
         c: Capability,
         params: &dyn Fn(&mut JsonWriter<'_>),
     ) -> bool {
+        #[cfg(feature = "tasks")]
+        if let Some(t) = &mut self.task {
+            if !ex.caps.has(c) || key.len() > MAX_KEY {
+                return false;
+            }
+            let hash = crate::state::task::key_hash(key.as_bytes());
+            if t.replay {
+                if t.pending.contains(&hash) {
+                    w.key(key);
+                    w.begin_object();
+                    w.key_lit("method");
+                    w.str_lit(c.method());
+                    w.key_lit("params");
+                    params(w);
+                    w.end_object();
+                }
+                return true;
+            }
+            return t.pending.contains(&hash)
+                || t.asked.contains(&hash)
+                || t.asked.push(hash).is_ok();
+        }
         if !ex.caps.has(c) || !(idle || self.asking || !self.asks.is_empty()) {
             return false;
         }

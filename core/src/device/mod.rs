@@ -188,6 +188,25 @@ pub trait Device {
     fn complete(&mut self, completion: &mut Completion<'_>) {
         let _ = completion;
     }
+    /// Milliseconds on the device's clock (feature `tasks`): a task's `createdAt`,
+    /// `lastUpdatedAt` and its expiry. With a real-time clock, milliseconds since the
+    /// Unix epoch; without one, milliseconds since boot — timestamps then read as
+    /// early 1970 (epoch-relative), which clients accept and compare correctly. The
+    /// default, 0, stops time: tasks then never expire.
+    #[cfg(feature = "tasks")]
+    fn now_ms(&self) -> u64 {
+        0
+    }
+    /// Write the result of a completed task (feature `tasks`), each time a client
+    /// fetches it (`tasks/get`, `tasks/result`): the server keeps no copy. `call`
+    /// carries the job's last [`ToolCall::state`] and the bytes kept with
+    /// [`ToolCall::set_request_state`] ([`ToolCall::request_state`]); content written
+    /// here is the tool's result, as in [`Device::call_tool`]. The default writes an
+    /// empty result.
+    #[cfg(feature = "tasks")]
+    fn task_result(&mut self, call: &mut ToolCall<'_>) {
+        let _ = call;
+    }
     /// Bit mask of resource indices changed since the last call (e.g. set from an
     /// interrupt through a [`crate::state::subscription::ChangeFlags`]). Called by
     /// [`crate::Server::poll`] and after every request.

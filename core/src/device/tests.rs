@@ -18,6 +18,8 @@ fn call_output(stateless: bool, f: impl FnOnce(&mut ToolCall<'_>)) -> std::strin
         log_level: None,
         #[cfg(feature = "input")]
         caps: crate::device::input::Capabilities::default(),
+        #[cfg(feature = "tasks")]
+        tasks: false,
     };
     let mut call = ToolCall::new(JsonWriter::new(&mut sink), ex, 0, None);
     f(&mut call);
@@ -40,6 +42,8 @@ fn read_entries_end_with_what_follows() {
             log_level: None,
             #[cfg(feature = "input")]
             caps: crate::device::input::Capabilities::default(),
+            #[cfg(feature = "tasks")]
+            tasks: false,
         };
         let mut r = ResourceRead::new(
             JsonWriter::new(&mut sink),

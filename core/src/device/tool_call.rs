@@ -31,6 +31,9 @@ pub struct ToolCall<'a> {
     pub(super) phase: Phase,
     #[cfg(feature = "input")]
     pub(crate) input: crate::device::input::Input<'a>,
+    /// Feature `tasks`: the protocol-level failure the handler reported.
+    #[cfg(feature = "tasks")]
+    pub(crate) failure: Option<&'static str>,
 }
 
 impl<'a> ToolCall<'a> {
@@ -52,6 +55,8 @@ impl<'a> ToolCall<'a> {
             phase: Phase::Idle,
             #[cfg(feature = "input")]
             input: crate::device::input::Input::default(),
+            #[cfg(feature = "tasks")]
+            failure: None,
         }
     }
 
@@ -378,6 +383,28 @@ impl<'a> ToolCall<'a> {
             self.phase = Phase::Closed;
         }
         asked
+    }
+    /// The call failed at the protocol level, not as a tool error (feature `tasks`):
+    /// a task ends `failed` with `error: {code: -32603, message}`; an ordinary call
+    /// returning [`Step::Done`](super::Step::Done) from [`Device::call_tool`](super::Device::call_tool)
+    /// before writing anything is answered with that JSON-RPC error. For a tool error
+    /// the model should see, use [`ToolCall::error`].
+    #[cfg(feature = "tasks")]
+    pub fn fail(&mut self, message: &'static str) {
+        self.failure = Some(message);
+    }
+    /// Whether this round belongs to a task (feature `tasks`): polled by the server,
+    /// its content discarded until [`Device::task_result`](super::Device::task_result)
+    /// writes the result the client fetches.
+    #[cfg(feature = "tasks")]
+    pub fn is_task(&self) -> bool {
+        self.input.task.is_some()
+    }
+    /// Refuse every content block from now on (a task's replay writes only its
+    /// input requests).
+    #[cfg(feature = "tasks")]
+    pub(crate) fn refuse_content(&mut self) {
+        self.phase = Phase::Closed;
     }
     /// Whether any content was written already.
     pub fn written(&self) -> bool {

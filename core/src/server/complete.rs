@@ -14,7 +14,9 @@ use crate::wire::json::JsonWriter;
 use crate::wire::json::Sink;
 use crate::wire::rpc::Request;
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     /// Out of line in the plain forms: apart from the dispatch it would be inlined
     /// into, it takes less code.
     #[cfg_attr(not(emcp_fast), inline(never))]

@@ -18,6 +18,15 @@ pub struct Config {
     pub list_ttl_ms: u32,
     /// `ttlMs` of `resources/read` results (default 0: sensor data is always fresh).
     pub read_ttl_ms: u32,
+    /// Feature `tasks`: how long a task is kept after its creation, in milliseconds
+    /// of [`Device::now_ms`](crate::Device::now_ms) (default 60 000); a 2025-11-25
+    /// client's `task.ttl` may ask for less.
+    #[cfg(feature = "tasks")]
+    pub task_ttl_ms: u32,
+    /// Feature `tasks`: the poll interval suggested to clients (`pollIntervalMs`,
+    /// default 500).
+    #[cfg(feature = "tasks")]
+    pub task_poll_ms: u32,
 }
 
 impl Config {
@@ -31,6 +40,10 @@ impl Config {
             page_size: 16,
             list_ttl_ms: 3_600_000,
             read_ttl_ms: 0,
+            #[cfg(feature = "tasks")]
+            task_ttl_ms: 60_000,
+            #[cfg(feature = "tasks")]
+            task_poll_ms: 500,
         }
     }
     /// Set the title.

@@ -18,6 +18,9 @@ pub(super) enum ErrorData<'a> {
     /// -32021: the capability the request needs.
     #[cfg(feature = "input")]
     Capability(crate::device::input::Capability),
+    /// -32021: the request needs the tasks extension (feature `tasks`).
+    #[cfg(feature = "tasks")]
+    TasksExtension,
 }
 
 #[derive(Clone, Copy)]
@@ -78,6 +81,17 @@ pub(super) fn write_failure(out: &mut dyn Sink, id: Id<'_>, f: Failure<'_>) {
                 w.begin_object();
                 w.key_lit(c.name());
                 w.raw_value(b"{}");
+                w.end_object();
+            }
+            #[cfg(feature = "tasks")]
+            ErrorData::TasksExtension => {
+                w.key_lit("requiredCapabilities");
+                w.begin_object();
+                w.key_lit("extensions");
+                w.begin_object();
+                w.key_lit(crate::wire::mcp::EXT_TASKS);
+                w.raw_value(b"{}");
+                w.end_object();
                 w.end_object();
             }
             ErrorData::None => {}

@@ -34,7 +34,9 @@ use crate::wire::rpc::Notification;
 use crate::wire::rpc::Request;
 use crate::wire::version::Version;
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     /// Handle one frame from a [`crate::wire::framing::Framer`].
     pub fn handle_frame(&mut self, frame: Frame<'_>, out: &mut dyn Sink) {
         match frame {
@@ -192,6 +194,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             log_level,
             #[cfg(feature = "input")]
             caps,
+            #[cfg(feature = "tasks")]
+            tasks: self.accepts_tasks(stateless, meta_caps, r.params),
         };
         self.dispatch(method, r, p, ex, out)
     }
@@ -227,7 +231,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 w.key_lit("supportedVersions");
                 write_versions(&mut w);
                 w.key_lit("capabilities");
-                self.write_capabilities(&mut w);
+                self.write_capabilities(&mut w, true);
                 crate::model::registry::opt_str(&mut w, "instructions", self.config.instructions);
                 self.end_result(&mut w, ex.stateless, Ttl::List);
             }
@@ -254,7 +258,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 w.key_lit("protocolVersion");
                 w.str_lit(version.as_str());
                 w.key_lit("capabilities");
-                self.write_capabilities(&mut w);
+                self.write_capabilities(&mut w, false);
                 w.key_lit("serverInfo");
                 self.config.write_info(&mut w, self.info_plain);
                 crate::model::registry::opt_str(&mut w, "instructions", self.config.instructions);
@@ -294,6 +298,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             }
             Some(M::PromptsGet) if self.has_prompts() => return self.get_prompt(p, ex, out),
             Some(M::Complete) if self.device.completions() => return self.complete(r, p, ex, out),
+            #[cfg(feature = "tasks")]
+            None => return self.task_request(r, ex, out),
             _ => return Err(DispatchError::MethodNotFound.into()),
         }
         Ok(())

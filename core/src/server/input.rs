@@ -76,7 +76,9 @@ impl Waiting {
 
 /// Input-required results and server-to-client requests (see [`crate::device::input`]).
 #[cfg(feature = "input")]
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     /// The input side of a 2026-07-28 tools/call or prompts/get: `inputResponses`, and
     /// `requestState` opened with the server's key for `owner` (-32602 when it does
     /// not verify). Nothing for the legacy era. The caller puts them into the two
@@ -145,6 +147,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             progress_token: job.progress_token.as_deref(),
             log_level: job.log_level,
             caps: wait.caps,
+            #[cfg(feature = "tasks")]
+            tasks: false,
         };
         let mut g = Guard::new(out);
         let args = json::parse(&wait.args).ok();

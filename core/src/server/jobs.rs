@@ -26,7 +26,9 @@ pub(super) struct Job {
     pub(super) owes: bool,
 }
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     /// Continue pending jobs one step each and send change notifications. Returns true
     /// while jobs can make progress (call again soon): [`Server::busy`]. A call waiting
     /// for the client's input does not count until the input has arrived.
@@ -40,6 +42,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     /// step each (for a transport that answers each request on its own stream).
     /// Returns true while jobs remain.
     pub fn poll_jobs(&mut self, out: &mut dyn Sink) -> bool {
+        #[cfg(feature = "tasks")]
+        self.poll_tasks(out, None);
         let mut i = 0;
         while i < self.jobs.len() {
             if !self.step_job(i, out) {
@@ -54,6 +58,11 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     /// transport where each request's connection drives its own job (async HTTP).
     /// Returns whether the request is still pending ([`Server::is_pending`]).
     pub fn poll_job(&mut self, request: &[u8], out: &mut dyn Sink) -> bool {
+        // A 2025-11-25 `tasks/result` waiting for its task (feature `tasks`).
+        #[cfg(feature = "tasks")]
+        if self.task_waits(request) {
+            self.poll_tasks(out, Some(request));
+        }
         if let Some(i) = self.jobs.iter().position(|j| j.id.as_slice() == request) {
             self.step_job(i, out);
         }
@@ -103,6 +112,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             log_level: job.log_level,
             #[cfg(feature = "input")]
             caps: crate::device::input::Capabilities::default(),
+            #[cfg(feature = "tasks")]
+            tasks: false,
         };
         let mut g = Guard::new(out);
         let mut call = ToolCall::new(JsonWriter::new(g.sink()), ex, job.tool, None);

@@ -42,12 +42,32 @@ pub(super) fn count(f: &dyn Fn(usize) -> bool) -> usize {
         .unwrap_or(MAX_DESCRIPTORS)
 }
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     /// Whether descriptor `i` of the kind `list` (a `*/list` method) walks exists and,
     /// given a writer, write it.
     pub(super) fn item(&self, list: Method, i: usize, w: Option<&mut JsonWriter<'_>>) -> bool {
+        self.item_as(list, i, w, false)
+    }
+
+    /// [`Server::item`]; `execution`: a 2025-11-25 tool carries its
+    /// `execution.taskSupport` (feature `tasks`).
+    pub(super) fn item_as(
+        &self,
+        list: Method,
+        i: usize,
+        w: Option<&mut JsonWriter<'_>>,
+        execution: bool,
+    ) -> bool {
+        let _ = execution;
         let d = &self.device;
         match list {
+            #[cfg(feature = "tasks")]
+            Method::ToolsList if execution && self.offers_tasks() => d
+                .tool(i)
+                .map(|t| w.map(|w| t.write_with_execution(w)))
+                .is_some(),
             Method::ToolsList => d.tool(i).map(|t| w.map(|w| t.write(w))).is_some(),
             Method::ResourcesList => d.resource(i).map(|t| w.map(|w| t.write(w))).is_some(),
             Method::TemplatesList => d
@@ -81,7 +101,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         ex.begin_result(&mut w);
         super::forms::open_list(&mut w, list);
         for i in start..end {
-            self.item(list, i, Some(&mut w));
+            self.item_as(list, i, Some(&mut w), !ex.stateless);
         }
         w.end_array();
         if end < total {

@@ -44,6 +44,8 @@ mod prompts;
 mod resources;
 mod result;
 mod subscribe;
+#[cfg(feature = "tasks")]
+mod tasks;
 #[cfg(test)]
 mod tests;
 mod tools;
@@ -75,8 +77,16 @@ pub enum Era {
 /// `L` bounds open `subscriptions/listen` streams (default 4), `J` pending tool jobs
 /// (default 2), `W` tool calls waiting for the client's input in the legacy era
 /// (default 0: such calls cannot ask; with the `input` feature each slot keeps
-/// `input::MAX_WAIT_ARGS` + `input::MAX_WAIT_ANSWERS` bytes).
-pub struct Server<D: Device, const L: usize = 4, const J: usize = 2, const W: usize = 0> {
+/// `input::MAX_WAIT_ARGS` + `input::MAX_WAIT_ANSWERS` bytes), `K` tasks (default 0:
+/// no tasks; with the `tasks` feature each slot keeps about 220 bytes on a 32-bit
+/// target, see the `tasks` module; without it `K` is unused).
+pub struct Server<
+    D: Device,
+    const L: usize = 4,
+    const J: usize = 2,
+    const W: usize = 0,
+    const K: usize = 0,
+> {
     device: D,
     config: Config,
     /// Version negotiated by `initialize` (legacy-era requests).
@@ -103,9 +113,14 @@ pub struct Server<D: Device, const L: usize = 4, const J: usize = 2, const W: us
     /// Tool calls waiting for the client's responses (legacy era).
     #[cfg(feature = "input")]
     waits: heapless::Vec<Waiting, W>,
+    /// The task table (feature `tasks`).
+    #[cfg(feature = "tasks")]
+    tasks: tasks::Table<K>,
 }
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     /// A server for `device`. Checks the device's static descriptors: every schema must
     /// be a JSON object, every template valid, and at most [`MAX_RESOURCES`] resources.
     pub fn new(device: D, config: Config) -> Result<Self, ConfigError> {
@@ -150,6 +165,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             next_request: 1,
             #[cfg(feature = "input")]
             waits: heapless::Vec::new(),
+            #[cfg(feature = "tasks")]
+            tasks: tasks::Table::new(),
         })
     }
 
@@ -174,6 +191,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     /// True while tool jobs can make progress ([`Server::poll`] has work). A call
     /// waiting for the client's input is not counted until the input has arrived.
     pub fn busy(&self) -> bool {
+        #[cfg(feature = "tasks")]
+        if self.tasks_busy() {
+            return true;
+        }
         self.jobs.iter().any(|j| self.runnable(j))
     }
 
@@ -194,6 +215,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
     /// Whether the request with this id (JSON text) is still being served by a
     /// pending job (a transport keeps its stream open meanwhile).
     pub fn is_pending(&self, request: &[u8]) -> bool {
+        #[cfg(feature = "tasks")]
+        if self.task_waits(request) {
+            return true;
+        }
         self.jobs.iter().any(|j| j.id.as_slice() == request)
     }
 
@@ -206,10 +231,22 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         self.jobs.clear();
         #[cfg(feature = "input")]
         self.waits.clear();
+        // The session's tasks go with it; 2026-07-28 tasks belong to no session.
+        #[cfg(feature = "tasks")]
+        self.drop_tasks(true);
         self.subs.clear();
         self.session_version = None;
         self.session_log = None;
         self.changed = 0;
+    }
+
+    /// The client is gone for good (end of input on a stream): cancel every task
+    /// still running and forget all tasks (feature `tasks`), so that nothing is left
+    /// for [`Server::poll`] — a serve loop draining its jobs at end of input does not
+    /// wait for a task no one will fetch.
+    #[cfg(feature = "tasks")]
+    pub fn end_tasks(&mut self) {
+        self.drop_tasks(false);
     }
 
     /// Mark a resource changed by URI; subscribers hear of it at the next

@@ -15,7 +15,9 @@ pub(super) enum Named {
     Prompt,
 }
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     /// The index of the tool or prompt (`kind`) called `name`.
     pub(super) fn named(&self, kind: Named, name: Str<'_>) -> Option<usize> {
         (0..MAX_DESCRIPTORS)

@@ -13,7 +13,9 @@ use crate::wire::json::JsonWriter;
 use crate::wire::json::Kind;
 use crate::wire::json::Sink;
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     pub(super) fn get_prompt<'a>(
         &mut self,
         p: &Params<'a>,

@@ -15,7 +15,9 @@ use crate::wire::json::JsonWriter;
 use crate::wire::json::Sink;
 use crate::wire::json::Str;
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     pub(super) fn read_resource<'a>(
         &mut self,
         raw_uri: Str<'a>,

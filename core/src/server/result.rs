@@ -28,7 +28,9 @@ pub(super) fn write_versions(w: &mut JsonWriter<'_>) {
     w.end_array();
 }
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     pub(super) fn empty_result(&self, id: Id<'_>, out: &mut dyn Sink) {
         let mut w = JsonWriter::new(out);
         rpc::begin_result(&mut w, id);
@@ -69,7 +71,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         w.member_lit(CACHE_SCOPE);
     }
 
-    pub(super) fn write_capabilities(&self, w: &mut JsonWriter<'_>) {
+    /// The server's capabilities; `stateless`: for `server/discover` (where tasks are
+    /// the extension `io.modelcontextprotocol/tasks`), else for `initialize`.
+    pub(super) fn write_capabilities(&self, w: &mut JsonWriter<'_>, stateless: bool) {
         w.begin_object();
         if self.has_tools() {
             w.key_lit("tools");
@@ -89,6 +93,20 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         }
         w.key_lit("logging");
         w.raw_value(b"{}");
+        #[cfg(feature = "tasks")]
+        if self.offers_tasks() {
+            if stateless {
+                w.key_lit("extensions");
+                w.begin_object();
+                w.key_lit(crate::wire::mcp::EXT_TASKS);
+                w.raw_value(b"{}");
+                w.end_object();
+            } else {
+                w.key_lit("tasks");
+                w.raw_value(b"{\"list\":{},\"cancel\":{},\"requests\":{\"tools\":{\"call\":{}}}}");
+            }
+        }
+        let _ = stateless;
         w.end_object();
     }
 }

@@ -16,7 +16,9 @@ use crate::wire::mcp::META_SUBSCRIPTION;
 use crate::wire::rpc;
 use crate::wire::rpc::Request;
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     /// Send the change notifications: one line per subscriber of each changed
     /// resource. (Without `routes`, all lines share one stream: nothing is kept per
     /// subscriber.)

@@ -21,7 +21,9 @@ use crate::wire::rpc;
 use crate::wire::rpc::Id;
 use crate::wire::rpc::Request;
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
     pub(super) fn call_tool<'a>(
         &mut self,
         r: Request<'a>,
@@ -43,7 +45,19 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         let owner = self.device.tool(index).map_or("", |t| t.name);
         #[cfg(feature = "input")]
         let input = self.stateless_input(p, ex, owner, &mut state_buf)?;
-        let mut call = ToolCall::new(JsonWriter::new(out), ex, index, args);
+        // Feature `tasks`: whether the call becomes a task if it goes on; a 2025-11-25
+        // task's first round writes into nothing (its answer is the task).
+        #[cfg(feature = "tasks")]
+        let task = self.task_gate(index, &ex)?;
+        #[cfg(feature = "tasks")]
+        let legacy_task = task && !ex.stateless;
+        #[cfg(feature = "tasks")]
+        let mut discard = super::tasks::Discard;
+        #[cfg(feature = "tasks")]
+        let sink: &mut dyn Sink = if legacy_task { &mut discard } else { &mut *out };
+        #[cfg(not(feature = "tasks"))]
+        let sink = out;
+        let mut call = ToolCall::new(JsonWriter::new(sink), ex, index, args);
         // The schema was checked when the server was built (descriptors are static):
         // not parsed again, and not walked at all when compiled into a plan.
         let checked = match self.device.tool_plan(index) {
@@ -53,6 +67,13 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
             }
         };
         if let Err(violation) = checked {
+            #[cfg(feature = "tasks")]
+            if legacy_task {
+                return Err(DispatchError::InvalidParams(
+                    "Arguments do not match the input schema",
+                )
+                .into());
+            }
             // A tool execution error, not a protocol error (SEP-1303).
             call.violation(&violation);
             self.finish_call(&mut call);
@@ -61,6 +82,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
         match self.device.authorize(index, args) {
             crate::state::policy::Verdict::Allow => {}
             verdict => {
+                #[cfg(feature = "tasks")]
+                if legacy_task {
+                    return Err(DispatchError::Internal("Call refused by the device").into());
+                }
                 call.refusal(verdict);
                 self.finish_call(&mut call);
                 return Ok(());
@@ -75,7 +100,31 @@ impl<D: Device, const L: usize, const J: usize, const W: usize> Server<D, L, J, 
                 && !self.waits.is_full()
                 && args.is_none_or(|a| a.raw().len() <= crate::device::input::MAX_WAIT_ARGS);
         }
+        #[cfg(feature = "tasks")]
+        if task {
+            call.can_defer = true;
+            if legacy_task {
+                call.input.task = Some(crate::device::input::TaskRound::default());
+            }
+        }
         let step = self.device.call_tool(&mut call);
+        #[cfg(feature = "tasks")]
+        if task && (legacy_task || (step == Step::Pending && call.can_defer())) {
+            let round = super::tasks::round_of(&mut call, step);
+            drop(call);
+            let ttl = r
+                .params
+                .and_then(|p| p.get("task"))
+                .and_then(|t| t.get("ttl"))
+                .and_then(|t| t.as_u64())
+                .map(|t| u32::try_from(t).unwrap_or(u32::MAX));
+            self.create_task(r.id, index, &ex, ttl, round, out);
+            return Ok(());
+        }
+        #[cfg(feature = "tasks")]
+        if let Some(why) = call.failure.filter(|_| !call.written()) {
+            return Err(DispatchError::Internal(why).into());
+        }
         #[cfg(feature = "input")]
         {
             self.next_request = call.input.next_id;

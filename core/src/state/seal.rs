@@ -49,6 +49,23 @@ impl StateKey {
         mac
     }
 
+    /// The id of task number `counter` (feature `tasks`): the first 128 bits of
+    /// HMAC-SHA-256 under this key, so that no one without the key can guess the id
+    /// of another client's task from their own.
+    #[cfg(feature = "tasks")]
+    pub fn task_id(&self, counter: u32) -> [u8; TAG_LEN] {
+        let mut mac = SimpleHmac::<Sha256>::new_from_slice(&self.0)
+            .unwrap_or_else(|_| SimpleHmac::<Sha256>::new(&Default::default()));
+        mac.update(b"emcp taskId v1\0");
+        mac.update(&counter.to_le_bytes());
+        let tag = mac.finalize().into_bytes();
+        let mut id = [0u8; TAG_LEN];
+        for (d, s) in id.iter_mut().zip(tag.iter()) {
+            *d = *s;
+        }
+        id
+    }
+
     /// Seal `state` for `owner` into `out` as base64 text (state, then tag). Returns
     /// the text, or `None` when `state` is longer than [`MAX_STATE`].
     pub fn seal<'b>(

@@ -21,8 +21,15 @@ use crate::wire::json::{IoSink, Sink, SinkError};
 pub const READ_CHUNK: usize = if cfg!(emcp_fast) { 4096 } else { 256 };
 
 /// Feed received bytes: frame them and handle every complete line.
-pub fn feed<D: Device, F: Frames + ?Sized, const L: usize, const J: usize, const W: usize>(
-    server: &mut Server<D, L, J, W>,
+pub fn feed<
+    D: Device,
+    F: Frames + ?Sized,
+    const L: usize,
+    const J: usize,
+    const W: usize,
+    const K: usize,
+>(
+    server: &mut Server<D, L, J, W, K>,
     framer: &mut F,
     mut bytes: &[u8],
     out: &mut dyn Sink,
@@ -48,12 +55,13 @@ pub enum ServeError<R, W> {
 /// Serve one connection until the reader reports end of input (`Ok(0)`).
 ///
 /// Pending jobs run while no input waits. The writer is flushed when the reader has
-/// nothing more (pipelined requests' responses share one flush) and after each job
-/// step that wrote (a slow job's progress goes out as it happens). At end of input a
-/// final unterminated line is still handled and pending jobs run to completion, so
-/// nothing accepted is lost.
-pub fn serve<D, F, R, W, const L: usize, const J: usize, const WAIT: usize>(
-    server: &mut Server<D, L, J, WAIT>,
+/// nothing more (pipelined requests' responses share one flush), before jobs run on,
+/// and after each job step that wrote (a slow job's progress goes out as it happens).
+/// At end of input a final unterminated line is still handled and pending jobs run to
+/// completion, so nothing accepted is lost; tasks (feature `tasks`) are cancelled
+/// then, as no one is left to fetch them.
+pub fn serve<D, F, R, W, const L: usize, const J: usize, const WAIT: usize, const K: usize>(
+    server: &mut Server<D, L, J, WAIT, K>,
     framer: &mut F,
     reader: &mut R,
     writer: &mut W,
@@ -68,18 +76,23 @@ where
     let mut out = IoSink::new(writer);
     loop {
         let mut ready = reader.read_ready().map_err(ServeError::Read)?;
+        if !ready {
+            // The answers so far go out before jobs run on: a job (or a task) that
+            // runs long must not hold back the answers to other requests.
+            flush(&mut out)?;
+        }
         while server.busy() && !ready {
             step(server, &mut out)?;
             ready = reader.read_ready().map_err(ServeError::Read)?;
-        }
-        if !ready {
-            flush(&mut out)?;
         }
         let n = reader.read(&mut buf).map_err(ServeError::Read)?;
         if n == 0 {
             if let Some(frame) = framer.finish() {
                 server.handle_frame(frame, &mut out);
             }
+            // No one is left to fetch a task: the drain below waits for jobs only.
+            #[cfg(feature = "tasks")]
+            server.end_tasks();
             check(&mut out)?;
             while step(server, &mut out)? {}
             return flush(&mut out);
@@ -93,8 +106,8 @@ where
 /// One [`Server::poll`] while no input waits; returns [`Server::busy`]. What the jobs
 /// wrote (progress, log messages, results) is flushed at once, so a long job's progress
 /// reaches the client while the job runs, not with its result.
-fn step<D, R, W, const L: usize, const J: usize, const WAIT: usize>(
-    server: &mut Server<D, L, J, WAIT>,
+fn step<D, R, W, const L: usize, const J: usize, const WAIT: usize, const K: usize>(
+    server: &mut Server<D, L, J, WAIT, K>,
     out: &mut IoSink<&mut W>,
 ) -> Result<bool, ServeError<R, W::Error>>
 where

@@ -14,3 +14,8 @@ pub const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
 /// The prefix of every key in the 2026-07-28 `_meta` namespace: a request whose
 /// `_meta` has a member so named claims that revision.
 pub const META_PREFIX: &[u8] = b"io.modelcontextprotocol/";
+/// The 2026-07-28 tasks extension: its name in `capabilities.extensions` and in a
+/// request's `clientCapabilities.extensions`.
+pub const EXT_TASKS: &str = "io.modelcontextprotocol/tasks";
+/// `_meta` key: the task a 2025-11-25 `tasks/result` answer belongs to.
+pub const META_RELATED_TASK: &str = "io.modelcontextprotocol/related-task";

@@ -10,4 +10,5 @@ pub mod framing;
 pub mod json;
 pub mod mcp;
 pub mod rpc;
+pub mod time;
 pub mod version;

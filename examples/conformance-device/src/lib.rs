@@ -20,15 +20,23 @@ use emcp::{Config, Device, Step};
 
 mod input;
 pub mod media;
+#[cfg(feature = "tasks")]
+mod tasks;
 
 /// The fixtures' server configuration.
 pub const CONFIG: Config = Config::new("emcp-conformance-server", "0.1.0");
 
-/// The server shape the suite needs: 8 pending jobs, 4 listen streams, 2 tools
+/// The server shape the suite needs: 8 listen streams, 4 pending jobs, 2 tools
 /// waiting for input.
+#[cfg(not(feature = "tasks"))]
 pub type Conformance = emcp::Server<Fixtures, 8, 4, 2>;
+/// The server shape the suite needs: 8 listen streams, 4 pending jobs, 2 tools
+/// waiting for input, 32 tasks (feature `tasks`: the `tasks-*` scenarios make about
+/// twenty within a task time to live).
+#[cfg(feature = "tasks")]
+pub type Conformance = emcp::Server<Fixtures, 8, 4, 2, 32>;
 
-const NO_ARGS: &str = r#"{"type":"object","properties":{}}"#;
+pub(crate) const NO_ARGS: &str = r#"{"type":"object","properties":{}}"#;
 
 const PROMPT_ARG: &str = r#"{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to sample"}},"required":["prompt"]}"#;
 const MESSAGE_ARG: &str = r#"{"type":"object","properties":{"message":{"type":"string","description":"What to ask the user"}},"required":["message"]}"#;
@@ -157,6 +165,10 @@ pub struct Fixtures;
 
 impl Device for Fixtures {
     fn tool(&self, index: usize) -> Option<Tool<'static>> {
+        #[cfg(feature = "tasks")]
+        if let Some(i) = index.checked_sub(TOOLS.len()) {
+            return tasks::TOOLS.get(i).copied();
+        }
         TOOLS.get(index).copied()
     }
     fn resource(&self, index: usize) -> Option<Resource<'static>> {
@@ -173,6 +185,10 @@ impl Device for Fixtures {
     }
 
     fn call_tool(&mut self, call: &mut ToolCall<'_>) -> Step {
+        #[cfg(feature = "tasks")]
+        if let Some(t) = call.tool().checked_sub(TOOLS.len()) {
+            return tasks::call(t, call);
+        }
         match call.tool() {
             tool::SIMPLE_TEXT => {
                 call.text("This is a simple text response for testing.");
@@ -232,6 +248,26 @@ impl Device for Fixtures {
             t => input::tool(t, call),
         }
         Step::Done
+    }
+
+    #[cfg(feature = "tasks")]
+    fn poll_tool(&mut self, call: &mut ToolCall<'_>) -> Step {
+        match call.tool().checked_sub(TOOLS.len()) {
+            Some(t) => tasks::poll(t, call),
+            None => Step::Done,
+        }
+    }
+
+    #[cfg(feature = "tasks")]
+    fn task_result(&mut self, call: &mut ToolCall<'_>) {
+        if let Some(t) = call.tool().checked_sub(TOOLS.len()) {
+            tasks::result(t, call);
+        }
+    }
+
+    #[cfg(feature = "tasks")]
+    fn now_ms(&self) -> u64 {
+        tasks::now_ms()
     }
 
     fn read_resource(&mut self, read: &mut ResourceRead<'_>) -> Result<(), ReadError> {

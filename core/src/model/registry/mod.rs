@@ -23,6 +23,12 @@ use crate::wire::json::JsonWriter;
 mod fast;
 mod plain;
 
+/// What a tool's `execution` member says (feature `tasks`); nothing otherwise.
+#[cfg(feature = "tasks")]
+type Execution = TaskSupport;
+#[cfg(not(feature = "tasks"))]
+type Execution = core::convert::Infallible;
+
 // The serialisers, chosen once: `fast` on hosts, `plain` on small targets (see
 // core/build.rs). Both are compiled everywhere and tested against each other.
 #[cfg(emcp_fast)]
@@ -141,6 +147,39 @@ pub struct Tool<'a> {
     /// The input schema compiled ahead of time ([`Plan`]): arguments are checked
     /// without walking the schema's text. `None`: the text is walked on every call.
     pub plan: Option<&'a Plan<'a>>,
+    /// Whether a call may or must run as a task (feature `tasks`; default
+    /// [`TaskSupport::Forbidden`]).
+    #[cfg(feature = "tasks")]
+    pub task_support: TaskSupport,
+}
+
+/// Whether a tool's calls may run as tasks (feature `tasks`): answered at once with a
+/// task the client polls, while the device works ([`crate::Device::poll_tool`]).
+#[cfg(feature = "tasks")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TaskSupport {
+    /// Never a task (a 2025-11-25 request for one is -32601).
+    #[default]
+    Forbidden,
+    /// A task when the client accepts tasks and the call takes long
+    /// ([`crate::Step::Pending`]); otherwise an ordinary call.
+    Optional,
+    /// Only as a task: a client that does not accept tasks gets -32021 (2026-07-28)
+    /// or -32601 (2025-11-25).
+    Required,
+}
+
+#[cfg(feature = "tasks")]
+impl TaskSupport {
+    /// The 2025-11-25 wire name (`execution.taskSupport`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
 }
 
 impl<'a> Tool<'a> {
@@ -154,6 +193,8 @@ impl<'a> Tool<'a> {
             output_schema: None,
             annotations: ToolAnnotations::new(),
             plan: None,
+            #[cfg(feature = "tasks")]
+            task_support: TaskSupport::Forbidden,
         }
     }
     /// Set the title.
@@ -191,6 +232,28 @@ impl<'a> Tool<'a> {
     pub const fn plan(mut self, v: &'a Plan<'a>) -> Self {
         self.plan = Some(v);
         self
+    }
+
+    /// Whether calls may or must run as tasks (feature `tasks`).
+    ///
+    /// ```
+    /// use emcp::model::registry::{TaskSupport, Tool};
+    /// const CALIBRATE: Tool<'static> = Tool::new("calibrate", r#"{"type":"object"}"#)
+    ///     .task_support(TaskSupport::Optional);
+    /// assert_eq!(CALIBRATE.task_support, TaskSupport::Optional);
+    /// ```
+    #[cfg(feature = "tasks")]
+    pub const fn task_support(mut self, v: TaskSupport) -> Self {
+        self.task_support = v;
+        self
+    }
+
+    /// The `Tool` object of a 2025-11-25 `tools/list` with `execution.taskSupport`
+    /// (written only when not forbidden; feature `tasks`).
+    #[cfg(feature = "tasks")]
+    pub fn write_with_execution(&self, w: &mut JsonWriter<'_>) {
+        let execution = Some(self.task_support).filter(|t| *t != TaskSupport::Forbidden);
+        plain::write_tool_as(self, w, execution);
     }
 
     /// Write the `Tool` object of `tools/list`. Not inlined, as [`Resource::write`].
@@ -581,6 +644,8 @@ mod tests {
                                 output_schema: output,
                                 annotations,
                                 plan: None,
+                                #[cfg(feature = "tasks")]
+                                task_support: TaskSupport::Forbidden,
                             };
                             let want = expected(&tool);
                             assert_eq!(written(&tool), want, "{tool:?}");

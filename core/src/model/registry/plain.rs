@@ -9,6 +9,17 @@ use crate::wire::json::JsonWriter;
 
 /// [`Tool::write`] one piece at a time (small code).
 pub(super) fn write_tool(tool: &Tool<'_>, w: &mut JsonWriter<'_>) {
+    write_tool_as(tool, w, None);
+}
+
+/// [`write_tool`], with `execution.taskSupport` when `execution` is given (feature
+/// `tasks`, 2025-11-25 `tools/list`).
+#[inline(always)]
+pub(super) fn write_tool_as(
+    tool: &Tool<'_>,
+    w: &mut JsonWriter<'_>,
+    execution: Option<super::Execution>,
+) {
     w.begin_object();
     write_names(w, tool.name, tool.title, tool.description);
     w.key_raw(member_key!("inputSchema"));
@@ -21,6 +32,15 @@ pub(super) fn write_tool(tool: &Tool<'_>, w: &mut JsonWriter<'_>) {
         w.key_raw(member_key!("annotations"));
         write_annotations(&tool.annotations, w);
     }
+    #[cfg(feature = "tasks")]
+    if let Some(e) = execution {
+        w.key_raw(member_key!("execution"));
+        w.begin_object();
+        w.key_raw(member_key!("taskSupport"));
+        w.str_lit(e.as_str());
+        w.end_object();
+    }
+    let _ = execution;
     w.end_object();
 }
 

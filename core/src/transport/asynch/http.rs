@@ -15,17 +15,25 @@ use crate::wire::rpc::OwnedId;
 
 /// What the connections of one HTTP endpoint share: the server and its legacy-era
 /// session. Put it in a [`Shared`].
-pub struct HttpState<D: Device, const L: usize = 4, const J: usize = 2, const W: usize = 0> {
+pub struct HttpState<
+    D: Device,
+    const L: usize = 4,
+    const J: usize = 2,
+    const W: usize = 0,
+    const K: usize = 0,
+> {
     /// The server.
-    pub server: Server<D, L, J, W>,
+    pub server: Server<D, L, J, W, K>,
     /// The legacy-era session (at most one).
     pub sessions: Sessions,
 }
 
-impl<D: Device, const L: usize, const J: usize, const W: usize> HttpState<D, L, J, W> {
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    HttpState<D, L, J, W, K>
+{
     /// The state of an endpoint serving `server`; `seed` makes session ids
     /// unpredictable ([`Sessions::new`]: take it from a hardware RNG).
-    pub fn new(server: Server<D, L, J, W>, seed: u64) -> Self {
+    pub fn new(server: Server<D, L, J, W, K>, seed: u64) -> Self {
         HttpState {
             server,
             sessions: Sessions::new(seed),
@@ -166,8 +174,17 @@ enum Step {
 /// # Errors
 ///
 /// The socket's read or write error.
-pub async fn serve_http_connection<M, D, S, T, const L: usize, const J: usize, const W: usize>(
-    shared: &Shared<M, HttpState<D, L, J, W>>,
+pub async fn serve_http_connection<
+    M,
+    D,
+    S,
+    T,
+    const L: usize,
+    const J: usize,
+    const W: usize,
+    const K: usize,
+>(
+    shared: &Shared<M, HttpState<D, L, J, W, K>>,
     socket: &mut S,
     rx_buf: &mut [u8],
     tx_buf: &mut [u8],
@@ -417,9 +434,9 @@ impl Open<'_> {
     /// Serve the stream until it ends (true: the connection may carry the next
     /// request) or the peer closes it (false). When the peer closed or the socket
     /// failed, the stream's job is cancelled or its listen stream closed.
-    async fn serve<M, D, S, T, const L: usize, const J: usize, const W: usize>(
+    async fn serve<M, D, S, T, const L: usize, const J: usize, const W: usize, const K: usize>(
         &mut self,
-        shared: &Shared<M, HttpState<D, L, J, W>>,
+        shared: &Shared<M, HttpState<D, L, J, W, K>>,
         socket: &mut S,
         tick: &mut T,
     ) -> Result<bool, ServeError<S::Error, S::Error>>
@@ -436,9 +453,9 @@ impl Open<'_> {
         served
     }
 
-    async fn run<M, D, S, T, const L: usize, const J: usize, const W: usize>(
+    async fn run<M, D, S, T, const L: usize, const J: usize, const W: usize, const K: usize>(
         &mut self,
-        shared: &Shared<M, HttpState<D, L, J, W>>,
+        shared: &Shared<M, HttpState<D, L, J, W, K>>,
         socket: &mut S,
         tick: &mut T,
     ) -> Result<bool, ServeError<S::Error, S::Error>>
@@ -508,8 +525,8 @@ impl Open<'_> {
 
 /// A stream nobody reads any more: cancel its job (`until_response`) or close its
 /// listen stream (a GET stream has nothing to close).
-fn close<M: RawMutex, D: Device, const L: usize, const J: usize, const W: usize>(
-    shared: &Shared<M, HttpState<D, L, J, W>>,
+fn close<M: RawMutex, D: Device, const L: usize, const J: usize, const W: usize, const K: usize>(
+    shared: &Shared<M, HttpState<D, L, J, W, K>>,
     request: &[u8],
     until_response: bool,
 ) {

@@ -49,8 +49,18 @@ use crate::wire::json::SliceSink;
 ///
 /// The reader's or the writer's error; the server is left as it was (call
 /// [`Server::reset`] before serving another link, as the link was lost).
-pub async fn serve<D, F, R, W, T, const L: usize, const J: usize, const WAIT: usize>(
-    server: &mut Server<D, L, J, WAIT>,
+pub async fn serve<
+    D,
+    F,
+    R,
+    W,
+    T,
+    const L: usize,
+    const J: usize,
+    const WAIT: usize,
+    const K: usize,
+>(
+    server: &mut Server<D, L, J, WAIT, K>,
     framer: &mut F,
     reader: &mut R,
     writer: &mut W,
@@ -83,6 +93,9 @@ where
                 server.handle_frame(frame, &mut out);
                 send(writer, out.written()).await?;
             }
+            // No one is left to fetch a task: the drain below waits for jobs only.
+            #[cfg(feature = "tasks")]
+            server.end_tasks();
             while poll(server, tx_buf, writer).await? {
                 tick.tick().await;
             }
@@ -105,8 +118,8 @@ where
 
 /// One [`Server::poll`] into `tx_buf`, written out and flushed when it wrote anything;
 /// returns [`Server::busy`].
-async fn poll<D, W, R, const L: usize, const J: usize, const WAIT: usize>(
-    server: &mut Server<D, L, J, WAIT>,
+async fn poll<D, W, R, const L: usize, const J: usize, const WAIT: usize, const K: usize>(
+    server: &mut Server<D, L, J, WAIT, K>,
     tx_buf: &mut [u8],
     writer: &mut W,
 ) -> Result<bool, ServeError<R, W::Error>>

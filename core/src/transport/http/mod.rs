@@ -255,8 +255,8 @@ pub enum Served<'a> {
 /// request boundary) on `conn`. `scratch` holds the first response line while the
 /// status is chosen (≥ 256 bytes recommended; longer responses stream). `input`
 /// should hold at least a head and [`Policy::max_body`].
-pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize>(
-    server: &mut Server<D, L, J, W>,
+pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize, const K: usize>(
+    server: &mut Server<D, L, J, W, K>,
     sessions: &mut Sessions,
     policy: &Policy,
     input: &'a [u8],
@@ -446,8 +446,10 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize>(
 
 /// Whether a 2026-07-28 request's headers contradict its body: `MCP-Protocol-Version`
 /// unlike the `_meta` version, `Mcp-Method` missing or unlike `method`, `Mcp-Name`
-/// missing or unlike `params.name` (tools/call, prompts/get) or `params.uri`
-/// (resources/read).
+/// missing or unlike `params.name` (tools/call, prompts/get), `params.uri`
+/// (resources/read) or `params.taskId` (tasks/get, tasks/update, tasks/cancel: checked
+/// with or without the feature `tasks`, so that a bridge in front of a server with
+/// tasks checks them too).
 pub fn headers_disagree(
     head: &head::Head<'_>,
     version: Str<'_>,
@@ -468,6 +470,11 @@ pub fn headers_disagree(
         Some("name")
     } else if method.eq_str("resources/read") {
         Some("uri")
+    } else if ["tasks/get", "tasks/update", "tasks/cancel"]
+        .iter()
+        .any(|m| method.eq_str(m))
+    {
+        Some("taskId")
     } else {
         None
     };

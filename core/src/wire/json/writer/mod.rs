@@ -323,6 +323,17 @@ impl<'s> JsonWriter<'s> {
         self.after_value();
     }
 
+    /// A value `f` writes straight into the sink (another writer's work: a task's
+    /// result inside `tasks/get`); a comma is due after it. Nothing is written once
+    /// this writer has failed.
+    #[cfg(feature = "tasks")]
+    pub(crate) fn value_with(&mut self, f: impl FnOnce(&mut dyn Sink)) {
+        if self.error.is_none() {
+            f(&mut *self.sink);
+        }
+        self.after_value();
+    }
+
     // ---- containers -------------------------------------------------------------
 
     /// `{`

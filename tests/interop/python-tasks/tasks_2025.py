@@ -1,0 +1,95 @@
+"""The 2025-11-25 experimental tasks of examples/conformance-server, driven by the
+Python MCP SDK 1.29.0 (its `session.experimental` tasks client) over stdio.
+
+    python -m venv V && V/bin/pip install mcp==1.29.0
+    V/bin/python tests/interop/python-tasks/tasks_2025.py target/release/conformance-server
+
+Exits 0 when every check holds (prints one line per check)."""
+
+import asyncio
+import sys
+
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+
+
+async def main(server: str) -> None:
+    params = StdioServerParameters(command=server, args=["--stdio"])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.protocolVersion == "2025-11-25", init.protocolVersion
+            caps = init.capabilities
+            assert caps.tasks is not None, caps
+            print("ok initialize: capabilities.tasks", caps.tasks.model_dump(exclude_none=True))
+
+            tools, cursor = {}, None
+            while True:
+                page = await session.list_tools(cursor=cursor)
+                tools.update({t.name: t for t in page.tools})
+                cursor = page.nextCursor
+                if not cursor:
+                    break
+            assert tools["slow_compute"].execution.taskSupport == "optional"
+            assert tools["failing_job"].execution.taskSupport == "required"
+            assert tools["greet"].execution is None
+            print("ok tools/list: execution.taskSupport")
+
+            x = session.experimental
+            created = await x.call_tool_as_task("slow_compute", {"seconds": 1, "label": "py"})
+            task_id = created.task.taskId
+            assert created.task.status == "working", created
+            print("ok tools/call + task:", task_id, created.task.ttl, created.task.pollInterval)
+
+            statuses = [s.status async for s in x.poll_task(task_id)]
+            assert statuses[-1] == "completed", statuses
+            print("ok tasks/get until terminal:", statuses)
+
+            result = await x.get_task_result(task_id, types.CallToolResult)
+            assert result.content[0].text == "Computed py", result
+            print("ok tasks/result:", result.content[0].text)
+
+            # tasks/result before the end waits for it.
+            early = await x.call_tool_as_task("slow_compute", {"seconds": 1, "label": "wait"})
+            result = await x.get_task_result(early.task.taskId, types.CallToolResult)
+            assert result.content[0].text == "Computed wait", result
+            print("ok tasks/result waits for the end")
+
+            failing = await x.call_tool_as_task("failing_job", {})
+            statuses = [s.status async for s in x.poll_task(failing.task.taskId)]
+            assert statuses[-1] == "failed", statuses
+            result = await x.get_task_result(failing.task.taskId, types.CallToolResult)
+            assert result.isError, result
+            print("ok isError fails the task; tasks/result gives the result")
+
+            long = await x.call_tool_as_task("slow_compute", {"seconds": 60, "label": "c"})
+            cancelled = await x.cancel_task(long.task.taskId)
+            assert cancelled.status == "cancelled", cancelled
+            print("ok tasks/cancel")
+
+            listed = await x.list_tasks()
+            ids = {t.taskId for t in listed.tasks}
+            assert {task_id, failing.task.taskId, long.task.taskId} <= ids, ids
+            print("ok tasks/list:", len(listed.tasks), "tasks")
+
+            try:
+                await session.send_request(
+                    types.ClientRequest(
+                        types.CallToolRequest(
+                            params=types.CallToolRequestParams(name="failing_job", arguments={})
+                        )
+                    ),
+                    types.CallToolResult,
+                )
+                raise AssertionError("a required tool without a task was served")
+            except Exception as e:  # McpError
+                assert getattr(getattr(e, "error", None), "code", None) == -32601, e
+            print("ok a required tool without a task: -32601")
+
+            plain = await session.call_tool("greet", {"name": "py"})
+            assert plain.content[0].text == "Hello, py!"
+            print("ok an ordinary call beside the tasks")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1]))
