@@ -210,13 +210,7 @@ impl<'a> Input<'a> {
             let hash = crate::state::task::key_hash(key.as_bytes());
             if t.replay {
                 if t.pending.contains(&hash) {
-                    w.key(key);
-                    w.begin_object();
-                    w.key_lit("method");
-                    w.str_lit(c.method());
-                    w.key_lit("params");
-                    params(w);
-                    w.end_object();
+                    input_request(w, key, c, params);
                 }
                 return true;
             }
@@ -238,13 +232,7 @@ impl<'a> Input<'a> {
                 w.begin_object();
                 self.asking = true;
             }
-            w.key(key);
-            w.begin_object();
-            w.key_lit("method");
-            w.str_lit(c.method());
-            w.key_lit("params");
-            params(w);
-            w.end_object();
+            input_request(w, key, c, params);
             return true;
         }
         let Ok(key) = heapless::String::try_from(key) else {
@@ -268,6 +256,23 @@ impl<'a> Input<'a> {
         w.raw(b"}\n");
         true
     }
+}
+
+/// One entry of an `inputRequests` object: `"key":{"method":…,"params":…}`, for a
+/// 2026-07-28 input-required result and for a task's `inputRequests` alike.
+fn input_request(
+    w: &mut JsonWriter<'_>,
+    key: &str,
+    c: Capability,
+    params: &dyn Fn(&mut JsonWriter<'_>),
+) {
+    w.key(key);
+    w.begin_object();
+    w.key_lit("method");
+    w.str_lit(c.method());
+    w.key_lit("params");
+    params(w);
+    w.end_object();
 }
 
 #[cfg(test)]

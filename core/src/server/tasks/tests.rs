@@ -187,6 +187,17 @@ fn legacy(method: &str, params: Value) -> String {
     json!({"jsonrpc": "2.0", "id": 5, "method": method, "params": params}).to_string()
 }
 
+/// A 2025-11-25 `initialize` with the client's `capabilities`; its answer.
+fn initialize(s: &mut S, capabilities: Value) -> Value {
+    one(
+        s,
+        &legacy(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "c", "version": "1"}}),
+        ),
+    )
+}
+
 #[test]
 fn capabilities_of_both_eras_and_tool_execution() {
     let mut s = server();
@@ -197,13 +208,7 @@ fn capabilities_of_both_eras_and_tool_execution() {
         json!({})
     );
     assert!(caps.get("tasks").is_none());
-    let i = one(
-        &mut s,
-        &legacy(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}),
-        ),
-    );
+    let i = initialize(&mut s, json!({}));
     let caps = &i["result"]["capabilities"];
     assert_eq!(caps["tasks"]["requests"]["tools"]["call"], json!({}));
     assert!(caps.get("extensions").is_none());
@@ -602,13 +607,7 @@ fn no_key_no_tasks() {
 #[test]
 fn legacy_2025_tasks() {
     let mut s = server();
-    one(
-        &mut s,
-        &legacy(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "c", "version": "1"}}),
-        ),
-    );
+    initialize(&mut s, json!({"elicitation": {}}));
     let created = one(
         &mut s,
         &legacy(
@@ -713,13 +712,7 @@ fn legacy_2025_tasks() {
 #[test]
 fn legacy_task_asks_are_input_required_and_the_session_end_drops_them() {
     let mut s = server();
-    one(
-        &mut s,
-        &legacy(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "c", "version": "1"}}),
-        ),
-    );
+    initialize(&mut s, json!({"elicitation": {}}));
     let id = one(
         &mut s,
         &legacy("tools/call", json!({"name": "ask", "task": {}})),
