@@ -19,6 +19,11 @@
 # Prints a Markdown table on stdout; builds, QEMU and the image's logs go to stderr.
 # Exits non-zero when a run fails or its first response is not a result.
 #
+#   benches/firmware/instr.sh --tsv [MESSAGE...]
+#
+# The same measurements as tab-separated lines `message<TAB>era<TAB>instructions`, one
+# per message and era, no header: for scripts.
+#
 #   benches/firmware/instr.sh --profile MESSAGE ERA [TOP]
 #
 # Where one message's instructions go instead: the TOP (default 25) functions by the
@@ -101,11 +106,18 @@ if [ "${1:-}" = "--profile" ]; then
     exit 0
 fi
 
+tsv=0
+if [ "${1:-}" = "--tsv" ]; then
+    tsv=1
+    shift
+fi
 messages=("$@")
 [ ${#messages[@]} -gt 0 ] || messages=(read_sensor read_text tools_list read_blob_4k)
 
-echo "| message | era | request B | response B | N | instructions / msg (Cortex-M3) |"
-echo "|---|---|---:|---:|---:|---:|"
+if [ "$tsv" -eq 0 ]; then
+    echo "| message | era | request B | response B | N | instructions / msg (Cortex-M3) |"
+    echo "|---|---|---:|---:|---:|---:|"
+fi
 for era in 2025-11-25 2026-07-28; do
     for m in "${messages[@]}"; do
         echo "instr.sh: $m $era (N=$N)" >&2
@@ -117,6 +129,10 @@ for era in 2025-11-25 2026-07-28; do
         resp=$(sed -n 's/^bench: response bytes \([0-9]*\)$/\1/p' "$tmp/log")
         req=$(($(tail -n 1 "$tmp/lines" | wc -c) - 1))
         per=$(awk -v a="$a" -v b="$b" -v n="$N" 'BEGIN { printf "%.0f", (b - a) / n }')
-        echo "| $m | $era | $req | $resp | $N | $per |"
+        if [ "$tsv" -eq 1 ]; then
+            printf '%s\t%s\t%s\n' "$m" "$era" "$per"
+        else
+            echo "| $m | $era | $req | $resp | $N | $per |"
+        fi
     done
 done
