@@ -321,9 +321,17 @@ impl CDevice {
     }
 
     /// Every required text present and every text UTF-8; every required callback set;
-    /// every array NULL only when empty.
+    /// every array NULL only when empty; nothing declared that the library was built
+    /// without (features `resources`, `prompts`, `completions`): such a device would
+    /// silently lose it.
     pub(crate) fn check(&self) -> bool {
         let c = self.config;
+        let compiled_in = (cfg!(feature = "resources") || c.resources_len + c.templates_len == 0)
+            && (cfg!(feature = "prompts") || c.prompts_len == 0)
+            && (cfg!(feature = "completions") || c.complete.is_none());
+        if !compiled_in {
+            return false;
+        }
         // SAFETY: `emcp_config` is `repr(C)` and starts with its four texts, one after
         // another from offset 0 (asserted below): `leading_texts`' contract.
         texts_ok(unsafe { leading_texts::<_, 4>(c) }, 0b11) // name, version

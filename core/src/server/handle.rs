@@ -180,7 +180,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                     data: ErrorData::Versions(version),
                 });
             }
-            match meta_log {
+            match meta_log.filter(|_| self.has_logging()) {
                 None => None,
                 Some(l) => Some(parse_level(Some(l))?),
             }
@@ -204,12 +204,28 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         self.device.tool(0).is_some()
     }
 
+    /// Whether the server serves resources: compiled in (feature `resources`) and the
+    /// device has at least one resource or template. A constant `false` without the
+    /// feature, so none of the resource code is linked.
     pub(super) fn has_resources(&self) -> bool {
-        self.device.resource(0).is_some() || self.device.resource_template(0).is_some()
+        cfg!(feature = "resources")
+            && (self.device.resource(0).is_some() || self.device.resource_template(0).is_some())
     }
 
+    /// Whether the server serves prompts (feature `prompts`, and a prompt).
     pub(super) fn has_prompts(&self) -> bool {
-        self.device.prompt(0).is_some()
+        cfg!(feature = "prompts") && self.device.prompt(0).is_some()
+    }
+
+    /// Whether the server offers completions (feature `completions`, and the device).
+    pub(super) fn has_completions(&self) -> bool {
+        cfg!(feature = "completions") && self.device.completions()
+    }
+
+    /// Whether the server takes log levels and sends `notifications/message`
+    /// (feature `logging`).
+    pub(super) const fn has_logging(&self) -> bool {
+        cfg!(feature = "logging")
     }
 
     /// Route a request of either era. Era-specific methods answer only in their era;
@@ -265,7 +281,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 rpc::end_response(&mut w);
             }
             Some(M::Ping) if !stateless => self.empty_result(r.id, out),
-            Some(M::SetLevel) if !stateless => {
+            Some(M::SetLevel) if !stateless && self.has_logging() => {
                 self.session_log = Some(parse_level(r.params.and_then(|p| p.get("level")))?);
                 self.empty_result(r.id, out);
             }
@@ -297,7 +313,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 return self.read_resource(uri_param(r.params, p)?, ex, out)
             }
             Some(M::PromptsGet) if self.has_prompts() => return self.get_prompt(p, ex, out),
-            Some(M::Complete) if self.device.completions() => return self.complete(r, p, ex, out),
+            Some(M::Complete) if self.has_completions() => return self.complete(r, p, ex, out),
             #[cfg(feature = "tasks")]
             None => return self.task_request(r, ex, out),
             _ => return Err(DispatchError::MethodNotFound.into()),

@@ -17,6 +17,13 @@ pub(super) fn page(
     count: usize,
     size: usize,
 ) -> Result<(usize, usize), DispatchError> {
+    // Without pagination every list is one page: no cursor was ever given out.
+    if !cfg!(feature = "pagination") {
+        return match cursor {
+            None => Ok((0, count)),
+            Some(_) => Err(DispatchError::InvalidCursor),
+        };
+    }
     let start = match cursor {
         None => 0,
         Some(c) => {

@@ -87,12 +87,14 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             w.key_lit("prompts");
             w.raw_value(b"{}");
         }
-        if self.device.completions() {
+        if self.has_completions() {
             w.key_lit("completions");
             w.raw_value(b"{}");
         }
-        w.key_lit("logging");
-        w.raw_value(b"{}");
+        if self.has_logging() {
+            w.key_lit("logging");
+            w.raw_value(b"{}");
+        }
         #[cfg(feature = "tasks")]
         if self.offers_tasks() {
             if stateless {

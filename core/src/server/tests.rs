@@ -124,6 +124,8 @@ fn server() -> Server<Kinds, 1, 1> {
 
 /// Every 2026-07-28 result ends with `_meta.serverInfo`, escaped as needed, whether
 /// the server keeps it written (short) or writes it each time (too long to keep).
+// Uses a capability a build may leave out (core/tests/capabilities.rs tests those builds).
+#[cfg(feature = "prompts")]
 #[test]
 fn stateless_results_carry_server_info() {
     // Longer than `SERVER_INFO_LEN` with the other members.
@@ -195,6 +197,8 @@ fn every_content_kind() {
     );
 }
 
+// Uses a capability a build may leave out (core/tests/capabilities.rs tests those builds).
+#[cfg(feature = "resources")]
 #[test]
 fn big_blob_streams_and_failed_read_is_internal_error() {
     let mut s = server();
@@ -217,6 +221,8 @@ fn big_blob_streams_and_failed_read_is_internal_error() {
     );
 }
 
+// Uses a capability a build may leave out (core/tests/capabilities.rs tests those builds).
+#[cfg(feature = "prompts")]
 #[test]
 fn prompt_messages_of_every_kind() {
     let mut s = server();
@@ -347,6 +353,8 @@ fn method_names_pair_with_methods() {
     }
 }
 
+// Uses a capability a build may leave out (core/tests/capabilities.rs tests those builds).
+#[cfg(all(feature = "resources", feature = "prompts", feature = "logging"))]
 #[test]
 fn capabilities_follow_primitives() {
     let mut s = server();
@@ -424,6 +432,8 @@ fn bad_descriptors_are_refused() {
     assert_eq!(&sink[..], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}\n");
 }
 
+// Uses a capability a build may leave out (core/tests/capabilities.rs tests those builds).
+#[cfg(feature = "resources")]
 #[test]
 fn change_by_uri_and_reset() {
     let mut s = server();
@@ -444,6 +454,8 @@ fn change_by_uri_and_reset() {
     assert!(sink.is_empty(), "subscriptions are gone after reset");
 }
 
+// Uses a capability a build may leave out (core/tests/capabilities.rs tests those builds).
+#[cfg(feature = "resources")]
 #[test]
 fn response_too_large_for_a_fixed_buffer_becomes_an_error_with_its_id() {
     use crate::wire::json::SliceSink;
