@@ -13,7 +13,13 @@
 # minutes on 2026-12-01, and the registry's ~20,000 tool shapes (likewise): they
 # compare safe code against a reference, which the native runs (`cargo test`,
 # `scripts/test-32bit.sh`) cover; and the const JSON validator's proptests against
-# the scanner (a minute under Miri, most of it generating Unicode text). Build output
+# the scanner (a minute under Miri, most of it generating Unicode text). Likewise, for
+# the same reason (safe code, compared with a reference or swept over many inputs, each
+# several minutes under Miri on 2026-12-02: `cargo miri nextest run` timed every test):
+# the schema's many-arguments sweep, the two forms of descriptor names, of plan `enum`
+# items, of base64 and of the word-at-a-time byte search, and the big-blob streaming
+# (the small content tests run the same writers). What stays runs the dependencies'
+# unsafe code (heapless, serde-json-core) through every layer of the core. Build output
 # to stderr; the test report to stdout.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -32,4 +38,7 @@ CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/miri" PROPTEST_CASES=2 \
     --skip answers_as_the_reference --skip plans_answer_as_the_reference \
     --skip most_generated_schemas_compile --skip escapes_at_every_position_of_short_strings \
     --skip same_unescaped_tests::as_defined --skip tools_are_written_as_their_pieces \
-    --skip konst::tests::agrees "$@"
+    --skip konst::tests::agrees --skip schema::tests::many_arguments \
+    --skip names_open_the_same_in_both_forms --skip enum_item_at_forms_agree \
+    --skip base64::tests::forms_agree --skip swar::tests::matches_bytewise \
+    --skip big_blob_streams_and_failed_read_is_internal_error "$@"
