@@ -354,10 +354,13 @@ static emcp_status servo_result(void *userdata, emcp_tool_call *call)
 }
 
 /* calibrate: 2,000 ms of device time, as a task only. The state word keeps the sensor
- * (index in SENSOR_NAMES) in its low byte and the low 24 bits of the start time in
- * milliseconds above it: enough to measure 2 s (the clock wraps in those bits every
- * 4.6 hours; a task is forgotten after 60 s). */
-enum { CALIBRATE_MS = 2000, CLOCK_BITS = 0xffffffu };
+ * (index in SENSOR_NAMES) in its low 7 bits, STARTED once the task's first round has
+ * run, and then the low 24 bits of the start time in milliseconds above them: enough to
+ * measure 2 s (the clock wraps in those bits every 4.6 hours; a task is forgotten after
+ * 60 s). The time starts at the first round, which runs after the server made the task
+ * (its createdAt), so that the task ends at least 2,000 ms after its createdAt even on
+ * a slow device. */
+enum { CALIBRATE_MS = 2000, CLOCK_BITS = 0xffffffu, SENSOR_BITS = 0x7fu, STARTED = 0x80u };
 
 static emcp_status calibrate(void *userdata, emcp_tool_call *call)
 {
@@ -365,7 +368,6 @@ static emcp_status calibrate(void *userdata, emcp_tool_call *call)
     size_t len = 0;
     int s = -1;
     bool defer = false;
-    uint32_t start;
     (void)userdata;
 
     if (emcp_args_get_str(call, "sensor", 6, name, sizeof name, &len) == EMCP_OK) {
@@ -380,8 +382,7 @@ static emcp_status calibrate(void *userdata, emcp_tool_call *call)
         CALL_ERROR(call, "calibrate runs only as a task");
         return EMCP_OK;
     }
-    start = (uint32_t)(board_now_ms() & CLOCK_BITS);
-    emcp_call_set_state(call, start << 8 | (uint32_t)s);
+    emcp_call_set_state(call, (uint32_t)s);
     return EMCP_PENDING; /* calibrate_poll runs from emcp_server_poll */
 }
 
@@ -394,7 +395,7 @@ static emcp_status calibrate_result(void *userdata, emcp_tool_call *call)
     (void)userdata;
 
     emcp_call_state(call, &state);
-    s = state & 0xffu;
+    s = state & SENSOR_BITS;
     if (s >= SENSOR_COUNT) {
         return EMCP_TOOL_FAILED;
     }
@@ -410,6 +411,11 @@ static emcp_status calibrate_poll(void *userdata, emcp_tool_call *call)
     uint32_t elapsed;
 
     emcp_call_state(call, &state);
+    if ((state & STARTED) == 0u) {
+        emcp_call_set_state(call, ((uint32_t)board_now_ms() & CLOCK_BITS) << 8 | STARTED
+                                      | (state & SENSOR_BITS));
+        return EMCP_PENDING;
+    }
     elapsed = ((uint32_t)board_now_ms() - (state >> 8)) & CLOCK_BITS;
     if (elapsed < CALIBRATE_MS) {
         return EMCP_PENDING;
