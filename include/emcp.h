@@ -97,9 +97,37 @@
 // What a read targets: a resource template.
 #define EMCP_TARGET_TEMPLATE 1
 
+#if !defined(EMCP_TASKS)
 // Bytes of storage a server needs (an upper bound for every target; checked at
 // compile time).
 #define EMCP_SERVER_STORAGE_SIZE 1024
+#endif
+
+#if defined(EMCP_TASKS)
+// Bytes of storage a server needs with tasks (`EMCP_TASKS`): the server without
+// tasks, `EMCP_TASK_STORAGE_SIZE` for each of its `EMCP_MAX_TASKS` task slots, and
+// `EMCP_TASKS_KEY_STORAGE_SIZE` for the key and what comes with it (an upper bound
+// for every target; checked at compile time).
+#define EMCP_SERVER_STORAGE_SIZE ((1024 + EMCP_TASKS_KEY_STORAGE_SIZE) + (EMCP_MAX_TASKS * EMCP_TASK_STORAGE_SIZE))
+#endif
+
+// Task slots of a server built with tasks (`EMCP_TASKS`): at most this many tasks
+// are kept at once (working, or ended and not yet expired). A task-required tool
+// called while all are taken is refused (JSON-RPC -32603 `Task table full`); an
+// optional one runs as an ordinary call.
+#define EMCP_MAX_TASKS 4
+
+// Storage bytes reserved for one task slot (measured: about 220 bytes on a 32-bit
+// target, 248 on a 64-bit host).
+#define EMCP_TASK_STORAGE_SIZE 256
+
+// Storage bytes reserved, with tasks, for the key and the server state that comes
+// with it.
+#define EMCP_TASKS_KEY_STORAGE_SIZE 64
+
+// Bytes of the secret key `emcp_server_set_key` takes (HMAC-SHA-256 key of the task
+// ids).
+#define EMCP_KEY_LEN 32
 
 // Alignment the storage needs.
 #define EMCP_SERVER_STORAGE_ALIGN 8
@@ -172,6 +200,11 @@ typedef void (*emcp_cancel_fn)(void *userdata,
                                size_t tool,
                                uint32_t state);
 
+// Whether a tool's calls may or must run as tasks (`execution.taskSupport`). Read by a
+// library built with the `tasks` feature (`EMCP_TASKS`); ignored otherwise.
+// Zero-initialised means forbidden.
+typedef uint8_t emcp_task_support;
+
 // A tool.
 typedef struct {
   // Unique name (required).
@@ -190,8 +223,18 @@ typedef struct {
   emcp_tool_fn call;
   // Continues a pending call (optional: without it a tool never stays pending).
   emcp_tool_fn poll;
-  // Told when the client cancels a pending call (optional).
+  // Told when the client cancels a pending call (optional), a task's included.
   emcp_cancel_fn cancel;
+  // Whether calls may or must run as tasks (`EMCP_TASK_FORBIDDEN`, the
+  // zero-initialised default; `EMCP_TASK_OPTIONAL`; `EMCP_TASK_REQUIRED`). Honoured
+  // by a library built with tasks (`EMCP_TASKS`), ignored by one without.
+  emcp_task_support task_support;
+  // Writes a completed task's result again, each time the client fetches it: the
+  // server keeps no copy of what `call` and `poll` wrote while the task ran.
+  // Called with the job's last state word (`emcp_call_state`); it writes content as
+  // `call` does and returns `EMCP_OK` (anything else makes an `isError` result).
+  // Optional: without it a completed task's result is empty. Used only with tasks.
+  emcp_tool_fn result;
 } emcp_tool;
 
 // Reads a resource. Returns `EMCP_OK`, `EMCP_NOT_FOUND`, or another status for a
@@ -301,6 +344,10 @@ typedef emcp_status (*emcp_authorize_fn)(void *userdata,
                                          emcp_str *reason,
                                          uint32_t *retry_after_ms);
 
+// Reads the device's clock: milliseconds since the Unix epoch with a real-time clock,
+// else since boot (task timestamps then read as early 1970).
+typedef uint64_t (*emcp_now_fn)(void *userdata);
+
 // Everything the server needs to know about the device.
 typedef struct {
   // `serverInfo.name` (required).
@@ -343,11 +390,17 @@ typedef struct {
   uint32_t read_ttl_ms;
   // Authorization callback; NULL: every tool call is allowed.
   emcp_authorize_fn authorize;
+  // The device's clock, for tasks' timestamps and expiry (used only with tasks);
+  // NULL: time stands still at 0 and tasks never expire.
+  emcp_now_fn now_ms;
 } emcp_config;
 
 // Storage for one server: declare one (static or on a long-lived stack) and pass it to
 // `emcp_server_init`. Its size and alignment are `EMCP_SERVER_STORAGE_SIZE` and
-// `EMCP_SERVER_STORAGE_ALIGN`.
+// `EMCP_SERVER_STORAGE_ALIGN`. A program linked with a library built with tasks
+// defines `EMCP_TASKS` before including emcp.h (e.g. `-DEMCP_TASKS`), for the larger
+// size; a storage of the size without tasks is refused by such a library
+// (`EMCP_STORAGE_TOO_SMALL`).
 typedef union {
   // The bytes.
   uint8_t bytes[EMCP_SERVER_STORAGE_SIZE];
@@ -387,6 +440,18 @@ typedef union {
 
 // The hint is true.
 #define EMCP_HINT_TRUE 2
+
+// Never a task (the default).
+#define EMCP_TASK_FORBIDDEN 0
+
+// A task when the client accepts tasks and the call takes long (its `call` callback
+// returns `EMCP_PENDING`); otherwise an ordinary call.
+#define EMCP_TASK_OPTIONAL 1
+
+// Only as a task: a client that does not ask for one gets the protocol's error
+// (-32021 in 2026-07-28, -32601 in 2025-11-25). The tool needs a `poll` callback to
+// stay pending.
+#define EMCP_TASK_REQUIRED 2
 
 // Success.
 #define EMCP_OK 0
@@ -948,7 +1013,8 @@ emcp_status emcp_server_poll(emcp_server *server,
                              bool *busy_out);
 
 // End of input (the host closed the stream): handle a last message that had no
-// newline.
+// newline. With tasks (`EMCP_TASKS`), every task still working is then cancelled (its
+// `cancel` callback runs) and every task forgotten: no one is left to fetch them.
 //
 // Pointers: `server` as for `emcp_server_feed`.
 emcp_status emcp_server_finish(emcp_server *server);
@@ -989,6 +1055,25 @@ emcp_status emcp_server_resource_changed(emcp_server *server,
 //
 // Pointers: `server` as for `emcp_server_feed`.
 emcp_status emcp_server_reset(emcp_server *server);
+
+#if defined(EMCP_TASKS)
+// Give the server its secret key (`EMCP_KEY_LEN` bytes, copied): task ids are
+// HMAC-SHA-256 tags under it, so that no client can guess another's task id. Take it
+// from a hardware random number generator at boot (or provisioned key storage); a
+// new key at each boot only makes ids from before the boot unknown. Without a key the
+// server offers no tasks (no `tasks` capability; a task-required tool is refused).
+// Setting it again replaces it; tasks already made keep their ids.
+//
+// Only in a library built with the `tasks` feature (`EMCP_TASKS` defined).
+//
+// Returns `EMCP_INVALID_PARAMETER` when `key_len` is not `EMCP_KEY_LEN`.
+//
+// Pointers: `server` as for `emcp_server_feed`; `key` points to `key_len` readable
+// bytes (not kept after the call).
+emcp_status emcp_server_set_key(emcp_server *server,
+                                const uint8_t *key,
+                                size_t key_len);
+#endif
 
 // A short English text for a status, for logs: `"buffer too small"` for
 // `EMCP_BUFFER_TOO_SMALL`. Never NULL: a value that is not one of the `EMCP_*`

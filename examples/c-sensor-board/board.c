@@ -6,6 +6,11 @@
  * tenths and prints them without floating-point formatting; it needs no heap and no
  * buffer larger than one line of text (the 4 KiB sample log is generated 64 bytes at
  * a time).
+ *
+ * Built with -DBOARD_TASKS (against an emcp-ffi built with its `tasks` feature, and
+ * with -DEMCP_TASKS for emcp.h), it is docs/board.md's tasks build: move_servo may run
+ * as a task, and a 4th tool, calibrate, runs only as one. The transport then provides
+ * the clock (`board_now_ms`) and gives the server its key.
  */
 #include "board.h"
 
@@ -334,6 +339,98 @@ static emcp_status move_servo(void *userdata, emcp_tool_call *call)
     return st;
 }
 
+#ifdef BOARD_TASKS
+/* A servo move that ran as a task, written again when the client fetches its result:
+ * the target is in the state word, as after the last step. */
+static emcp_status servo_result(void *userdata, emcp_tool_call *call)
+{
+    uint32_t state = 0;
+    struct text t;
+    (void)userdata;
+
+    emcp_call_state(call, &state);
+    format_line(&t, "servo: %t deg", (int32_t)(state >> 8) - SERVO_OFFSET);
+    return emcp_call_text(call, t.buf, t.len);
+}
+
+/* calibrate: 2,000 ms of device time, as a task only. The state word keeps the sensor
+ * (index in SENSOR_NAMES) in its low 7 bits, STARTED once the task's first round has
+ * run, and then the low 24 bits of the start time in milliseconds above them: enough to
+ * measure 2 s (the clock wraps in those bits every 4.6 hours; a task is forgotten after
+ * 60 s). The time starts at the first round, which runs after the server made the task
+ * (its createdAt), so that the task ends at least 2,000 ms after its createdAt even on
+ * a slow device. */
+enum { CALIBRATE_MS = 2000, CLOCK_BITS = 0xffffffu, SENSOR_BITS = 0x7fu, STARTED = 0x80u };
+
+static emcp_status calibrate(void *userdata, emcp_tool_call *call)
+{
+    char name[32];
+    size_t len = 0;
+    int s = -1;
+    bool defer = false;
+    (void)userdata;
+
+    if (emcp_args_get_str(call, "sensor", 6, name, sizeof name, &len) == EMCP_OK) {
+        s = find(SENSOR_NAMES, SENSOR_COUNT, name, len);
+    }
+    if (s < 0) {
+        CALL_ERROR(call, "sensor must be one of temperature, humidity, pressure");
+        return EMCP_OK;
+    }
+    /* A task-required tool runs only as a task, which can always wait. */
+    if (emcp_call_can_defer(call, &defer) != EMCP_OK || !defer) {
+        CALL_ERROR(call, "calibrate runs only as a task");
+        return EMCP_OK;
+    }
+    emcp_call_set_state(call, (uint32_t)s);
+    return EMCP_PENDING; /* calibrate_poll runs from emcp_server_poll */
+}
+
+/* Writes the result of a calibration from its state word. */
+static emcp_status calibrate_result(void *userdata, emcp_tool_call *call)
+{
+    uint32_t state = 0;
+    uint32_t s;
+    struct text t;
+    (void)userdata;
+
+    emcp_call_state(call, &state);
+    s = state & SENSOR_BITS;
+    if (s >= SENSOR_COUNT) {
+        return EMCP_TOOL_FAILED;
+    }
+    /* calibrated: humidity */
+    format_line(&t, "calibrated: %s", &SENSOR_NAMES[s]);
+    return emcp_call_text(call, t.buf, t.len);
+}
+
+/* Pending until 2,000 ms have passed since the start, then the result. */
+static emcp_status calibrate_poll(void *userdata, emcp_tool_call *call)
+{
+    uint32_t state = 0;
+    uint32_t elapsed;
+
+    emcp_call_state(call, &state);
+    if ((state & STARTED) == 0u) {
+        emcp_call_set_state(call, ((uint32_t)board_now_ms() & CLOCK_BITS) << 8 | STARTED
+                                      | (state & SENSOR_BITS));
+        return EMCP_PENDING;
+    }
+    elapsed = ((uint32_t)board_now_ms() - (state >> 8)) & CLOCK_BITS;
+    if (elapsed < CALIBRATE_MS) {
+        return EMCP_PENDING;
+    }
+    return calibrate_result(userdata, call);
+}
+
+/* The configuration's clock: the transport's. */
+static uint64_t board_clock(void *userdata)
+{
+    (void)userdata;
+    return board_now_ms();
+}
+#endif /* BOARD_TASKS */
+
 static void servo_cancelled(void *userdata, size_t tool, uint32_t state)
 {
     struct board *b = userdata;
@@ -397,7 +494,31 @@ static const emcp_tool TOOLS[] = {
         .call = move_servo,
         .poll = servo_step,         /* one step per emcp_server_poll */
         .cancel = servo_cancelled,
+#ifdef BOARD_TASKS
+        .task_support = EMCP_TASK_OPTIONAL, /* as a task when the client asks */
+        .result = servo_result,
+#endif
     },
+#ifdef BOARD_TASKS
+    {
+        .name = EMCP_STR("calibrate"),
+        .title = EMCP_STR("Calibrate sensor"),
+        .description = EMCP_STR("Calibrate one on-board sensor; takes about two seconds and "
+                                "runs only as a task."),
+        .input_schema = EMCP_STR(
+            "{\"type\":\"object\",\"properties\":{\"sensor\":{\"type\":\"string\","
+            "\"enum\":[\"temperature\",\"humidity\",\"pressure\"],"
+            "\"description\":\"Which sensor to calibrate\"}},\"required\":[\"sensor\"],"
+            "\"additionalProperties\":false}"),
+        .output_schema = EMCP_NO_STR,
+        .annotations = ACTUATOR_ANNOTATIONS,
+        .call = calibrate,
+        .poll = calibrate_poll,
+        .cancel = NULL, /* nothing moves: a cancelled calibration just stops */
+        .task_support = EMCP_TASK_REQUIRED,
+        .result = calibrate_result,
+    },
+#endif
 };
 
 enum { TOOL_MOVE_SERVO = 2 }; /* index of move_servo in TOOLS */
@@ -699,4 +820,7 @@ const emcp_config board_config = {
 #endif
     .read_ttl_ms = 0,
     .authorize = authorize,
+#ifdef BOARD_TASKS
+    .now_ms = board_clock,
+#endif
 };

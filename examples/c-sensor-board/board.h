@@ -48,4 +48,14 @@ extern const emcp_config board_config;
  */
 emcp_status board_write(void *userdata, const uint8_t *bytes, size_t len);
 
+#ifdef BOARD_TASKS
+/*
+ * The tasks build (-DBOARD_TASKS): the board's clock, provided by the transport, in
+ * milliseconds — since the Unix epoch on a host, since boot on a microcontroller. The
+ * transport also gives the server its secret key (emcp_server_set_key) after
+ * emcp_server_init: without one the server offers no tasks.
+ */
+uint64_t board_now_ms(void);
+#endif
+
 #endif /* BOARD_H */

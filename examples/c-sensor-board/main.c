@@ -10,6 +10,11 @@
  * (the configuration's `write` NULL), which emcp_serve_stdio drains to stdout: the C
  * ABI's other output mode, as a host without a write callback would use it.
  *
+ * Built with -DBOARD_TASKS (docs/board.md's tasks build; with -DEMCP_TASKS, against
+ * an emcp-ffi built with `tasks`), it also provides the board's clock (CLOCK_REALTIME
+ * in milliseconds since the Unix epoch) and gives the server a key of 32 random bytes
+ * from the operating system (/dev/urandom), drawn at each start.
+ *
  * Nothing but protocol goes to stdout; diagnostics go to stderr. Exits 0 at end of
  * input, 1 when stdin or stdout fails (e.g. the client went away).
  */
@@ -18,6 +23,9 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#ifdef BOARD_TASKS
+#include <time.h>
+#endif
 
 #include "board.h"
 #include "emcp.h"
@@ -30,6 +38,40 @@ emcp_status board_write(void *userdata, const uint8_t *bytes, size_t len)
 {
     return emcp_stdout_write(userdata, bytes, len);
 }
+
+#ifdef BOARD_TASKS
+uint64_t board_now_ms(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0) {
+        return 0;
+    }
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* The server's key: EMCP_KEY_LEN bytes from the operating system's random source. */
+static int set_random_key(emcp_server *server)
+{
+    uint8_t key[EMCP_KEY_LEN];
+    size_t n = 0;
+    emcp_status st;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (f != NULL) {
+        n = fread(key, 1, sizeof key, f);
+        fclose(f);
+    }
+    if (n != sizeof key) {
+        fprintf(stderr, "c-sensor-board: cannot read a key from /dev/urandom\n");
+        return 0;
+    }
+    st = emcp_server_set_key(server, key, sizeof key);
+    if (st != EMCP_OK) {
+        fprintf(stderr, "c-sensor-board: emcp_server_set_key: %s\n", emcp_status_str(st));
+        return 0;
+    }
+    return 1;
+}
+#endif
 
 int main(void)
 {
@@ -53,6 +95,11 @@ int main(void)
         fprintf(stderr, "c-sensor-board: emcp_server_init: %s\n", emcp_status_str(st));
         return 1;
     }
+#ifdef BOARD_TASKS
+    if (!set_random_key(board.server)) {
+        return 1;
+    }
+#endif
     fprintf(stderr, "c-sensor-board: serving MCP on stdin/stdout (emcp %s)\n", emcp_version());
     st = emcp_serve_stdio(board.server);
     if (st != EMCP_OK) {

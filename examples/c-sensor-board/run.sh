@@ -3,6 +3,7 @@
 #
 #   examples/c-sensor-board/run.sh                     # from any directory
 #   EMCP_C_SANITIZE=1 examples/c-sensor-board/run.sh   # the ASan + UBSan build
+#   BOARD_TASKS=1 examples/c-sensor-board/run.sh       # the tasks build (docs/board.md)
 #
 # The script itself is the server command (e.g. EMCP_BOARD_CMD for tests/interop/python):
 #   1. the static library: `cargo build --release -p emcp-ffi` -> target/release/libemcp_ffi.a,
@@ -20,6 +21,10 @@
 #   EMCP_C_SANITIZE  1: add -fsanitize=address,undefined -fno-sanitize-recover=all
 #                    -fno-omit-frame-pointer -g; output in target/c-sensor-board-asan/
 #   EMCP_C_OUT       output directory (default: target/c-sensor-board, or -asan as above)
+#   BOARD_TASKS      1: the board's tasks build: the library with its `tasks` feature, in
+#                    its own target dir (target/ffi-tasks), the board with -DBOARD_TASKS
+#                    -DEMCP_TASKS; output in target/c-sensor-board-tasks/ (-asan-tasks
+#                    with EMCP_C_SANITIZE=1)
 #   CARGO            cargo (default: cargo)
 # Concurrent starts build once (flock on <out>/.lock, when flock(1) exists).
 set -euo pipefail
@@ -37,11 +42,19 @@ if [ "${EMCP_C_SANITIZE:-0}" = 1 ]; then
     flags+=(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g)
     out_default="$root/target/c-sensor-board-asan"
 fi
+lib_dir="$root/target"
+features=()
+if [ "${BOARD_TASKS:-0}" = 1 ]; then
+    flags+=(-DBOARD_TASKS -DEMCP_TASKS)
+    out_default="$out_default-tasks"
+    lib_dir="$root/target/ffi-tasks"
+    features=(--features tasks --target-dir "$lib_dir")
+fi
 read -r -a extra <<<"${EMCP_C_FLAGS:-}"
 flags+=("${extra[@]}")
 out="${EMCP_C_OUT:-$out_default}"
 bin="$out/c-sensor-board"
-lib="$root/target/release/libemcp_ffi.a"
+lib="$lib_dir/release/libemcp_ffi.a"
 sources=("$here/board.c" "$here/main.c")
 
 mkdir -p "$out"
@@ -56,7 +69,7 @@ if [ ! -e "$stamp" ] || [ ! -e "$lib" ] ||
     [ -n "$(find "$root/core" "$root/ffi" "$root/Cargo.toml" "$root/Cargo.lock" \
         -newer "$stamp" -print -quit)" ]; then
     touch "$stamp.new" # sources edited during the build count as newer
-    (cd "$root" && "$cargo" build --release -p emcp-ffi)
+    (cd "$root" && "$cargo" build --release -p emcp-ffi "${features[@]}")
     mv "$stamp.new" "$stamp"
 fi
 

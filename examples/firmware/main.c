@@ -10,6 +10,12 @@
  * the relay sends `E<n>\n` when the host closed its side after n bytes. Once all n
  * bytes have arrived the firmware calls `emcp_server_finish` (a last message without
  * a newline is handled), polls until no tool is pending, and answers `I\n` (idle).
+ *
+ * Built with -DBOARD_TASKS (Makefile VARIANT=tasks: docs/board.md's tasks build), it
+ * also provides the board's clock — milliseconds since boot, counted from SysTick
+ * (polled, no interrupt) — and gives the server a key: 32 bytes of the host's
+ * /dev/urandom over semihosting, QEMU standing in for the hardware random number
+ * generator a real board would read.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,6 +40,44 @@ emcp_status board_write(void *userdata, const uint8_t *bytes, size_t len)
     uart_write(UART0, bytes, len);
     return EMCP_OK;
 }
+
+#ifdef BOARD_TASKS
+/* SysTick (ARMv7-M): control/status, reload, current value. */
+#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+#define SYST_24BIT 0xFFFFFFu
+#ifndef FW_CPU_HZ
+#define FW_CPU_HZ 25000000u /* the MPS2 boards' system clock */
+#endif
+
+/* Processor cycles since clock_start, accumulated from SysTick's 24-bit down-count:
+ * clock_update must run at least once per wrap (0.67 s at 25 MHz); the main loop
+ * calls it on every pass. */
+static uint64_t clock_cycles;
+static uint32_t clock_last;
+
+static void clock_start(void)
+{
+    SYST_RVR = SYST_24BIT;
+    SYST_CVR = 0u;
+    SYST_CSR = 0x5u; /* enable, processor clock, no interrupt */
+    clock_last = SYST_CVR & SYST_24BIT;
+}
+
+static void clock_update(void)
+{
+    uint32_t now = SYST_CVR & SYST_24BIT;
+    clock_cycles += (clock_last - now) & SYST_24BIT;
+    clock_last = now;
+}
+
+uint64_t board_now_ms(void)
+{
+    clock_update();
+    return clock_cycles / (FW_CPU_HZ / 1000u);
+}
+#endif
 
 /* The deepest stack word found written so far (the stack grows down from _stack_top). */
 static const uint32_t *stack_mark = _stack_top;
@@ -100,6 +144,17 @@ int main(void)
         semihost_log_u32("emcp: init failed: status ", status, "\n");
         return 1;
     }
+#ifdef BOARD_TASKS
+    {
+        uint8_t key[EMCP_KEY_LEN];
+        if (!semihost_read_bytes("/dev/urandom", key, sizeof key)) {
+            semihost_write0("emcp: no key (semihosting /dev/urandom): no tasks\n");
+        } else {
+            check("set_key: status ", emcp_server_set_key(board.server, key, sizeof key));
+        }
+    }
+    clock_start();
+#endif
 
     for (;;) {
         uint8_t rx[32];
@@ -128,5 +183,8 @@ int main(void)
             }
         }
         stack_check();
+#ifdef BOARD_TASKS
+        clock_update();
+#endif
     }
 }

@@ -81,6 +81,25 @@ int32_t semihost_read_file(const char *path, uint8_t *buf, uint32_t len)
     return result;
 }
 
+bool semihost_read_bytes(const char *path, uint8_t *buf, uint32_t len)
+{
+    uint32_t path_len = 0;
+    while (path[path_len] != '\0') {
+        path_len++;
+    }
+    const uint32_t open_block[3] = {(uint32_t)(uintptr_t)path, 1u /* "rb" */, path_len};
+    uint32_t handle = semihost_call(SYS_OPEN, open_block);
+    if (handle == UINT32_MAX) {
+        return false;
+    }
+    const uint32_t read_block[3] = {handle, (uint32_t)(uintptr_t)buf, len};
+    const uint32_t handle_block[1] = {handle};
+    /* SYS_READ answers how many bytes it did not read. */
+    bool ok = semihost_call(SYS_READ, read_block) == 0u;
+    (void)semihost_call(SYS_CLOSE, handle_block);
+    return ok;
+}
+
 void semihost_exit(uint32_t code)
 {
     const uint32_t block[2] = {ADP_STOPPED_APPLICATION_EXIT, code};

@@ -27,6 +27,10 @@ bool semihost_cmdline(char *buf, uint32_t len);
  * its length, or -1 when it cannot be opened or read or is longer than `len`. */
 int32_t semihost_read_file(const char *path, uint8_t *buf, uint32_t len);
 
+/* Read exactly `len` bytes from the start of the host file `path` (SYS_OPEN, SYS_READ,
+ * SYS_CLOSE; no SYS_FLEN, so a device such as /dev/urandom works): true when all came. */
+bool semihost_read_bytes(const char *path, uint8_t *buf, uint32_t len);
+
 /* End the program with an exit code (SYS_EXIT_EXTENDED); QEMU exits with it. */
 __attribute__((noreturn)) void semihost_exit(uint32_t code);
 

@@ -38,6 +38,20 @@ fn hint(h: emcp_hint) -> Option<bool> {
     }
 }
 
+/// Whether a tool's calls may or must run as tasks (`execution.taskSupport`). Read by a
+/// library built with the `tasks` feature (`EMCP_TASKS`); ignored otherwise.
+/// Zero-initialised means forbidden.
+pub type emcp_task_support = u8;
+/// Never a task (the default).
+pub const EMCP_TASK_FORBIDDEN: emcp_task_support = 0;
+/// A task when the client accepts tasks and the call takes long (its `call` callback
+/// returns `EMCP_PENDING`); otherwise an ordinary call.
+pub const EMCP_TASK_OPTIONAL: emcp_task_support = 1;
+/// Only as a task: a client that does not ask for one gets the protocol's error
+/// (-32021 in 2026-07-28, -32601 in 2025-11-25). The tool needs a `poll` callback to
+/// stay pending.
+pub const EMCP_TASK_REQUIRED: emcp_task_support = 2;
+
 /// Writes output bytes (to a UART, a socket): `bytes` points to `len` bytes, valid until
 /// it returns. Returns `EMCP_OK` when all were taken.
 pub type emcp_write_fn = Option<
@@ -86,6 +100,9 @@ pub type emcp_authorize_fn = Option<
         retry_after_ms: *mut u32,
     ) -> emcp_status,
 >;
+/// Reads the device's clock: milliseconds since the Unix epoch with a real-time clock,
+/// else since boot (task timestamps then read as early 1970).
+pub type emcp_now_fn = Option<unsafe extern "C" fn(userdata: *mut c_void) -> u64>;
 /// Offers completion values.
 pub type emcp_complete_fn =
     Option<unsafe extern "C" fn(userdata: *mut c_void, completion: *mut emcp_completion)>;
@@ -124,8 +141,18 @@ pub struct emcp_tool {
     pub call: emcp_tool_fn,
     /// Continues a pending call (optional: without it a tool never stays pending).
     pub poll: emcp_tool_fn,
-    /// Told when the client cancels a pending call (optional).
+    /// Told when the client cancels a pending call (optional), a task's included.
     pub cancel: emcp_cancel_fn,
+    /// Whether calls may or must run as tasks (`EMCP_TASK_FORBIDDEN`, the
+    /// zero-initialised default; `EMCP_TASK_OPTIONAL`; `EMCP_TASK_REQUIRED`). Honoured
+    /// by a library built with tasks (`EMCP_TASKS`), ignored by one without.
+    pub task_support: emcp_task_support,
+    /// Writes a completed task's result again, each time the client fetches it: the
+    /// server keeps no copy of what `call` and `poll` wrote while the task ran.
+    /// Called with the job's last state word (`emcp_call_state`); it writes content as
+    /// `call` does and returns `EMCP_OK` (anything else makes an `isError` result).
+    /// Optional: without it a completed task's result is empty. Used only with tasks.
+    pub result: emcp_tool_fn,
 }
 
 /// A resource at a fixed URI.
@@ -260,6 +287,9 @@ pub struct emcp_config {
     pub read_ttl_ms: u32,
     /// Authorization callback; NULL: every tool call is allowed.
     pub authorize: emcp_authorize_fn,
+    /// The device's clock, for tasks' timestamps and expiry (used only with tasks);
+    /// NULL: time stands still at 0 and tasks never expire.
+    pub now_ms: emcp_now_fn,
 }
 
 /// `items[index]` of a C array, or `None` past its end or when it is NULL.
@@ -406,6 +436,17 @@ fn tool_ok(t: &emcp_tool) -> bool {
     // above): `leading_texts`' contract.
     texts_ok(unsafe { leading_texts::<_, 5>(t) }, 0b1001) // name, input_schema
         && t.call.is_some()
+        && task_support_ok(t.task_support)
+}
+
+/// A task support a tasks build knows (one without ignores the field).
+#[cfg(feature = "tasks")]
+fn task_support_ok(t: emcp_task_support) -> bool {
+    t <= EMCP_TASK_REQUIRED
+}
+#[cfg(not(feature = "tasks"))]
+fn task_support_ok(_: emcp_task_support) -> bool {
+    true
 }
 
 /// A resource's texts and its `read` callback.
@@ -480,6 +521,15 @@ impl Device for CDevice {
         tool.title = opt(&t.title);
         tool.description = opt(&t.description);
         tool.output_schema = opt(&t.output_schema);
+        #[cfg(feature = "tasks")]
+        {
+            use emcp::model::registry::TaskSupport;
+            tool.task_support = match t.task_support {
+                EMCP_TASK_OPTIONAL => TaskSupport::Optional,
+                EMCP_TASK_REQUIRED => TaskSupport::Required,
+                _ => TaskSupport::Forbidden,
+            };
+        }
         Some(tool)
     }
 
@@ -631,6 +681,25 @@ impl Device for CDevice {
             s if is_ok(s) => Ok(()),
             EMCP_NOT_FOUND => Err(ReadError::NotFound),
             _ => Err(ReadError::Failed),
+        }
+    }
+
+    #[cfg(feature = "tasks")]
+    fn now_ms(&self) -> u64 {
+        match self.config.now_ms {
+            // SAFETY: `f` is the configuration's clock callback (set: it came out of a
+            // `Some`), valid with `userdata` while the server is used (emcp_server_init's
+            // contract); it takes only `userdata`.
+            Some(f) => unsafe { f(self.config.userdata) },
+            None => 0,
+        }
+    }
+
+    #[cfg(feature = "tasks")]
+    fn task_result(&mut self, call: &mut ToolCall<'_>) {
+        if let Some(f) = self.tool_desc(call.tool()).and_then(|t| t.result) {
+            // A result is written at once: never pending.
+            let _ = run_tool(f, self.config.userdata, call, false);
         }
     }
 

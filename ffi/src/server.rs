@@ -17,6 +17,16 @@ use emcp::wire::framing::{Frames, SliceFramer};
 use emcp::wire::json::{Sink, SinkError, SliceSink};
 use emcp::{Config, Server};
 
+/// The task slots of the server type (`K`): none without the feature.
+#[cfg(feature = "tasks")]
+const TASK_SLOTS: usize = EMCP_MAX_TASKS;
+#[cfg(not(feature = "tasks"))]
+const TASK_SLOTS: usize = 0;
+
+/// The server a C configuration runs: the core's defaults (4 listen streams, 2 jobs,
+/// no waiting input calls) and the task slots.
+type CServer = Server<CDevice, 4, 2, 0, TASK_SLOTS>;
+
 use crate::descriptor::{emcp_config, opt, text, CDevice};
 use crate::status::*;
 use crate::text::{bytes, tri, utf8};
@@ -24,7 +34,29 @@ use crate::{ffi_boundary, non_null};
 
 /// Bytes of storage a server needs (an upper bound for every target; checked at
 /// compile time).
+#[cfg(not(feature = "tasks"))]
 pub const EMCP_SERVER_STORAGE_SIZE: usize = 1024;
+/// Bytes of storage a server needs with tasks (`EMCP_TASKS`): the server without
+/// tasks, `EMCP_TASK_STORAGE_SIZE` for each of its `EMCP_MAX_TASKS` task slots, and
+/// `EMCP_TASKS_KEY_STORAGE_SIZE` for the key and what comes with it (an upper bound
+/// for every target; checked at compile time).
+#[cfg(feature = "tasks")]
+pub const EMCP_SERVER_STORAGE_SIZE: usize =
+    1024 + EMCP_TASKS_KEY_STORAGE_SIZE + EMCP_MAX_TASKS * EMCP_TASK_STORAGE_SIZE;
+/// Task slots of a server built with tasks (`EMCP_TASKS`): at most this many tasks
+/// are kept at once (working, or ended and not yet expired). A task-required tool
+/// called while all are taken is refused (JSON-RPC -32603 `Task table full`); an
+/// optional one runs as an ordinary call.
+pub const EMCP_MAX_TASKS: usize = 4;
+/// Storage bytes reserved for one task slot (measured: about 220 bytes on a 32-bit
+/// target, 248 on a 64-bit host).
+pub const EMCP_TASK_STORAGE_SIZE: usize = 256;
+/// Storage bytes reserved, with tasks, for the key and the server state that comes
+/// with it.
+pub const EMCP_TASKS_KEY_STORAGE_SIZE: usize = 64;
+/// Bytes of the secret key `emcp_server_set_key` takes (HMAC-SHA-256 key of the task
+/// ids).
+pub const EMCP_KEY_LEN: usize = 32;
 /// Alignment the storage needs.
 pub const EMCP_SERVER_STORAGE_ALIGN: usize = 8;
 /// Smallest line buffer `emcp_server_init` accepts.
@@ -35,7 +67,10 @@ pub const EMCP_OUTPUT_MIN_ROOM: usize = 192;
 
 /// Storage for one server: declare one (static or on a long-lived stack) and pass it to
 /// `emcp_server_init`. Its size and alignment are `EMCP_SERVER_STORAGE_SIZE` and
-/// `EMCP_SERVER_STORAGE_ALIGN`.
+/// `EMCP_SERVER_STORAGE_ALIGN`. A program linked with a library built with tasks
+/// defines `EMCP_TASKS` before including emcp.h (e.g. `-DEMCP_TASKS`), for the larger
+/// size; a storage of the size without tasks is refused by such a library
+/// (`EMCP_STORAGE_TOO_SMALL`).
 #[repr(C)]
 pub union emcp_server_storage {
     /// The bytes.
@@ -155,7 +190,7 @@ struct Storage {
 
 /// The server state.
 struct Inner {
-    server: Server<CDevice>,
+    server: CServer,
     framer: SliceFramer<'static>,
     out: Output,
 }
@@ -256,7 +291,7 @@ pub unsafe extern "C" fn emcp_config_check(
         let (status, index) = if !device.check() {
             (EMCP_INVALID_CONFIG, 0)
         } else {
-            match Server::<CDevice>::new(device, server_config(config)) {
+            match CServer::new(device, server_config(config)) {
                 Ok(_) => (EMCP_OK, 0),
                 Err(e) => config_status(e),
             }
@@ -351,7 +386,7 @@ pub unsafe extern "C" fn emcp_server_init(
         if !device.check() {
             return EMCP_INVALID_CONFIG;
         }
-        let server = match Server::new(device, server_config(config)) {
+        let server = match CServer::new(device, server_config(config)) {
             Ok(s) => s,
             Err(e) => return config_status(e).0,
         };
@@ -457,7 +492,8 @@ pub unsafe extern "C" fn emcp_server_poll(
 }
 
 /// End of input (the host closed the stream): handle a last message that had no
-/// newline.
+/// newline. With tasks (`EMCP_TASKS`), every task still working is then cancelled (its
+/// `cancel` callback runs) and every task forgotten: no one is left to fetch them.
 ///
 /// Pointers: `server` as for `emcp_server_feed`.
 #[no_mangle]
@@ -473,6 +509,8 @@ pub unsafe extern "C" fn emcp_server_finish(server: *mut emcp_server) -> emcp_st
         if let Some(frame) = s.framer.finish() {
             s.server.handle_frame(frame, s.out.sink());
         }
+        #[cfg(feature = "tasks")]
+        s.server.end_tasks();
         s.out.status()
     })
 }
@@ -598,6 +636,47 @@ pub unsafe extern "C" fn emcp_server_reset(server: *mut emcp_server) -> emcp_sta
         if let Output::Buffer(sink) = &mut s.out {
             sink.clear();
         }
+        EMCP_OK
+    })
+}
+
+/// Give the server its secret key (`EMCP_KEY_LEN` bytes, copied): task ids are
+/// HMAC-SHA-256 tags under it, so that no client can guess another's task id. Take it
+/// from a hardware random number generator at boot (or provisioned key storage); a
+/// new key at each boot only makes ids from before the boot unknown. Without a key the
+/// server offers no tasks (no `tasks` capability; a task-required tool is refused).
+/// Setting it again replaces it; tasks already made keep their ids.
+///
+/// Only in a library built with the `tasks` feature (`EMCP_TASKS` defined).
+///
+/// Returns `EMCP_INVALID_PARAMETER` when `key_len` is not `EMCP_KEY_LEN`.
+///
+/// Pointers: `server` as for `emcp_server_feed`; `key` points to `key_len` readable
+/// bytes (not kept after the call).
+#[cfg(feature = "tasks")]
+#[no_mangle]
+pub unsafe extern "C" fn emcp_server_set_key(
+    server: *mut emcp_server,
+    key: *const u8,
+    key_len: usize,
+) -> emcp_status {
+    ffi_boundary!({
+        non_null!(server, key);
+        if key_len != EMCP_KEY_LEN {
+            return EMCP_INVALID_PARAMETER;
+        }
+        let mut bytes = [0u8; EMCP_KEY_LEN];
+        // SAFETY: not NULL (checked above); the contract: `key_len` (= EMCP_KEY_LEN,
+        // checked above) readable bytes, only copied here.
+        let src = unsafe { core::slice::from_raw_parts(key, EMCP_KEY_LEN) };
+        for (d, s) in bytes.iter_mut().zip(src) {
+            *d = *s;
+        }
+        // SAFETY: not NULL (checked above); the contract: an initialised server not in
+        // use, so this is the only reference to its state.
+        let s = unsafe { inner(server) };
+        s.server
+            .set_state_key(emcp::state::seal::StateKey::new(bytes));
         EMCP_OK
     })
 }

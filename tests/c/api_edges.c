@@ -121,7 +121,7 @@ static void complete_cb(void *userdata, emcp_completion *c);
 #define TOOL(name)                                                                          \
     {                                                                                       \
         EMCP_STR(name), EMCP_NO_STR, EMCP_NO_STR, OBJECT_SCHEMA, EMCP_NO_STR, {0, 0, 0, 0}, \
-            tool_cb, NULL, NULL                                                             \
+            tool_cb, NULL, NULL, EMCP_TASK_FORBIDDEN, NULL                                  \
     }
 
 static const emcp_tool tools[T_COUNT] = {
@@ -151,7 +151,7 @@ static const emcp_prompt prompts[1] = {
 static const emcp_config cfg_buf = {
     EMCP_STR("edge"), EMCP_STR("1.0"), EMCP_NO_STR, EMCP_NO_STR,
     tools, T_COUNT, resources, 1, templates, 1, prompts, 1,
-    complete_cb, NULL, NULL, 0, 0, 0, NULL,
+    complete_cb, NULL, NULL, 0, 0, 0, NULL, NULL,
 };
 
 /* Write-callback mode: everything written is appended to `g_cap`, unless `g_write_fail`. */
@@ -177,7 +177,7 @@ static emcp_status write_cb(void *userdata, const uint8_t *bytes, size_t len) {
 static const emcp_config cfg_cb = {
     EMCP_STR("edge"), EMCP_STR("1.0"), EMCP_NO_STR, EMCP_NO_STR,
     tools, T_COUNT, resources, 1, templates, 1, prompts, 1,
-    complete_cb, write_cb, NULL, 0, 0, 0, NULL,
+    complete_cb, write_cb, NULL, 0, 0, 0, NULL, NULL,
 };
 
 /* ------------------------------------------------------------------------------------ */
@@ -1550,7 +1550,7 @@ static emcp_status authorize_cb(void *userdata, size_t tool, emcp_str args, emcp
 static const emcp_config cfg_auth = {
     EMCP_STR("edge"), EMCP_STR("1.0"), EMCP_NO_STR, EMCP_NO_STR,
     tools, T_COUNT, resources, 1, templates, 1, prompts, 1,
-    complete_cb, NULL, NULL, 0, 0, 0, authorize_cb,
+    complete_cb, NULL, NULL, 0, 0, 0, authorize_cb, NULL,
 };
 
 static void test_authorize(void) {
@@ -1654,6 +1654,384 @@ static void test_completion_long_value(void) {
                "\"total\":1,\"hasMore\":false}}}\n");
 }
 
+
+/* ------------------------------------------------------------------------------------ */
+/* Tasks (a library built with the `tasks` feature, this file with -DEMCP_TASKS).        */
+
+#if defined(EMCP_TASKS)
+
+enum { K_QUICK, K_SLOW, K_MUST, K_BADRESULT, K_COUNT };
+
+static uint64_t g_now;         /* the device clock the tests set */
+static unsigned g_now_calls;   /* how often the server read it */
+static size_t g_task_cancel_tool = (size_t)-1;
+static uint32_t g_task_cancel_state = S_U32;
+static unsigned g_task_cancels;
+static unsigned g_result_calls;
+
+static uint64_t now_cb(void *userdata) {
+    (void)userdata;
+    g_now_calls++;
+    return g_now;
+}
+
+/* First round: `quick` answers at once; the others keep 3 in the state word and stay
+ * pending (every task tool here has a poll callback). */
+static emcp_status task_call_cb(void *userdata, emcp_tool_call *call) {
+    size_t idx = S_SIZE;
+    bool defer = false;
+    (void)userdata;
+    emcp_call_tool_index(call, &idx);
+    if (idx == K_QUICK) {
+        return emcp_call_text(call, EMCP_TEXT("quick done"));
+    }
+    CHECK_ST(emcp_call_can_defer(call, &defer), EMCP_OK);
+    CHECK(defer);
+    emcp_call_set_state(call, 3);
+    return EMCP_PENDING;
+}
+
+/* Later rounds: one step down; at 0 done, with text the server throws away (a task's
+ * result is written again by `result`). */
+static emcp_status task_poll_cb(void *userdata, emcp_tool_call *call) {
+    uint32_t state = S_U32;
+    (void)userdata;
+    emcp_call_state(call, &state);
+    emcp_call_set_state(call, state - 1u);
+    if (state - 1u > 0) {
+        return EMCP_PENDING;
+    }
+    return emcp_call_text(call, EMCP_TEXT("discarded"));
+}
+
+static void task_cancel_cb(void *userdata, size_t tool, uint32_t state) {
+    (void)userdata;
+    g_task_cancel_tool = tool;
+    g_task_cancel_state = state;
+    g_task_cancels++;
+}
+
+/* The result, written again from the tool index and the state word. */
+static emcp_status task_result_cb(void *userdata, emcp_tool_call *call) {
+    char text[64];
+    size_t idx = S_SIZE;
+    uint32_t state = S_U32;
+    bool defer = true;
+    (void)userdata;
+    g_result_calls++;
+    CHECK_ST(emcp_call_tool_index(call, &idx), EMCP_OK);
+    CHECK_ST(emcp_call_state(call, &state), EMCP_OK);
+    CHECK_ST(emcp_call_can_defer(call, &defer), EMCP_OK);
+    CHECK(!defer); /* a result is written at once */
+    if (idx == K_BADRESULT) {
+        return EMCP_TOOL_FAILED;
+    }
+    return emcp_call_text(call, text, (size_t)sprintf(text, "result of %u (%u)", (unsigned)idx,
+                                                      (unsigned)state));
+}
+
+#define TASK_TOOL(name, support)                                                           \
+    {                                                                                       \
+        EMCP_STR(name), EMCP_NO_STR, EMCP_NO_STR, OBJECT_SCHEMA, EMCP_NO_STR, {0, 0, 0, 0}, \
+            task_call_cb, task_poll_cb, task_cancel_cb, (support), task_result_cb           \
+    }
+
+static const emcp_tool task_tools[K_COUNT] = {
+    TASK_TOOL("quick", EMCP_TASK_FORBIDDEN),
+    TASK_TOOL("slow", EMCP_TASK_OPTIONAL),
+    TASK_TOOL("must", EMCP_TASK_REQUIRED),
+    TASK_TOOL("badresult", EMCP_TASK_OPTIONAL),
+};
+
+static const emcp_config cfg_tasks = {
+    EMCP_STR("edge"), EMCP_STR("1.0"), EMCP_NO_STR, EMCP_NO_STR,
+    task_tools, K_COUNT, NULL, 0, NULL, 0, NULL, 0,
+    NULL, NULL, NULL, 0, 0, 0, NULL, now_cb,
+};
+
+static const uint8_t g_key[EMCP_KEY_LEN] = {9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
+                                            9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
+
+/* A 2026-07-28 request line; `ext`: its client capabilities declare the tasks extension. */
+static const char *req26(char *dst, int id, const char *method, const char *params, int ext) {
+    sprintf(dst,
+            "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":{%s%s\"_meta\":{"
+            "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+            "\"io.modelcontextprotocol/clientCapabilities\":{%s}}}}\n",
+            id, method, params, params[0] != '\0' ? "," : "",
+            ext ? "\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}" : "");
+    return dst;
+}
+
+/* The taskId in g_got (32 hex digits) into `id` (33 bytes); 1 when found. */
+static int task_id(char *id) {
+    static const char key[] = "\"taskId\":\"";
+    const char *p;
+    g_got[g_got_len < sizeof g_got ? g_got_len : sizeof g_got - 1] = '\0';
+    p = strstr(g_got, key);
+    if (p == NULL || strlen(p) < sizeof key - 1 + 33 || p[sizeof key - 1 + 32] != '"') {
+        id[0] = '\0';
+        return 0;
+    }
+    memcpy(id, p + sizeof key - 1, 32);
+    id[32] = '\0';
+    return 1;
+}
+
+/* Whether g_got contains `needle`. */
+static int got_has(const char *needle) {
+    g_got[g_got_len < sizeof g_got ? g_got_len : sizeof g_got - 1] = '\0';
+    return strstr(g_got, needle) != NULL;
+}
+
+/* Poll until the server is not busy (at most `max` polls); the number of polls. */
+static unsigned poll_idle(box *b, unsigned max) {
+    unsigned n = 0;
+    bool busy = true;
+    while (busy && n < max) {
+        CHECK_ST(emcp_server_poll(b->srv, &busy), EMCP_OK);
+        n++;
+    }
+    return n;
+}
+
+static void test_tasks_layout_and_key(void) {
+    static union {
+        emcp_server_storage s;
+        unsigned char bytes[1024];
+    } small;
+    box *b = &g_box;
+    emcp_server *srv = NULL;
+    emcp_config c;
+    size_t index = S_SIZE;
+    uint8_t key33[EMCP_KEY_LEN + 1];
+    g_test = "tasks layout/key";
+
+    CHECK(EMCP_MAX_TASKS == 4);
+    CHECK(EMCP_KEY_LEN == 32);
+    CHECK(EMCP_SERVER_STORAGE_SIZE == 1024 + EMCP_TASKS_KEY_STORAGE_SIZE
+                                          + EMCP_MAX_TASKS * EMCP_TASK_STORAGE_SIZE);
+    CHECK(sizeof(emcp_server_storage) == EMCP_SERVER_STORAGE_SIZE);
+    /* The storage of a build without tasks is too small for this library. */
+    CHECK_ST(emcp_server_init(&small.s, sizeof small.bytes, &cfg_tasks, b->line, LINE_CAP,
+                              b->out, OUT_CAP, &srv),
+             EMCP_STORAGE_TOO_SMALL);
+
+    /* An unknown task support is refused. */
+    c = cfg_tasks;
+    CHECK_ST(emcp_config_check(&c, &index), EMCP_OK);
+    {
+        static emcp_tool bad[1];
+        bad[0] = task_tools[K_SLOW];
+        bad[0].task_support = 3;
+        c.tools = bad;
+        c.tools_len = 1;
+        CHECK_ST(emcp_config_check(&c, &index), EMCP_INVALID_CONFIG);
+        CHECK_ST(init_with(&c), EMCP_INVALID_CONFIG);
+    }
+
+    CHECK_ST(box_init(b, &cfg_tasks, LINE_CAP, OUT_CAP), EMCP_OK);
+    CHECK_ST(emcp_server_set_key(NULL, g_key, sizeof g_key), EMCP_NULL_PARAMETER);
+    CHECK_ST(emcp_server_set_key(b->srv, NULL, sizeof g_key), EMCP_NULL_PARAMETER);
+    CHECK_ST(emcp_server_set_key(b->srv, g_key, 0), EMCP_INVALID_PARAMETER);
+    CHECK_ST(emcp_server_set_key(b->srv, g_key, 16), EMCP_INVALID_PARAMETER);
+    CHECK_ST(emcp_server_set_key(b->srv, g_key, sizeof g_key - 1), EMCP_INVALID_PARAMETER);
+    memset(key33, 9, sizeof key33);
+    CHECK_ST(emcp_server_set_key(b->srv, key33, sizeof key33), EMCP_INVALID_PARAMETER);
+    CHECK_ST(emcp_server_set_key(b->srv, g_key, sizeof g_key), EMCP_OK);
+    CHECK_ST(emcp_server_set_key(b->srv, key33, EMCP_KEY_LEN), EMCP_OK); /* replaced */
+}
+
+/* Without a key: no tasks offered, a task-required tool refused. */
+static void test_tasks_without_key(void) {
+    char line[512];
+    box *b = &g_box;
+    g_test = "tasks without key";
+    CHECK_ST(box_init(b, &cfg_tasks, LINE_CAP, OUT_CAP), EMCP_OK);
+    roundtrip(b, req26(line, 1, "server/discover", "", 1), 0);
+    CHECK(got_has("\"result\""));
+    CHECK(!got_has("io.modelcontextprotocol/tasks"));
+    roundtrip(b, req26(line, 2, "tools/call", "\"name\":\"must\"", 1), 0);
+    CHECK(got_has("\"error\":{\"code\":-32603"));
+    CHECK(!got_has("taskId"));
+}
+
+static void test_tasks_2026(void) {
+    char line[512], params[128], id[33], id2[33];
+    unsigned polls;
+    box *b = &g_box;
+    g_test = "tasks 2026-07-28";
+    g_now = UINT64_C(1764660000000); /* 2025-12-02T07:20:00Z */
+    g_now_calls = 0;
+    CHECK_ST(box_init(b, &cfg_tasks, LINE_CAP, OUT_CAP), EMCP_OK);
+    CHECK_ST(emcp_server_set_key(b->srv, g_key, sizeof g_key), EMCP_OK);
+
+    roundtrip(b, req26(line, 1, "server/discover", "", 0), 0);
+    CHECK(got_has("\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}"));
+
+    /* A task-required tool without the extension: the era's error. */
+    roundtrip(b, req26(line, 2, "tools/call", "\"name\":\"must\"", 0), 0);
+    CHECK(got_has("\"error\":{\"code\":-32021"));
+    /* A forbidden tool with the extension: an ordinary result. */
+    roundtrip(b, req26(line, 3, "tools/call", "\"name\":\"quick\"", 1), 0);
+    CHECK(got_has("\"text\":\"quick done\""));
+    CHECK(!got_has("taskId"));
+
+    /* Created: working, timestamps from the clock callback. */
+    roundtrip(b, req26(line, 4, "tools/call", "\"name\":\"slow\"", 1), 0);
+    CHECK(got_has("\"resultType\":\"task\""));
+    CHECK(got_has("\"status\":\"working\""));
+    CHECK(got_has("\"createdAt\":\"2025-12-02T07:20:00.000Z\""));
+    CHECK(got_has("\"ttlMs\":60000"));
+    CHECK(g_now_calls > 0);
+    CHECK(task_id(id));
+    sprintf(params, "\"taskId\":\"%s\"", id);
+    roundtrip(b, req26(line, 5, "tasks/get", params, 1), 0);
+    CHECK(got_has("\"status\":\"working\""));
+    CHECK(!got_has("\"result\":{\"content\""));
+
+    /* Polled to completion (3 rounds less what the get ran), time moves on. */
+    g_now += 1500;
+    polls = poll_idle(b, 10);
+    CHECK(polls >= 1 && polls <= 3);
+    g_result_calls = 0;
+    roundtrip(b, req26(line, 6, "tasks/get", params, 1), 0);
+    CHECK(got_has("\"status\":\"completed\""));
+    CHECK(got_has("\"lastUpdatedAt\":\"2025-12-02T07:20:01.500Z\""));
+    CHECK(got_has("{\"type\":\"text\",\"text\":\"result of 1 (0)\"}"));
+    CHECK(!got_has("discarded"));
+    CHECK(g_result_calls == 1);
+    /* Fetched again: written again by the callback. */
+    roundtrip(b, req26(line, 7, "tasks/get", params, 1), 0);
+    CHECK(got_has("\"text\":\"result of 1 (0)\""));
+    CHECK(g_result_calls == 2);
+
+    /* A result callback that fails: an isError result. */
+    roundtrip(b, req26(line, 8, "tools/call", "\"name\":\"badresult\"", 1), 0);
+    CHECK(task_id(id2));
+    poll_idle(b, 10);
+    sprintf(params, "\"taskId\":\"%s\"", id2);
+    roundtrip(b, req26(line, 9, "tasks/get", params, 1), 0);
+    CHECK(got_has("\"status\":\"completed\""));
+    CHECK(got_has("\"isError\":true"));
+
+    /* Cancelled while working: the cancel callback runs once, the status is final. */
+    g_task_cancels = 0;
+    roundtrip(b, req26(line, 10, "tools/call", "\"name\":\"must\"", 1), 0);
+    CHECK(task_id(id2));
+    CHECK(strcmp(id, id2) != 0);
+    sprintf(params, "\"taskId\":\"%s\"", id2);
+    roundtrip(b, req26(line, 11, "tasks/cancel", params, 1), 0);
+    CHECK(got_has("\"resultType\":\"complete\""));
+    CHECK(g_task_cancels == 1);
+    CHECK(g_task_cancel_tool == K_MUST);
+    CHECK(g_task_cancel_state > 0 && g_task_cancel_state <= 3);
+    roundtrip(b, req26(line, 12, "tasks/get", params, 1), 0);
+    CHECK(got_has("\"status\":\"cancelled\""));
+    CHECK(poll_idle(b, 10) == 1); /* nothing left to run */
+    CHECK(g_task_cancels == 1);
+
+    /* Expiry on the device clock: 60 s after creation the task is gone. */
+    g_now += 60000;
+    sprintf(params, "\"taskId\":\"%s\"", id);
+    roundtrip(b, req26(line, 13, "tasks/get", params, 1), 0);
+    CHECK(got_has("\"error\":{\"code\":-32602"));
+
+    /* End of input: a working task is cancelled and forgotten. */
+    g_task_cancels = 0;
+    roundtrip(b, req26(line, 14, "tools/call", "\"name\":\"slow\"", 1), 0);
+    CHECK(task_id(id2));
+    CHECK_ST(emcp_server_finish(b->srv), EMCP_OK);
+    CHECK(g_task_cancels == 1 && g_task_cancel_tool == K_SLOW);
+    CHECK(poll_idle(b, 10) == 1);
+    sprintf(params, "\"taskId\":\"%s\"", id2);
+    roundtrip(b, req26(line, 15, "tasks/get", params, 1), 0);
+    CHECK(got_has("\"error\":{\"code\":-32602"));
+}
+
+/* A 2025-11-25 request line. */
+static const char *req25(char *dst, int id, const char *method, const char *params) {
+    sprintf(dst, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":{%s}}\n", id,
+            method, params);
+    return dst;
+}
+
+static void test_tasks_2025(void) {
+    char line[512], params[128], id[33];
+    box *b = &g_box;
+    g_test = "tasks 2025-11-25";
+    g_now = UINT64_C(1764660000000);
+    CHECK_ST(box_init(b, &cfg_tasks, LINE_CAP, OUT_CAP), EMCP_OK);
+    CHECK_ST(emcp_server_set_key(b->srv, g_key, sizeof g_key), EMCP_OK);
+    roundtrip(b, req25(line, 1, "initialize",
+                       "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                       "\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}"),
+              0);
+    CHECK(got_has("\"tasks\":{"));
+    CHECK(got_has("\"requests\":{\"tools\":{\"call\":{}}}"));
+    roundtrip(b, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n", 0);
+
+    /* tools/list: execution.taskSupport of the tools that allow tasks. */
+    roundtrip(b, req25(line, 2, "tools/list", ""), 0);
+    CHECK(got_has("\"name\":\"slow\",\"inputSchema\":{\"type\":\"object\"},"
+                  "\"execution\":{\"taskSupport\":\"optional\"}"));
+    CHECK(got_has("\"execution\":{\"taskSupport\":\"required\"}"));
+    CHECK(got_has("\"name\":\"quick\",\"inputSchema\":{\"type\":\"object\"}}"));
+
+    /* The era's errors: a task of a forbidden tool, a required one without a task. */
+    roundtrip(b, req25(line, 3, "tools/call", "\"name\":\"quick\",\"task\":{}"), 0);
+    CHECK(got_has("\"error\":{\"code\":-32601"));
+    roundtrip(b, req25(line, 4, "tools/call", "\"name\":\"must\""), 0);
+    CHECK(got_has("\"error\":{\"code\":-32601"));
+
+    /* Created, polled, the result fetched with tasks/result. */
+    roundtrip(b, req25(line, 5, "tools/call", "\"name\":\"must\",\"task\":{\"ttl\":30000}"), 0);
+    CHECK(got_has("\"task\":{"));
+    CHECK(got_has("\"status\":\"working\""));
+    CHECK(got_has("\"ttl\":30000"));
+    CHECK(task_id(id));
+    sprintf(params, "\"taskId\":\"%s\"", id);
+    poll_idle(b, 10);
+    roundtrip(b, req25(line, 6, "tasks/get", params), 0);
+    CHECK(got_has("\"status\":\"completed\""));
+    roundtrip(b, req25(line, 7, "tasks/result", params), 0);
+    CHECK(got_has("{\"type\":\"text\",\"text\":\"result of 2 (0)\"}"));
+    CHECK(got_has("\"io.modelcontextprotocol/related-task\":{\"taskId\":\""));
+
+    /* tasks/result of a working task waits for its end, answered from emcp_server_poll. */
+    roundtrip(b, req25(line, 8, "tools/call", "\"name\":\"slow\",\"task\":{}"), 0);
+    CHECK(task_id(id));
+    sprintf(params, "\"taskId\":\"%s\"", id);
+    roundtrip(b, req25(line, 9, "tasks/result", params), 0);
+    g_got_len = 0;
+    poll_idle(b, 10);
+    drain(b);
+    CHECK(got_has("\"id\":9,\"result\":{\"content\":[{\"type\":\"text\","
+                  "\"text\":\"result of 1 (0)\"}]"));
+
+    /* Cancelled; then its result is an error, and tasks/list has all three. */
+    roundtrip(b, req25(line, 10, "tools/call", "\"name\":\"slow\",\"task\":{}"), 0);
+    CHECK(task_id(id));
+    sprintf(params, "\"taskId\":\"%s\"", id);
+    roundtrip(b, req25(line, 11, "tasks/cancel", params), 0);
+    CHECK(got_has("\"status\":\"cancelled\""));
+    roundtrip(b, req25(line, 12, "tasks/result", params), 0);
+    CHECK(got_has("\"error\":{\"code\":-32603"));
+    roundtrip(b, req25(line, 13, "tasks/list", ""), 0);
+    CHECK(got_has("\"tasks\":["));
+    {
+        unsigned n = 0;
+        const char *p = g_got;
+        while ((p = strstr(p, "\"taskId\"")) != NULL) {
+            n++;
+            p++;
+        }
+        CHECK(n == 3);
+    }
+}
+
+#endif /* EMCP_TASKS */
+
 int main(void) {
     test_version_and_layout();
     test_status_str();
@@ -1672,6 +2050,12 @@ int main(void) {
     test_authorize();
     test_reads();
     test_completion_long_value();
+#if defined(EMCP_TASKS)
+    test_tasks_layout_and_key();
+    test_tasks_without_key();
+    test_tasks_2026();
+    test_tasks_2025();
+#endif
     printf("%u passed, %u failed\n", g_passed, g_failed);
     return g_failed == 0 ? 0 : 1;
 }

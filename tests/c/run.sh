@@ -9,6 +9,10 @@
 # 4. the same built with -fsanitize=address,undefined, and run
 # 5. board_arm.c (the C board's authorization callback, with examples/c-sensor-board/board.c),
 #    plain and under ASan+UBSan
+# 6. the library with tasks (cargo build --release -p emcp-ffi --features tasks, in its own
+#    target dir target/ffi-tasks): the header as C++11 with -DEMCP_TASKS, and api_edges.c
+#    built with -DEMCP_TASKS (every test above, and the tasks tests) against it, plain and
+#    under ASan+UBSan
 #
 # Binaries and logs go to target/c-tests/. Build output goes to stderr; each test run's
 # report (ending with "N passed, M failed") goes to stdout. Exits non-zero when a build
@@ -39,6 +43,11 @@ int emcp_header_cxx_probe();
 int emcp_header_cxx_probe() {
     emcp_status (*init)(emcp_server_storage *, size_t, const emcp_config *, uint8_t *, size_t,
                         uint8_t *, size_t, emcp_server **) = &emcp_server_init;
+#if defined(EMCP_TASKS)
+    static_assert(EMCP_SERVER_STORAGE_SIZE > 1024, "task slots in the storage");
+    emcp_status (*set_key)(emcp_server *, const uint8_t *, size_t) = &emcp_server_set_key;
+    if (set_key == nullptr) return 0;
+#endif
     return init != nullptr && name.len == 3 && none.ptr == nullptr;
 }
 EOF
@@ -73,5 +82,23 @@ echo "-- board_arm"
     -o "$out/board_arm_asan" 1>&2
 echo "-- board_arm (ASan+UBSan)"
 "$out/board_arm_asan" | tee "$out/board_arm_asan.log" || status=1
+
+tasks_lib="$root/target/ffi-tasks/release/libemcp_ffi.a"
+cargo build --release -p emcp-ffi --features tasks --target-dir "$root/target/ffi-tasks" 1>&2
+echo "== include/emcp.h as C++11 with EMCP_TASKS" >&2
+"$cxx" -std=c++11 -Wall -Wextra -pedantic -Werror -x c++ -fsyntax-only -DEMCP_TASKS \
+    -I"$root/include" "$out/header_cxx.cpp" 1>&2
+echo "== api_edges with tasks (${warn[*]} -DEMCP_TASKS)" >&2
+"$cc" "${warn[@]}" -O1 -g -DEMCP_TASKS -I"$root/include" tests/c/api_edges.c "$tasks_lib" \
+    "${libs[@]}" -o "$out/api_edges_tasks" 1>&2
+echo "-- api_edges with tasks"
+"$out/api_edges_tasks" | tee "$out/api_edges_tasks.log" || status=1
+"$cc" "${warn[@]}" -O1 -g -DEMCP_TASKS -fsanitize=address,undefined -fno-omit-frame-pointer \
+    -fno-sanitize-recover=undefined -I"$root/include" tests/c/api_edges.c "$tasks_lib" \
+    "${libs[@]}" -o "$out/api_edges_tasks_asan" 1>&2
+echo "-- api_edges with tasks (ASan+UBSan)"
+ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}" \
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
+    "$out/api_edges_tasks_asan" | tee "$out/api_edges_tasks_asan.log" || status=1
 
 exit "$status"
