@@ -11,13 +11,14 @@
 //! the firmware then logs its stack high-water mark and answers `I` (idle).
 #![no_std]
 #![no_main]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
+mod log;
 mod stack;
 mod uart;
 
 use cortex_m::singleton;
 use cortex_m_rt::{entry, exception, ExceptionFrame};
-use defmt_semihosting as _;
 use emcp::transport::serve::{serve, ServeError};
 use emcp::wire::framing::Framer;
 use emcp::Server;
@@ -96,7 +97,7 @@ unsafe fn HardFault(_frame: &ExceptionFrame) -> ! {
 /// Log and end the program (QEMU exits with status 2, as after the C image's fault).
 fn fail(why: &str) -> ! {
     defmt::error!("emcp: {=str}", why);
-    semihosting::process::exit(2)
+    log::exit(2)
 }
 
 /// No formatting: the message is never read, so none of `core::fmt` is linked for it.
