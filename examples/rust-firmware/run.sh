@@ -51,9 +51,10 @@ python=/usr/bin/python3
 # The relay starts QEMU (adding the two -serial sockets at the end of the command) and
 # kills it when done. bash takes QEMU's place by exec, so the relay's process is QEMU's;
 # QEMU's stdout (semihosting: the defmt frames, nothing else) goes to defmt-print,
-# whose text goes to stderr. defmt-print ends with QEMU's output.
+# whose text goes to stderr, the message alone (`--log-format '{s}'`: the lines read as
+# the C image's semihosting lines do). defmt-print ends with QEMU's output.
 # shellcheck disable=SC2016 # $@ and $0 belong to the inner bash
 exec "$python" "$repo/examples/firmware/relay.py" bash -c \
-    'exec "$@" > >(exec defmt-print -e "$0" >&2)' "$elf" \
+    'exec "$@" > >(exec defmt-print --log-format "{s}" -e "$0" >&2)' "$elf" \
     qemu-system-arm -M "$machine" -cpu "$cpu" -display none -monitor none \
     -semihosting-config enable=on,target=native -kernel "$elf"
