@@ -33,9 +33,9 @@ const LINE_LEN: usize = 1024;
 #[entry]
 fn main() -> ! {
     defmt::info!(
-        "emcp: {=str} Rust firmware, emcp {=str}: MCP on UART0",
-        CPU,
-        env!("CARGO_PKG_VERSION")
+        "emcp: emcp-rust-firmware {=str} ({=str}): MCP on UART0",
+        env!("CARGO_PKG_VERSION"),
+        CPU
     );
     let Some((server, framer)) = init() else {
         fail("init: the server's configuration is invalid, or init ran twice");
