@@ -41,13 +41,10 @@ fn main() -> ! {
         fail("init: the server's configuration is invalid, or init ran twice");
     };
     defmt::info!(
-        "emcp: server {=usize} bytes, framer {=usize} bytes (static); start-up stack {=usize} bytes",
+        "emcp: server {=usize} bytes, framer {=usize} bytes (static)",
         core::mem::size_of::<Server<Board>>(),
-        core::mem::size_of::<Framer<LINE_LEN>>(),
-        stack::high_water()
+        core::mem::size_of::<Framer<LINE_LEN>>()
     );
-    // From here on the mark is the serving loop's own.
-    stack::repaint();
 
     // SAFETY: UART0 and UART1 are the board's CMSDK UARTs, and these are their only
     // users.

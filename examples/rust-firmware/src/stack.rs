@@ -1,9 +1,9 @@
 //! The stack's high-water mark. cortex-m-rt paints the stack region at reset
 //! (`paint-stack`, with [`cortex_m_rt::STACK_PAINT_VALUE`]; memory.x places it at the
 //! bottom of RAM, as the C image's link.ld does); the deepest word no longer holding
-//! the paint is the peak so far.
+//! the paint is the peak so far, start-up included (as the C image measures it).
 
-use core::ptr::{addr_of, read_volatile, write_volatile};
+use core::ptr::{addr_of, read_volatile};
 use core::sync::atomic::{AtomicUsize, Ordering};
 
 use cortex_m_rt::STACK_PAINT_VALUE;
@@ -31,22 +31,6 @@ pub fn high_water() -> usize {
         p += 4;
     }
     top - p
-}
-
-/// Paint the free part of the stack again (below this frame, less a margin for the
-/// loop's own), so that later marks are those of serving rather than of start-up.
-#[inline(never)]
-pub fn repaint() {
-    let (bottom, _) = bounds();
-    let below = cortex_m::register::msp::read() as usize - 64;
-    let mut p = bottom;
-    while p < below {
-        // SAFETY: [bottom, below) is the unused part of the stack region (below the
-        // stack pointer, less a margin); no interrupt is enabled that could push a
-        // frame there meanwhile.
-        unsafe { write_volatile(p as *mut u32, STACK_PAINT_VALUE) };
-        p += 4;
-    }
 }
 
 /// The largest mark logged so far.
