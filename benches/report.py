@@ -381,7 +381,9 @@ def main():
             only (`board.c` built with `-DBOARD_TOOLS_ONLY`; the core's resource and prompt
             code stays, as the configuration is runtime data); and one era only (the core's
             features `legacy` or `stateless`). The features `http` and `input` are not in
-            the firmware.""")
+            the firmware. The rows `rust-full` are the Rust firmware without the C ABI
+            (`examples/rust-firmware`: the Rust sensor board on `cortex-m-rt`, served by
+            `emcp::transport::serve::serve`, both eras), measured the same way.""")
         if mx:
             p.table(mx)
         panics = re.findall(r"core::panicking symbols: (\S+)", size_txt)
@@ -639,7 +641,7 @@ def footprint_chart(mx, fw):
         return ""
     return charts.stacked_hbars(
         "Firmware footprint by image variant" if mx else "Firmware footprint of the full board",
-        "C sensor board on the C ABI, release build (arm-none-eabi-size; stack: high-water mark over every transcript)",
+        "C sensor board on the C ABI (rust-full: the Rust board on emcp::serve), release build (arm-none-eabi-size; stack: high-water mark over every transcript)",
         labels,
         [("Flash: text + data", "bytes", [
             ("text", charts.PALETTE[0], text), ("data", charts.PALETTE[2], data)]),

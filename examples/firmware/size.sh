@@ -14,7 +14,9 @@
 #
 # size.sh --matrix — the footprint matrix instead, as a Markdown table: the image
 # variants of the Makefile (full board, tools only, initialize era only, 2026-07-28 only)
-# x M3 and M4F: text, data, bss, stack peak over every transcript, RAM.
+# x M3 and M4F: text, data, bss, stack peak over every transcript, RAM; then the same
+# for the Rust firmware without the C ABI (examples/rust-firmware: the Rust sensor
+# board on cortex-m-rt, both eras; its defmt log carries the same stack line).
 #
 # size.sh --by-source — where the M3 image's text goes, as Markdown: the same image
 # built once more with line tables (`debug = "line-tables-only"`, in
@@ -51,9 +53,10 @@ transcript_input() {
     "${CARGO_TARGET_DIR:-$repo/target}/debug/transcript-input" "$1"
 }
 
-# The deepest stack mark the firmware logged while serving one transcript.
+# The deepest stack mark the firmware logged while serving one transcript
+# (`stack_peak BOARD TRANSCRIPT [RUN_SCRIPT]`, the C image's run.sh by default).
 stack_peak() {
-    transcript_input "$2" | "$here/run.sh" "$1" 2>&1 >/dev/null |
+    transcript_input "$2" | "${3:-$here/run.sh}" "$1" 2>&1 >/dev/null |
         sed -n 's/^emcp: stack high-water \([0-9]*\) bytes$/\1/p' | sort -n | tail -1
 }
 
@@ -84,6 +87,23 @@ if [ "$matrix" = 1 ]; then
             esac
             echo "| $name | $board | $text | $data | $bss | $peak | $((data + bss + peak)) |"
         done
+    done
+    unset EMCP_FW_VARIANT
+    rust_run=$repo/examples/rust-firmware/run.sh
+    for board in m3 m4f; do
+        case $board in
+            m3) target=thumbv7m-none-eabi ;;
+            m4f) target=thumbv7em-none-eabihf ;;
+        esac
+        "$rust_run" "$board" </dev/null >/dev/null # builds and boots once
+        read -r text data bss _ < <(arm-none-eabi-size \
+            "$repo/target/rust-firmware/$target/release/emcp-rust-firmware" | tail -1)
+        peak=0
+        for t in "$repo"/tests/transcripts/*.txt; do
+            s=$(stack_peak "$board" "$t" "$rust_run")
+            [ "${s:-0}" -gt "$peak" ] && peak=$s
+        done
+        echo "| rust-full | $board | $text | $data | $bss | $peak | $((data + bss + peak)) |"
     done
     exit 0
 fi

@@ -129,9 +129,14 @@ impl State {
             let line = if direct {
                 chunk
             } else {
-                // `chunk` fits (checked above); `dst` is exactly as long.
+                // `chunk` fits (checked above); `dst` is exactly as long. A zip rather
+                // than `copy_from_slice`, whose length check is a panic path (it stays
+                // in the Rust firmware's image, where the framer's capacity is a
+                // constant).
                 if let Some(dst) = buf.get_mut(self.len..self.len + chunk.len()) {
-                    dst.copy_from_slice(chunk);
+                    for (d, &b) in dst.iter_mut().zip(chunk) {
+                        *d = b;
+                    }
                 }
                 self.len += chunk.len();
                 if !ends_line {

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# run.sh [m3|m4f] — the Rust sensor-board firmware (emcp::serve on cortex-m-rt, no C
+# ABI) in QEMU as an MCP stdio server, exactly as examples/firmware/run.sh runs the C
+# image.
+#
+#   m3   Cortex-M3,  thumbv7m-none-eabi,    QEMU mps2-an385 (default)
+#   m4f  Cortex-M4F, thumbv7em-none-eabihf, QEMU mps2-an386
+#
+# Installs what is missing (the Rust targets, qemu-system-arm, defmt-print), builds the
+# release image (cargo rebuilds only when a source changed), then runs QEMU with the
+# board's UART0 on this script's stdin/stdout through examples/firmware/relay.py, which
+# ends QEMU when stdin has closed and every request was answered. stdout carries only
+# MCP bytes; everything else goes to stderr: installs, builds, and the firmware's defmt
+# logs, which come over semihosting on QEMU's stdout and are decoded by defmt-print.
+set -euo pipefail
+
+board=${1:-m3}
+case $board in
+    m3) machine=mps2-an385 cpu=cortex-m3 target=thumbv7m-none-eabi ;;
+    m4f) machine=mps2-an386 cpu=cortex-m4 target=thumbv7em-none-eabihf ;;
+    *)
+        echo "usage: $0 [m3|m4f]" >&2
+        exit 2
+        ;;
+esac
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# Where .cargo/config.toml puts the build.
+elf=$repo/target/rust-firmware/$target/release/emcp-rust-firmware
+
+{
+    if ! rustup target list --installed 2>/dev/null | grep -qx "$target"; then
+        "$repo/scripts/setup-rust-targets.sh"
+    fi
+    if ! command -v qemu-system-arm >/dev/null; then
+        echo "run.sh: installing qemu-system-arm"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update
+        apt-get install -y --no-install-recommends qemu-system-arm
+    fi
+    if ! command -v defmt-print >/dev/null; then
+        echo "run.sh: installing defmt-print"
+        cargo install defmt-print --locked
+    fi
+    (cd "$here" && cargo build --release --target "$target")
+} >&2
+
+# The relay needs only Python's standard library; the system interpreter starts fastest.
+python=/usr/bin/python3
+[ -x "$python" ] || python=python3
+# The relay starts QEMU (adding the two -serial sockets at the end of the command) and
+# kills it when done. bash takes QEMU's place by exec, so the relay's process is QEMU's;
+# QEMU's stdout (semihosting: the defmt frames, nothing else) goes to defmt-print,
+# whose text goes to stderr, the message alone (`--log-format '{s}'`: the lines read as
+# the C image's semihosting lines do). defmt-print ends with QEMU's output.
+# shellcheck disable=SC2016 # $@ and $0 belong to the inner bash
+exec "$python" "$repo/examples/firmware/relay.py" bash -c \
+    'exec "$@" > >(exec defmt-print --log-format "{s}" -e "$0" >&2)' "$elf" \
+    qemu-system-arm -M "$machine" -cpu "$cpu" -display none -monitor none \
+    -semihosting-config enable=on,target=native -kernel "$elf"
