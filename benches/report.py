@@ -377,11 +377,15 @@ def main():
             values of `data`. The stack peak is the high-water mark the firmware logs over
             semihosting after serving each transcript of `tests/transcripts/` in QEMU (the
             stack is filled with a pattern at start-up); RAM is `data` + `bss` + the
-            deepest of those peaks. The variants are the Makefile's: the full board; tools
-            only (`board.c` built with `-DBOARD_TOOLS_ONLY`; the core's resource and prompt
-            code stays, as the configuration is runtime data); and one era only (the core's
-            features `legacy` or `stateless`). The features `http` and `input` are not in
-            the firmware. The rows `rust-full` are the Rust firmware without the C ABI
+            deepest of those peaks; the last column counts the call sites that can reach
+            `core::panicking` (`panic_paths.py`). The images `c-*` are the Makefile's
+            variants: `c-full` the whole board; `c-tools` its tools only (`board.c` built
+            with `-DBOARD_TOOLS_ONLY`, and the library without the capabilities it does not
+            serve: the features `resources`, `prompts`, `completions`, `logging` and
+            `pagination` left out); `c-tools-legacy` the same with the initialize era only;
+            `c-legacy`, `c-stateless` the whole board with one era (the core's features
+            `legacy` or `stateless`). The features `http`, `input` and `tasks` are not in
+            these images. The rows `rust-full` are the Rust firmware without the C ABI
             (`examples/rust-firmware`: the Rust sensor board on `cortex-m-rt`, served by
             `emcp::transport::serve::serve`, both eras), measured the same way.""")
         if mx:

@@ -12,11 +12,16 @@
 # script exits 1 when the M3 image misses a "must" goal or links a panic path.
 # Figures go to stdout; builds and firmware logs to stderr.
 #
-# size.sh --matrix — the footprint matrix instead, as a Markdown table: the image
-# variants of the Makefile (full board, tools only, initialize era only, 2026-07-28 only)
-# x M3 and M4F: text, data, bss, stack peak over every transcript, RAM; then the same
-# for the Rust firmware without the C ABI (examples/rust-firmware: the Rust sensor
-# board on cortex-m-rt, both eras; its defmt log carries the same stack line).
+# size.sh --matrix [--tsv] — the footprint matrix instead, as a Markdown table: every
+# image, on M3 and M4F: text, data, bss, stack peak over every transcript, RAM (data +
+# bss + stack peak), and the call sites that can reach `core::panicking`
+# (panic_paths.py). Images: the C board on the C ABI, the Makefile's variants —
+# `c-full` (both eras), `c-tools` (tools only: board.c's tools, emcp without the
+# other capabilities), `c-tools-legacy` (the same, initialize era only), `c-legacy`,
+# `c-stateless` (the whole board, one era) — and `rust-full`, the Rust board on emcp
+# directly (examples/rust-firmware: cortex-m-rt, both eras; its defmt log carries the
+# same stack line). With --tsv: the same as tab-separated lines
+# `image<TAB>cpu<TAB>text<TAB>data<TAB>bss<TAB>stack<TAB>ram`, no header, for scripts.
 #
 # size.sh --by-source — where the M3 image's text goes, as Markdown: the same image
 # built once more with line tables (`debug = "line-tables-only"`, in
@@ -29,8 +34,10 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 check=0
 matrix=0
+tsv=0
 [ "${1:-}" = "--check" ] && check=1
 [ "${1:-}" = "--matrix" ] && matrix=1
+[ "${2:-}" = "--tsv" ] && tsv=1
 missed=0
 
 if [ "${1:-}" = "--by-source" ]; then
@@ -63,47 +70,47 @@ stack_peak() {
 cargo build -q --manifest-path "$repo/Cargo.toml" -p emcp-tests --bin transcript-input >&2
 
 if [ "$matrix" = 1 ]; then
-    echo "| image | board | text | data | bss | stack peak | RAM (data + bss + stack) |"
-    echo "|---|---|---:|---:|---:|---:|---:|"
-    for variant in full tools legacy stateless; do
-        export EMCP_FW_VARIANT=$variant
+    # One image: its ELF (built and booted once by its run script) -> a row.
+    row() { # NAME BOARD ELF RUN_SCRIPT
+        local name=$1 board=$2 elf=$3 run=$4 text data bss peak=0 s t panics
+        read -r text data bss _ < <(arm-none-eabi-size "$elf" | tail -1)
+        # The other era's transcripts get errors from a one-era image: still served.
+        for t in "$repo"/tests/transcripts/*.txt; do
+            s=$(stack_peak "$board" "$t" "$run")
+            [ "${s:-0}" -gt "$peak" ] && peak=$s
+        done
+        panics=$(python3 "$here/panic_paths.py" "$elf" | grep -c '  ->  ' || true)
+        if [ "$tsv" = 1 ]; then
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$board" "$text" "$data" "$bss" \
+                "$peak" "$((data + bss + peak))"
+        else
+            echo "| $name | $board | $text | $data | $bss | $peak | $((data + bss + peak)) | $panics |"
+        fi
+    }
+    if [ "$tsv" = 0 ]; then
+        echo "| image | cpu | text | data | bss | stack peak | RAM (data + bss + stack) | panic call sites |"
+        echo "|---|---|---:|---:|---:|---:|---:|---:|"
+    fi
+    # The C board on the C ABI: the Makefile's variants.
+    for image in c-full c-tools c-tools-legacy c-legacy c-stateless; do
+        variant=${image#c-}
         suffix=
         [ "$variant" = full ] || suffix=-$variant
         for board in m3 m4f; do
-            "$here/run.sh" "$board" </dev/null >/dev/null # builds and boots once
-            read -r text data bss _ < <(arm-none-eabi-size \
-                "$repo/target/firmware/$board$suffix/emcp-firmware.elf" | tail -1)
-            # The other era's transcripts get errors from a one-era image: still served.
-            peak=0
-            for t in "$repo"/tests/transcripts/*.txt; do
-                s=$(stack_peak "$board" "$t")
-                [ "${s:-0}" -gt "$peak" ] && peak=$s
-            done
-            case $variant in
-                full) name="full board" ;;
-                tools) name="tools only" ;;
-                legacy) name="initialize era only" ;;
-                stateless) name="2026-07-28 only" ;;
-            esac
-            echo "| $name | $board | $text | $data | $bss | $peak | $((data + bss + peak)) |"
+            EMCP_FW_VARIANT=$variant "$here/run.sh" "$board" </dev/null >/dev/null
+            EMCP_FW_VARIANT=$variant row "$image" "$board" \
+                "$repo/target/firmware/$board$suffix/emcp-firmware.elf" "$here/run.sh"
         done
     done
-    unset EMCP_FW_VARIANT
+    # The Rust board on emcp directly (examples/rust-firmware).
     rust_run=$repo/examples/rust-firmware/run.sh
     for board in m3 m4f; do
         case $board in
             m3) target=thumbv7m-none-eabi ;;
             m4f) target=thumbv7em-none-eabihf ;;
         esac
-        "$rust_run" "$board" </dev/null >/dev/null # builds and boots once
-        read -r text data bss _ < <(arm-none-eabi-size \
-            "$repo/target/rust-firmware/$target/release/emcp-rust-firmware" | tail -1)
-        peak=0
-        for t in "$repo"/tests/transcripts/*.txt; do
-            s=$(stack_peak "$board" "$t" "$rust_run")
-            [ "${s:-0}" -gt "$peak" ] && peak=$s
-        done
-        echo "| rust-full | $board | $text | $data | $bss | $peak | $((data + bss + peak)) |"
+        "$rust_run" "$board" </dev/null >/dev/null
+        row rust-full "$board" "$repo/target/rust-firmware/$target/release/emcp-rust-firmware" "$rust_run"
     done
     exit 0
 fi
