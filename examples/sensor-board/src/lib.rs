@@ -525,12 +525,15 @@ impl Device for Board {
         }
     }
 
-    fn cancel_tool(&mut self, tool: usize, _state: u32) {
-        // The servo stops where it is: it never reaches the target. (A calibration
-        // cancelled leaves the sensor as it was.)
-        if tool == MOVE_SERVO {
-            self.cancelled += 1;
+    fn cancel_tool(&mut self, _tool: usize, _state: u32) {
+        // A calibration cancelled leaves the sensor as it was (tasks build; without it
+        // only the servo can be pending, and the default build's code stays as it was).
+        #[cfg(feature = "tasks")]
+        if _tool != MOVE_SERVO {
+            return;
         }
+        // The servo stops where it is: it never reaches the target.
+        self.cancelled += 1;
     }
 
     /// A completed task's result, written again from its state word: the servo's
