@@ -10,6 +10,8 @@ use core::fmt::Write as _;
 use emcp::device::{
     Completion, LogLevel, PromptGet, ReadError, Reference, ResourceRead, Role, Target, ToolCall,
 };
+#[cfg(feature = "tasks")]
+use emcp::model::registry::TaskSupport;
 use emcp::model::registry::{
     Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations,
 };
@@ -31,8 +33,36 @@ const ACTUATOR: ToolAnnotations<'static> = ToolAnnotations::new()
     .idempotent(true)
     .open_world(false);
 
+/// How many tools the board has: `calibrate` is the 4th, in the tasks build only.
+#[cfg(not(feature = "tasks"))]
+pub const TOOL_COUNT: usize = 3;
+/// How many tools the board has: `calibrate` is the 4th, in the tasks build only.
+#[cfg(feature = "tasks")]
+pub const TOOL_COUNT: usize = 4;
+
+/// Index of `move_servo` in [`TOOLS`].
+pub const MOVE_SERVO: usize = 2;
+/// Index of `calibrate` in [`TOOLS`] (tasks build).
+#[cfg(feature = "tasks")]
+pub const CALIBRATE: usize = 3;
+
+/// How long a calibration takes, in milliseconds of device time.
+#[cfg(feature = "tasks")]
+pub const CALIBRATE_MS: u64 = 2_000;
+
+/// `move_servo` as the build runs it: in the tasks build it may run as a task.
+#[cfg(feature = "tasks")]
+const fn servo_execution(tool: Tool<'static>) -> Tool<'static> {
+    tool.task_support(TaskSupport::Optional)
+}
+/// `move_servo` as the build runs it: without tasks, as it is.
+#[cfg(not(feature = "tasks"))]
+const fn servo_execution(tool: Tool<'static>) -> Tool<'static> {
+    tool
+}
+
 /// The board's tools (their input schemas compiled at compile time: `emcp::tool!`).
-pub static TOOLS: [Tool<'static>; 3] = [
+pub static TOOLS: [Tool<'static>; TOOL_COUNT] = [
     emcp::tool!(
         "read_sensor",
         r#"{"type":"object","properties":{"sensor":{"type":"string","enum":["temperature","humidity","pressure"],"description":"Which sensor to read"}},"required":["sensor"],"additionalProperties":false}"#,
@@ -50,13 +80,24 @@ pub static TOOLS: [Tool<'static>; 3] = [
     .title("Set LED")
     .description("Set the status LED colour and brightness (0-100 %).")
     .annotations(ACTUATOR),
+    servo_execution(
+        emcp::tool!(
+            "move_servo",
+            r#"{"type":"object","properties":{"angle":{"type":"number","minimum":-90,"maximum":90}},"required":["angle"],"additionalProperties":false}"#,
+        )
+        .title("Move servo")
+        .description("Move the servo to an angle in degrees; reports progress in 3 steps and can be cancelled.")
+        .annotations(ACTUATOR),
+    ),
+    #[cfg(feature = "tasks")]
     emcp::tool!(
-        "move_servo",
-        r#"{"type":"object","properties":{"angle":{"type":"number","minimum":-90,"maximum":90}},"required":["angle"],"additionalProperties":false}"#,
+        "calibrate",
+        r#"{"type":"object","properties":{"sensor":{"type":"string","enum":["temperature","humidity","pressure"],"description":"Which sensor to calibrate"}},"required":["sensor"],"additionalProperties":false}"#,
     )
-    .title("Move servo")
-    .description("Move the servo to an angle in degrees; reports progress in 3 steps and can be cancelled.")
-    .annotations(ACTUATOR),
+    .title("Calibrate sensor")
+    .description("Calibrate one on-board sensor; takes about two seconds and runs only as a task.")
+    .annotations(ACTUATOR)
+    .task_support(TaskSupport::Required),
 ];
 
 /// Index of `led://state` in [`RESOURCES`].
@@ -236,6 +277,17 @@ pub struct Board {
     changes: u32,
     /// The arm switch: the servo may move only while it is closed.
     armed: bool,
+    /// The device clock in milliseconds (tasks build): the host binary gives the time
+    /// since the Unix epoch, a firmware the time since boot.
+    #[cfg(feature = "tasks")]
+    clock: fn() -> u64,
+}
+
+/// The clock of a board given none: time stands still (tasks never expire, and a
+/// calibration never ends).
+#[cfg(feature = "tasks")]
+fn stopped_clock() -> u64 {
+    0
 }
 
 impl Default for Board {
@@ -258,7 +310,18 @@ impl Board {
             cancelled: 0,
             changes: 0,
             armed: true,
+            #[cfg(feature = "tasks")]
+            clock: stopped_clock,
         }
+    }
+
+    /// The board with its clock (tasks build): `clock` returns milliseconds, since the
+    /// Unix epoch on a host, since boot on a firmware. The board library reads no clock
+    /// of its own (it is `no_std`).
+    #[cfg(feature = "tasks")]
+    pub const fn with_clock(mut self, clock: fn() -> u64) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// Open or close the arm switch (a physical input on a real board): while it is
@@ -377,6 +440,40 @@ impl Board {
     }
 }
 
+/// `calibrate` (tasks build): the sensor's index in the job's state word, the start
+/// time (8 bytes, little-endian milliseconds) kept with the task.
+#[cfg(feature = "tasks")]
+impl Board {
+    fn start_calibration(&mut self, call: &mut ToolCall<'_>) -> Step {
+        let sensor = call.arg("sensor").and_then(|v| v.as_str());
+        let Some(i) = sensor.and_then(|n| Sensor::ALL.iter().position(|s| n.eq_str(s.name())))
+        else {
+            call.error("sensor must be one of temperature, humidity, pressure");
+            return Step::Done;
+        };
+        if !call.can_defer() {
+            // The core runs a `Required` tool only as a task, which can always wait.
+            call.error("calibrate runs only as a task");
+            return Step::Done;
+        }
+        call.set_state(i as u32);
+        call.set_request_state(&(self.clock)().to_le_bytes());
+        Step::Pending
+    }
+
+    /// Done once [`CALIBRATE_MS`] have passed since the start.
+    fn calibration_step(&mut self, call: &mut ToolCall<'_>) -> Step {
+        let start = call
+            .request_state()
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map_or(0, u64::from_le_bytes);
+        if (self.clock)().saturating_sub(start) < CALIBRATE_MS {
+            return Step::Pending;
+        }
+        Step::Done
+    }
+}
+
 fn decoded<'b>(s: emcp::wire::json::Str<'_>, buf: &'b mut [u8]) -> Option<&'b str> {
     s.unescape_into(buf).ok()
 }
@@ -400,7 +497,7 @@ impl Device for Board {
 
     fn authorize(&mut self, tool: usize, _args: Option<emcp::wire::json::Value<'_>>) -> Verdict {
         // move_servo drives a motor: only while the arm switch is closed.
-        if tool == 2 && !self.armed {
+        if tool == MOVE_SERVO && !self.armed {
             return Verdict::Deny("move_servo refused: the arm switch is off");
         }
         Verdict::Allow
@@ -410,7 +507,9 @@ impl Device for Board {
         match call.tool() {
             0 => self.read_sensor(call),
             1 => self.set_led(call),
-            2 => return self.start_servo(call),
+            MOVE_SERVO => return self.start_servo(call),
+            #[cfg(feature = "tasks")]
+            CALIBRATE => return self.start_calibration(call),
             _ => {
                 call.error("unknown tool");
             }
@@ -419,12 +518,45 @@ impl Device for Board {
     }
 
     fn poll_tool(&mut self, call: &mut ToolCall<'_>) -> Step {
-        self.servo_step(call)
+        match call.tool() {
+            #[cfg(feature = "tasks")]
+            CALIBRATE => self.calibration_step(call),
+            _ => self.servo_step(call),
+        }
     }
 
     fn cancel_tool(&mut self, _tool: usize, _state: u32) {
+        // A calibration cancelled leaves the sensor as it was (tasks build; without it
+        // only the servo can be pending, and the default build's code stays as it was).
+        #[cfg(feature = "tasks")]
+        if _tool != MOVE_SERVO {
+            return;
+        }
         // The servo stops where it is: it never reaches the target.
         self.cancelled += 1;
+    }
+
+    /// A completed task's result, written again from its state word: the servo's
+    /// target above the step count, or the calibrated sensor's index.
+    #[cfg(feature = "tasks")]
+    fn task_result(&mut self, call: &mut ToolCall<'_>) {
+        match call.tool() {
+            MOVE_SERVO => {
+                let angle = (call.state() >> 8) as i32 - SERVO_OFFSET;
+                call.text_fmt(format_args!("servo: {} deg", Tenths(angle)));
+            }
+            CALIBRATE => {
+                let sensor = Sensor::ALL.get(call.state() as usize).copied();
+                let name = sensor.map_or("unknown", Sensor::name);
+                call.text_fmt(format_args!("calibrated: {name}"));
+            }
+            _ => {}
+        }
+    }
+
+    #[cfg(feature = "tasks")]
+    fn now_ms(&self) -> u64 {
+        (self.clock)()
     }
 
     fn read_resource(&mut self, read: &mut ResourceRead<'_>) -> Result<(), ReadError> {

@@ -3,11 +3,49 @@
 //!
 //! Nothing but protocol goes to stdout; diagnostics go to stderr. On stdio it exits 0
 //! at end of input.
+//!
+//! The tasks build (feature `tasks`) gives the board its clock (milliseconds since the
+//! Unix epoch) and a random state key from the operating system, from which the task
+//! ids are derived.
 
 use std::process::ExitCode;
 
 use emcp::Server;
 use sensor_board::{Board, CONFIG};
+
+/// The board's server: the default shape.
+#[cfg(not(feature = "tasks"))]
+type BoardServer = Server<Board>;
+/// The board's server: the default shape and 4 task slots.
+#[cfg(feature = "tasks")]
+type BoardServer = Server<Board, 4, 2, 0, 4>;
+
+/// Milliseconds since the Unix epoch: the board's clock in the tasks build.
+#[cfg(feature = "tasks")]
+fn epoch_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// 32 bytes from the operating system's random source: the key task ids are derived
+/// from. None when there is no such source (the board then refuses to start).
+#[cfg(feature = "tasks")]
+fn random_key() -> Option<[u8; 32]> {
+    use std::io::Read as _;
+    let mut key = [0u8; 32];
+    let mut urandom = std::fs::File::open("/dev/urandom").ok()?;
+    urandom.read_exact(&mut key).ok()?;
+    Some(key)
+}
+
+/// The board as the build makes it.
+fn board() -> Board {
+    #[cfg(feature = "tasks")]
+    return Board::new().with_clock(epoch_ms);
+    #[cfg(not(feature = "tasks"))]
+    Board::new()
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -19,13 +57,21 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut server: Server<Board> = match Server::new(Board::new(), CONFIG) {
+    let mut server: BoardServer = match Server::new(board(), CONFIG) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("sensor-board: invalid configuration: {e:?}");
             return ExitCode::FAILURE;
         }
     };
+    #[cfg(feature = "tasks")]
+    match random_key() {
+        Some(key) => server.set_state_key(emcp::state::seal::StateKey::new(key)),
+        None => {
+            eprintln!("sensor-board: no random source (/dev/urandom) for the task key");
+            return ExitCode::FAILURE;
+        }
+    }
     if let Some(addr) = http {
         let policy = emcp::transport::http::Policy::default();
         return emcp_host::run_http("sensor-board", &addr, server, policy);

@@ -10,7 +10,9 @@
 # "--http BINARY" instead starts `BINARY --http 127.0.0.1:PORT` for each revision and
 # talks Streamable HTTP to it (as EMCP_BOARD_HTTP does); "--input SERVER" runs
 # src/bin/emcp-rmcp-input.rs instead: the conformance server's tools that ask the
-# client for input, started as `SERVER --listen 127.0.0.1:PORT`.
+# client for input, started as `SERVER --listen 127.0.0.1:PORT`; "--tasks BOARD_COMMAND"
+# (or "--tasks --http BINARY") runs src/bin/emcp-rmcp-tasks.rs instead: the tasks of
+# the sensor board's tasks build (`--features tasks`) at 2026-07-28.
 # Builds the client (a crate outside the workspace: rmcp and tokio stay out of emcp's
 # dependency graph) with its checked-in Cargo.lock; build output to stderr, the checks
 # to stdout. Exits non-zero when any check failed against any board.
@@ -27,6 +29,8 @@ for board in "$@"; do
     eval "argv=($board)"
     if [ "${argv[0]}" = --input ]; then
         "$bin/emcp-rmcp-input" "${argv[@]:1}" || failed=1
+    elif [ "${argv[0]}" = --tasks ]; then
+        "$bin/emcp-rmcp-tasks" "${argv[@]:1}" || failed=1
     else
         "$bin/emcp-rmcp-client" "${argv[@]}" || failed=1
     fi
