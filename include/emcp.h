@@ -362,7 +362,9 @@ typedef struct {
   const emcp_tool *tools;
   // Number of tools.
   size_t tools_len;
-  // Resources (may be NULL when `resources_len` is 0).
+  // Resources (may be NULL when `resources_len` is 0). Needs a library built with
+  // the feature `resources` (the default): without it, `emcp_server_init` refuses
+  // a configuration with resources or templates (`EMCP_INVALID_CONFIG`).
   const emcp_resource *resources;
   // Number of resources (at most `EMCP_MAX_RESOURCES`).
   size_t resources_len;
@@ -370,11 +372,13 @@ typedef struct {
   const emcp_resource_template *templates;
   // Number of templates.
   size_t templates_len;
-  // Prompts (may be NULL when `prompts_len` is 0).
+  // Prompts (may be NULL when `prompts_len` is 0). Needs the feature `prompts` (the
+  // default), as `resources` needs `resources`.
   const emcp_prompt *prompts;
   // Number of prompts.
   size_t prompts_len;
-  // Completion callback; NULL: the server does not offer completions.
+  // Completion callback; NULL: the server does not offer completions. Needs the
+  // feature `completions` (the default), as `resources` needs `resources`.
   emcp_complete_fn complete;
   // Output callback; NULL: output collects in the output buffer given to
   // `emcp_server_init`, to be taken with `emcp_server_take_output`.
@@ -652,6 +656,7 @@ emcp_status emcp_call_progress_u64(emcp_tool_call *call,
                                    bool *sent_out);
 
 // Send `notifications/message` if the client enabled this level (before any content).
+// A library built without the feature `logging` never sends one (`*sent_out` false).
 //
 // Pointers: `call` is the running callback's handle; `logger` points to `logger_len`
 // readable bytes, `data` to `data_len`; `sent_out` to a writable `bool`.

@@ -398,6 +398,7 @@ fn log_level(l: emcp_log_level) -> Option<LogLevel> {
 }
 
 /// Send `notifications/message` if the client enabled this level (before any content).
+/// A library built without the feature `logging` never sends one (`*sent_out` false).
 ///
 /// Pointers: `call` is the running callback's handle; `logger` points to `logger_len`
 /// readable bytes, `data` to `data_len`; `sent_out` to a writable `bool`.

@@ -259,7 +259,9 @@ pub struct emcp_config {
     pub tools: *const emcp_tool,
     /// Number of tools.
     pub tools_len: usize,
-    /// Resources (may be NULL when `resources_len` is 0).
+    /// Resources (may be NULL when `resources_len` is 0). Needs a library built with
+    /// the feature `resources` (the default): without it, `emcp_server_init` refuses
+    /// a configuration with resources or templates (`EMCP_INVALID_CONFIG`).
     pub resources: *const emcp_resource,
     /// Number of resources (at most `EMCP_MAX_RESOURCES`).
     pub resources_len: usize,
@@ -267,11 +269,13 @@ pub struct emcp_config {
     pub templates: *const emcp_resource_template,
     /// Number of templates.
     pub templates_len: usize,
-    /// Prompts (may be NULL when `prompts_len` is 0).
+    /// Prompts (may be NULL when `prompts_len` is 0). Needs the feature `prompts` (the
+    /// default), as `resources` needs `resources`.
     pub prompts: *const emcp_prompt,
     /// Number of prompts.
     pub prompts_len: usize,
-    /// Completion callback; NULL: the server does not offer completions.
+    /// Completion callback; NULL: the server does not offer completions. Needs the
+    /// feature `completions` (the default), as `resources` needs `resources`.
     pub complete: emcp_complete_fn,
     /// Output callback; NULL: output collects in the output buffer given to
     /// `emcp_server_init`, to be taken with `emcp_server_take_output`.
