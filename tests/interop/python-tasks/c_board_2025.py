@@ -14,7 +14,7 @@ from mcp.client.stdio import stdio_client
 
 
 async def main(board: str) -> None:
-    params = StdioServerParameters(command=board, args=[])
+    params = StdioServerParameters(command=board[0], args=board[1:])
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
@@ -79,4 +79,4 @@ async def main(board: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1]))
+    asyncio.run(main(sys.argv[1:]))
