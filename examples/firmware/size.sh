@@ -20,7 +20,8 @@
 # other capabilities), `c-tools-legacy` (the same, initialize era only), `c-legacy`,
 # `c-stateless` (the whole board, one era) — and `rust-full`, the Rust board on emcp
 # directly (examples/rust-firmware: cortex-m-rt, both eras; its defmt log carries the
-# same stack line). With --tsv: the same as tab-separated lines
+# same stack line), and `rust-tools-legacy`, the same with emcp built for tools and
+# the initialize era only. With --tsv: the same as tab-separated lines
 # `image<TAB>cpu<TAB>text<TAB>data<TAB>bss<TAB>stack<TAB>ram`, no header, for scripts.
 #
 # size.sh --by-source — where the M3 image's text goes, as Markdown: the same image
@@ -111,6 +112,9 @@ if [ "$matrix" = 1 ]; then
         esac
         "$rust_run" "$board" </dev/null >/dev/null
         row rust-full "$board" "$repo/target/rust-firmware/$target/release/emcp-rust-firmware" "$rust_run"
+        EMCP_FW_VARIANT=tools-legacy "$rust_run" "$board" </dev/null >/dev/null
+        EMCP_FW_VARIANT=tools-legacy row rust-tools-legacy "$board" \
+            "$repo/target/rust-firmware-tools-legacy/$target/release/emcp-rust-firmware" "$rust_run"
     done
     exit 0
 fi

@@ -25,8 +25,21 @@ case $board in
 esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-# Where .cargo/config.toml puts the build.
-elf=$repo/target/rust-firmware/$target/release/emcp-rust-firmware
+# EMCP_FW_VARIANT=tools-legacy: the board's tools only, initialize era only (the
+# package's feature of that name, in a target dir of its own); default: the whole board.
+variant=${EMCP_FW_VARIANT:-full}
+case $variant in
+    full) features=() target_dir=$repo/target/rust-firmware ;;
+    tools-legacy)
+        features=(--no-default-features --features tools-legacy)
+        target_dir=$repo/target/rust-firmware-tools-legacy
+        ;;
+    *)
+        echo "run.sh: EMCP_FW_VARIANT must be full or tools-legacy, not $variant" >&2
+        exit 2
+        ;;
+esac
+elf=$target_dir/$target/release/emcp-rust-firmware
 
 {
     if ! rustup target list --installed 2>/dev/null | grep -qx "$target"; then
@@ -42,7 +55,7 @@ elf=$repo/target/rust-firmware/$target/release/emcp-rust-firmware
         echo "run.sh: installing defmt-print"
         cargo install defmt-print --locked
     fi
-    (cd "$here" && cargo build --release --target "$target")
+    (cd "$here" && cargo build --release --target "$target" --target-dir "$target_dir" "${features[@]}")
 } >&2
 
 # The relay needs only Python's standard library; the system interpreter starts fastest.
