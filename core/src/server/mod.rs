@@ -134,7 +134,14 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 return Err(ConfigError::InvalidSchema(i));
             }
         }
-        for i in 0..MAX_DESCRIPTORS {
+        // Without the `resources` feature templates are never served: not checked (nor
+        // their parser linked).
+        let templates = if cfg!(feature = "resources") {
+            MAX_DESCRIPTORS
+        } else {
+            0
+        };
+        for i in 0..templates {
             let Some(t) = device.resource_template(i) else {
                 break;
             };

@@ -24,6 +24,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// subscriber.)
     #[cfg(not(feature = "routes"))]
     pub(super) fn flush_changes(&mut self, out: &mut dyn Sink) {
+        // Change notifications are of resources: none without the feature.
+        if !cfg!(feature = "resources") {
+            return;
+        }
         let mut changed = self.changed | self.device.take_changes();
         if changed == 0 {
             return;
@@ -64,6 +68,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// Send every pending change notification, each routed to its stream.
     #[cfg(feature = "routes")]
     pub(super) fn flush_changes(&mut self, out: &mut dyn Sink) {
+        // Change notifications are of resources: none without the feature.
+        if !cfg!(feature = "resources") {
+            return;
+        }
         self.write_changes(None, out);
     }
 
