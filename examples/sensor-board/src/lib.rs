@@ -17,7 +17,6 @@ use emcp::model::registry::{
 };
 use emcp::state::policy::Verdict;
 use emcp::{Config, Device, Step};
-use serde::Deserialize;
 
 /// The board's server configuration.
 pub const CONFIG: Config = Config::new("emcp-sensor-board", "0.1.0")
@@ -151,8 +150,7 @@ pub static PROMPTS: [Prompt<'static>; 1] = [Prompt::new("diagnose_board")
     .arguments(&DIAGNOSE_ARGS)];
 
 /// A sensor of the board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sensor {
     /// Air temperature.
     Temperature,
@@ -193,8 +191,7 @@ impl Sensor {
 }
 
 /// LED colours.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Color {
     /// Off.
     Off,
@@ -207,6 +204,8 @@ pub enum Color {
 }
 
 impl Color {
+    const ALL: [Color; 4] = [Color::Off, Color::Red, Color::Green, Color::Blue];
+
     fn name(self) -> &'static str {
         match self {
             Color::Off => "off",
@@ -215,13 +214,6 @@ impl Color {
             Color::Blue => "blue",
         }
     }
-}
-
-#[derive(Deserialize)]
-struct SetLedArgs {
-    color: Color,
-    /// An integer by the schema, which allows any integral number (`1e2`, `50.0`).
-    brightness: Option<f32>,
 }
 
 /// A reading in tenths of its unit, printed with one decimal.
@@ -386,16 +378,26 @@ impl Board {
     }
 
     fn set_led(&mut self, call: &mut ToolCall<'_>) {
-        let mut scratch = [0u8; 32];
-        let Some(args) = call.deserialize::<SetLedArgs>(&mut scratch) else {
+        // The schema has already checked the arguments: a colour of the enum, and a
+        // brightness, if given, integral within 0..=100, written as any JSON number
+        // (`1e2`, `50.0`): read from its decimal digits, exactly, no float parsing.
+        let color = call.arg("color").and_then(|v| v.as_str());
+        let color = color.and_then(|n| Color::ALL.into_iter().find(|c| n.eq_str(c.name())));
+        let brightness = match call.arg("brightness") {
+            None => Some(100),
+            Some(v) => v
+                .as_i64_scaled(0)
+                .and_then(|b| u8::try_from(b).ok())
+                .filter(|&b| b <= 100),
+        };
+        let (Some(color), Some(brightness)) = (color, brightness) else {
             call.error("invalid set_led arguments");
             return;
         };
-        self.led = args.color;
-        self.brightness = match args.color {
+        self.led = color;
+        self.brightness = match color {
             Color::Off => 0,
-            // The schema bounds it to 0..=100, so the cast cannot truncate.
-            _ => args.brightness.map_or(100, |b| b as u8),
+            _ => brightness,
         };
         self.changes |= 1 << LED_RESOURCE;
         let mut text = heapless::String::<24>::new();
