@@ -2,10 +2,9 @@
 //! (`docs/board.md` is its specification).
 //!
 //! It is `no_std` and uses exactly the core API a firmware uses: static descriptors,
-//! a [`Device`] implementation, values kept as integer tenths (no float formatting).
+//! a [`Device`] implementation, values kept as integer tenths (no float formatting),
+//! text assembled by hand (no `core::fmt`).
 #![no_std]
-
-use core::fmt::Write as _;
 
 use emcp::device::{
     Completion, LogLevel, PromptGet, ReadError, Reference, ResourceRead, Role, Target, ToolCall,
@@ -17,7 +16,6 @@ use emcp::model::registry::{
 };
 use emcp::state::policy::Verdict;
 use emcp::{Config, Device, Step};
-use serde::Deserialize;
 
 /// The board's server configuration.
 pub const CONFIG: Config = Config::new("emcp-sensor-board", "0.1.0")
@@ -151,8 +149,7 @@ pub static PROMPTS: [Prompt<'static>; 1] = [Prompt::new("diagnose_board")
     .arguments(&DIAGNOSE_ARGS)];
 
 /// A sensor of the board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sensor {
     /// Air temperature.
     Temperature,
@@ -193,8 +190,7 @@ impl Sensor {
 }
 
 /// LED colours.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Color {
     /// Off.
     Off,
@@ -207,6 +203,8 @@ pub enum Color {
 }
 
 impl Color {
+    const ALL: [Color; 4] = [Color::Off, Color::Red, Color::Green, Color::Blue];
+
     fn name(self) -> &'static str {
         match self {
             Color::Off => "off",
@@ -217,52 +215,53 @@ impl Color {
     }
 }
 
-#[derive(Deserialize)]
-struct SetLedArgs {
-    color: Color,
-    /// An integer by the schema, which allows any integral number (`1e2`, `50.0`).
-    brightness: Option<f32>,
-}
-
-/// A reading in tenths of its unit, printed with one decimal.
-#[derive(Clone, Copy)]
-struct Tenths(i32);
-
-impl core::fmt::Display for Tenths {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let sign = if self.0 < 0 { "-" } else { "" };
-        let v = self.0.unsigned_abs();
-        write!(f, "{sign}{}.{}", v / 10, v % 10)
-    }
-}
-
 /// A line of text assembled without `core::fmt` (longer text is cut off).
 type Line = heapless::String<40>;
 
-/// `tenths` with one decimal (`21.5`, `-0.3`, `40.0`), as [`Tenths`] prints it,
-/// appended to `out`: digits by hand, no `core::fmt`.
+/// `n` in decimal (`0`, `100`) appended to `out`: digits by hand, no `core::fmt`.
+fn push_u32(out: &mut Line, n: u32) {
+    // The digits, last first, then in order.
+    let mut digits = [0u8; 10];
+    let mut len = 0;
+    let mut rest = n;
+    for d in digits.iter_mut() {
+        *d = b'0' + (rest % 10) as u8;
+        len += 1;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for &d in digits.iter().take(len).rev() {
+        let _ = out.push(char::from(d));
+    }
+}
+
+/// `tenths` with one decimal (`21.5`, `-0.3`, `40.0`) appended to `out`.
 fn push_tenths(out: &mut Line, tenths: i32) {
     if tenths < 0 {
         let _ = out.push('-');
     }
     let v = tenths.unsigned_abs();
-    // The integer part's digits, last first, then in order.
-    let mut digits = [0u8; 10];
-    let mut n = 0;
-    let mut int = v / 10;
-    for d in digits.iter_mut() {
-        *d = b'0' + (int % 10) as u8;
-        n += 1;
-        int /= 10;
-        if int == 0 {
-            break;
-        }
-    }
-    for &d in digits.iter().take(n).rev() {
-        let _ = out.push(char::from(d));
-    }
+    push_u32(out, v / 10);
     let _ = out.push('.');
     let _ = out.push(char::from(b'0' + (v % 10) as u8));
+}
+
+/// `tenths` with one decimal, as a line of its own.
+fn tenths_line(tenths: i32) -> Line {
+    let mut line = Line::new();
+    push_tenths(&mut line, tenths);
+    line
+}
+
+/// The result text of a servo move to `tenths` of a degree: `servo: 45.0 deg`.
+fn servo_text(call: &mut ToolCall<'_>, tenths: i32) {
+    let mut text = Line::new();
+    let _ = text.push_str("servo: ");
+    push_tenths(&mut text, tenths);
+    let _ = text.push_str(" deg");
+    call.text(&text);
 }
 
 /// The simulated board: sensor registers, the LED, the servo.
@@ -359,7 +358,7 @@ impl Board {
             return;
         };
         let value = self.reading(s);
-        // "temperature: 21.5 C", the value printed as `Tenths` does.
+        // "temperature: 21.5 C", the value with one decimal.
         let mut text = Line::new();
         let _ = text.push_str(s.name());
         let _ = text.push_str(": ");
@@ -386,20 +385,35 @@ impl Board {
     }
 
     fn set_led(&mut self, call: &mut ToolCall<'_>) {
-        let mut scratch = [0u8; 32];
-        let Some(args) = call.deserialize::<SetLedArgs>(&mut scratch) else {
+        // The schema has already checked the arguments: a colour of the enum, and a
+        // brightness, if given, integral within 0..=100, written as any JSON number
+        // (`1e2`, `50.0`): read from its decimal digits, exactly, no float parsing.
+        let color = call.arg("color").and_then(|v| v.as_str());
+        let color = color.and_then(|n| Color::ALL.into_iter().find(|c| n.eq_str(c.name())));
+        let brightness = match call.arg("brightness") {
+            None => Some(100),
+            Some(v) => v
+                .as_i64_scaled(0)
+                .and_then(|b| u8::try_from(b).ok())
+                .filter(|&b| b <= 100),
+        };
+        let (Some(color), Some(brightness)) = (color, brightness) else {
             call.error("invalid set_led arguments");
             return;
         };
-        self.led = args.color;
-        self.brightness = match args.color {
+        self.led = color;
+        self.brightness = match color {
             Color::Off => 0,
-            // The schema bounds it to 0..=100, so the cast cannot truncate.
-            _ => args.brightness.map_or(100, |b| b as u8),
+            _ => brightness,
         };
         self.changes |= 1 << LED_RESOURCE;
-        let mut text = heapless::String::<24>::new();
-        let _ = write!(text, "led: {} {}%", self.led.name(), self.brightness);
+        // "led: green 100%"
+        let mut text = Line::new();
+        let _ = text.push_str("led: ");
+        let _ = text.push_str(self.led.name());
+        let _ = text.push(' ');
+        push_u32(&mut text, u32::from(self.brightness));
+        let _ = text.push('%');
         call.log(LogLevel::Info, "led", &text);
         call.text(&text);
     }
@@ -435,7 +449,7 @@ impl Board {
             return Step::Pending;
         }
         self.servo = (state >> 8) as i32 - SERVO_OFFSET;
-        call.text_fmt(format_args!("servo: {} deg", Tenths(self.servo)));
+        servo_text(call, self.servo);
         Step::Done
     }
 }
@@ -543,12 +557,14 @@ impl Device for Board {
         match call.tool() {
             MOVE_SERVO => {
                 let angle = (call.state() >> 8) as i32 - SERVO_OFFSET;
-                call.text_fmt(format_args!("servo: {} deg", Tenths(angle)));
+                servo_text(call, angle);
             }
             CALIBRATE => {
                 let sensor = Sensor::ALL.get(call.state() as usize).copied();
-                let name = sensor.map_or("unknown", Sensor::name);
-                call.text_fmt(format_args!("calibrated: {name}"));
+                let mut text = Line::new();
+                let _ = text.push_str("calibrated: ");
+                let _ = text.push_str(sensor.map_or("unknown", Sensor::name));
+                call.text(&text);
             }
             _ => {}
         }
@@ -574,14 +590,14 @@ impl Device for Board {
                 read.text(json, &text);
             }
             Target::Resource(LED_RESOURCE) => {
-                read.text_fmt(
-                    json,
-                    format_args!(
-                        "{{\"color\":\"{}\",\"brightness\":{}}}",
-                        self.led.name(),
-                        self.brightness
-                    ),
-                );
+                // {"color":"green","brightness":100}
+                let mut text = Line::new();
+                let _ = text.push_str("{\"color\":\"");
+                let _ = text.push_str(self.led.name());
+                let _ = text.push_str("\",\"brightness\":");
+                push_u32(&mut text, u32::from(self.brightness));
+                let _ = text.push('}');
+                read.text(json, &text);
             }
             Target::Resource(4) => {
                 read.blob_begin(Some("application/octet-stream"));
@@ -603,7 +619,13 @@ impl Device for Board {
                 read.text_begin(Some("text/csv"));
                 read.part("sample,value\n");
                 for i in 0..8 {
-                    read.part_fmt(format_args!("{i},{}\n", Tenths(now - (7 - i))));
+                    // "3,21.1\n"
+                    let mut row = Line::new();
+                    push_u32(&mut row, i as u32);
+                    let _ = row.push(',');
+                    push_tenths(&mut row, now - (7 - i));
+                    let _ = row.push('\n');
+                    read.part(&row);
                 }
             }
             _ => return Err(ReadError::NotFound),
@@ -619,14 +641,19 @@ impl Device for Board {
         get.text_begin(Role::User);
         get.part("The sensor board shows this symptom: ");
         get.part_str(symptom);
-        get.part_fmt(format_args!(
-            "\nCurrent readings: temperature {} C, humidity {} %, pressure {} hPa, LED {} {}%.\n",
-            Tenths(self.reading(Sensor::Temperature)),
-            Tenths(self.reading(Sensor::Humidity)),
-            Tenths(self.reading(Sensor::Pressure)),
-            self.led.name(),
-            self.brightness,
-        ));
+        get.part("\nCurrent readings: temperature ");
+        get.part(&tenths_line(self.reading(Sensor::Temperature)));
+        get.part(" C, humidity ");
+        get.part(&tenths_line(self.reading(Sensor::Humidity)));
+        get.part(" %, pressure ");
+        get.part(&tenths_line(self.reading(Sensor::Pressure)));
+        get.part(" hPa, LED ");
+        get.part(self.led.name());
+        let mut brightness = Line::new();
+        let _ = brightness.push(' ');
+        push_u32(&mut brightness, u32::from(self.brightness));
+        get.part(&brightness);
+        get.part("%.\n");
         get.part("What is the likely cause and what should I check first?");
         Ok(())
     }
