@@ -1,16 +1,11 @@
 #!/usr/bin/env bash
 # The C sensor board's tasks build (BOARD_TASKS=1 examples/c-sensor-board/run.sh) under
-# the Python MCP SDK 1.29.0's 2025-11-25 tasks client, in the venv run.sh makes
+# the Python MCP SDK 1.29.0's 2025-11-25 tasks client, in the venv venv.sh makes
 # (.tools/venv-mcp1), over stdio. Prints one line per check; fails on the first that
 # does not hold.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../../.." && pwd)"
-venv="$root/.tools/venv-mcp1"
-if ! "$venv/bin/python" -c 'import mcp, sys; from importlib.metadata import version; sys.exit(version("mcp") != "1.29.0")' 2>/dev/null; then
-    "${PYTHON:-python3}" -m venv "$venv"
-    "$venv/bin/pip" install -q mcp==1.29.0 >&2
-fi
+# shellcheck source=venv.sh
+source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
 BOARD_TASKS=1 "$root/examples/c-sensor-board/run.sh" </dev/null >/dev/null
 board="$root/target/c-sensor-board-tasks/c-sensor-board"
 timeout 120 "$venv/bin/python" -W ignore::DeprecationWarning "$here/c_board_2025.py" "$board"

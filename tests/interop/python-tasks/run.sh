@@ -6,13 +6,8 @@
 # behind `emcp-bridge exec --`. Prints one line per check; fails on the first that does
 # not hold.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../../.." && pwd)"
-venv="$root/.tools/venv-mcp1"
-if ! "$venv/bin/python" -c 'import mcp, sys; from importlib.metadata import version; sys.exit(version("mcp") != "1.29.0")' 2>/dev/null; then
-    "${PYTHON:-python3}" -m venv "$venv"
-    "$venv/bin/pip" install -q mcp==1.29.0 >&2
-fi
+# shellcheck source=venv.sh
+source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
 cargo build --release -p conformance-server >&2
 server="${CARGO_TARGET_DIR:-$root/target}/release/conformance-server"
 timeout 120 "$venv/bin/python" -W ignore::DeprecationWarning "$here/tasks_2025.py" "$server"
