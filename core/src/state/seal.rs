@@ -80,9 +80,12 @@ impl StateKey {
         let tag = self.tag(owner, state).finalize().into_bytes();
         let mut raw = [0u8; MAX_STATE + TAG_LEN];
         let n = state.len() + TAG_LEN;
-        raw.get_mut(..state.len())?.copy_from_slice(state);
-        raw.get_mut(state.len()..n)?
-            .copy_from_slice(tag.get(..TAG_LEN)?);
+        // Copied element by element: `copy_from_slice`'s length check would stay a
+        // panic path in a firmware image, though the lengths agree.
+        let tag = tag.get(..TAG_LEN)?;
+        for (d, s) in raw.iter_mut().zip(state.iter().chain(tag)) {
+            *d = *s;
+        }
         let len = base64_encode(raw.get(..n)?, out)?;
         core::str::from_utf8(out.get(..len)?).ok()
     }
@@ -102,7 +105,11 @@ impl StateKey {
         let text = sealed.as_plain().ok_or(StateError)?;
         let n = base64_decode(text.as_bytes(), buf).ok_or(StateError)?;
         let state_len = n.checked_sub(TAG_LEN).ok_or(StateError)?;
-        let (state, tag) = buf.get(..n).ok_or(StateError)?.split_at(state_len);
+        let (state, tag) = buf
+            .get(..n)
+            .ok_or(StateError)?
+            .split_at_checked(state_len)
+            .ok_or(StateError)?;
         self.tag(owner, state)
             .verify_truncated_left(tag)
             .map_err(|_| StateError)?;

@@ -537,13 +537,13 @@ impl Sink for Inline<'_> {
         let n = self.skip.min(bytes.len());
         self.skip -= n;
         let rest = bytes.get(n..).unwrap_or(&[]);
-        // Everything but the last two bytes seen so far goes out.
-        if rest.len() >= 2 {
+        // Everything but the last two bytes seen so far goes out (slice patterns: no
+        // length check left to panic in a firmware image).
+        if let [out @ .., a, b] = rest {
             let held = self.held.get(..self.n_held).unwrap_or(&[]);
             self.inner.write(held)?;
-            let (out, keep) = rest.split_at(rest.len() - 2);
             self.inner.write(out)?;
-            self.held.copy_from_slice(keep);
+            self.held = [*a, *b];
             self.n_held = 2;
         } else if let [b] = rest {
             if self.n_held == 2 {
