@@ -209,20 +209,31 @@ static int32_t saturate_i32(int64_t x)
 /* Tools                                                                             */
 /* --------------------------------------------------------------------------------- */
 
-static emcp_status read_sensor(void *userdata, emcp_tool_call *call)
+/* The `sensor` argument of read_sensor and calibrate: its index in SENSORS, or -1 after
+ * writing the tool error (the schema's enum makes that unreachable once validated). */
+static int sensor_arg(emcp_tool_call *call)
 {
     char name[32];
     size_t len = 0;
     int s = -1;
-    struct text t;
-    const struct sensor *sensor;
-    (void)userdata;
 
     if (emcp_args_get_str(call, "sensor", 6, name, sizeof name, &len) == EMCP_OK) {
         s = find(SENSOR_NAMES, SENSOR_COUNT, name, len);
     }
     if (s < 0) {
         CALL_ERROR(call, "sensor must be one of temperature, humidity, pressure");
+    }
+    return s;
+}
+
+static emcp_status read_sensor(void *userdata, emcp_tool_call *call)
+{
+    int s = sensor_arg(call);
+    struct text t;
+    const struct sensor *sensor;
+    (void)userdata;
+
+    if (s < 0) {
         return EMCP_OK;
     }
     sensor = &SENSORS[s];
@@ -364,17 +375,11 @@ enum { CALIBRATE_MS = 2000, CLOCK_BITS = 0xffffffu, SENSOR_BITS = 0x7fu, STARTED
 
 static emcp_status calibrate(void *userdata, emcp_tool_call *call)
 {
-    char name[32];
-    size_t len = 0;
-    int s = -1;
+    int s = sensor_arg(call);
     bool defer = false;
     (void)userdata;
 
-    if (emcp_args_get_str(call, "sensor", 6, name, sizeof name, &len) == EMCP_OK) {
-        s = find(SENSOR_NAMES, SENSOR_COUNT, name, len);
-    }
     if (s < 0) {
-        CALL_ERROR(call, "sensor must be one of temperature, humidity, pressure");
         return EMCP_OK;
     }
     /* A task-required tool runs only as a task, which can always wait. */
