@@ -8,8 +8,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
 BOARD_TASKS=1 "$root/examples/c-sensor-board/run.sh" </dev/null >/dev/null
 board="$root/target/c-sensor-board-tasks/c-sensor-board"
-timeout 120 "$venv/bin/python" -W ignore::DeprecationWarning "$here/c_board_2025.py" "$board"
+timeout 120 "$venv/bin/python" -W ignore::DeprecationWarning "$here/board_2025.py" "$(printf '%q' "$board")"
 # The firmware's tasks image (examples/firmware VARIANT=tasks: the same board.c on the
 # Cortex-M3 in QEMU; not the default image, which must fit 32 KiB without tasks).
-timeout 300 "$venv/bin/python" -W ignore::DeprecationWarning "$here/c_board_2025.py" \
-    env EMCP_FW_VARIANT=tasks "$root/examples/firmware/run.sh" m3
+timeout 300 "$venv/bin/python" -W ignore::DeprecationWarning "$here/board_2025.py" \
+    "env EMCP_FW_VARIANT=tasks $(printf '%q' "$root/examples/firmware/run.sh") m3"

@@ -2,7 +2,7 @@
 # The 2025-11-25 experimental tasks of examples/conformance-server under a real client:
 # the Python MCP SDK 1.29.0 (the last with a tasks client; 2.x has types only),
 # installed into a venv of its own (.tools/venv-mcp1, beside the project's 2.3.0
-# venv), over stdio. Then the Rust sensor board's tasks build (board_rust.py), alone and
+# venv), over stdio. Then the Rust sensor board's tasks build (board_2025.py), alone and
 # behind `emcp-bridge exec --`. Prints one line per check; fails on the first that does
 # not hold.
 set -euo pipefail
@@ -20,5 +20,5 @@ cargo build -p emcp-bridge >&2
 board="$(printf '%q' "$target/tasks/release/sensor-board")"
 for command in "$board" "$(printf '%q' "$target/debug/emcp-bridge") exec -- $board"; do
     echo "--- Rust board tasks build: $command"
-    timeout 120 "$venv/bin/python" -W ignore::DeprecationWarning "$here/board_rust.py" "$command"
+    timeout 120 "$venv/bin/python" -W ignore::DeprecationWarning "$here/board_2025.py" "$command"
 done

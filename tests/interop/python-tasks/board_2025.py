@@ -1,11 +1,11 @@
-"""The Rust sensor board's tasks build (docs/board.md, "The tasks build"; `cargo build -p
-sensor-board --features tasks`) driven by the Python MCP SDK 1.29.0's experimental
+"""A sensor board's tasks build (docs/board.md, "The tasks build": the Rust board's
+`--features tasks`, the C board's `BOARD_TASKS=1`, the firmware's tasks image) driven by the Python MCP SDK 1.29.0's experimental
 tasks client (2025-11-25) over stdio.
 
-    V/bin/python tests/interop/python-tasks/board_rust.py 'BOARD [ARG...]'
+    V/bin/python tests/interop/python-tasks/board_2025.py 'BOARD [ARG...]'
 
 `BOARD [ARG...]` is a shell-quoted command line: the board itself, or the board behind
-`emcp-bridge exec --`. Exits 0 when every check holds (prints one line per check)."""
+`emcp-bridge exec --`, or `env EMCP_FW_VARIANT=tasks examples/firmware/run.sh m3`. Exits 0 when every check holds (prints one line per check)."""
 
 import asyncio
 import shlex
