@@ -16,6 +16,7 @@
 #    messages per second, peak RSS, and each board's CPU per message as a multiple of
 #    emcp's (Rust board, same era). The fast boards run in rounds (5; --quick: 1), every
 #    board and era once per round, and a ratio is the median of the rounds' own ratios.
+#    (--quick builds the rmcp board in the dev profile: its ratios mean nothing then.)
 # 3. The firmware: footprint of the image (examples/firmware/size.sh), instructions per
 #    message on the Cortex-M3 under QEMU (benches/firmware/instr.sh; --quick:
 #    read_sensor only), and in full mode the matrix of image variants x Cortex-M3/M4F
@@ -73,7 +74,7 @@ log "setting up (valgrind, ARM toolchain, Python venv, peers)"
 scripts/setup-c-tools.sh >&2
 scripts/setup-rust-targets.sh >&2
 scripts/setup-python.sh >&2
-bash benches/peers/setup.sh >&2
+bash benches/peers/setup.sh $([ "$quick" = 1 ] && echo --quick) >&2
 cargo build --release -p sensor-board -p emcp-harness -p emcp-bench >&2
 examples/c-sensor-board/run.sh </dev/null >/dev/null 2>&2
 
@@ -123,7 +124,7 @@ fi
 
 # ---- 2. end to end over stdio -----------------------------------------------------------
 harness=target/release/stdio-harness
-rmcp_board=benches/peers/rmcp-board/target/release/rmcp-board
+rmcp_board=benches/peers/rmcp-board/target/$([ "$quick" = 1 ] && echo debug || echo release)/rmcp-board
 python_board=(.tools/venv/bin/python benches/peers/python-board/board.py)
 run() { # file name era n runs -- command...
     local file=$1 name=$2 era=$3 n=$4 r=$5
