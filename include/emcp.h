@@ -117,9 +117,9 @@
 // optional one runs as an ordinary call.
 #define EMCP_MAX_TASKS 4
 
-// Storage bytes reserved for one task slot (measured: about 220 bytes on a 32-bit
-// target, 248 on a 64-bit host).
-#define EMCP_TASK_STORAGE_SIZE 256
+// Storage bytes reserved for one task slot (measured: about 250 bytes on a 32-bit
+// target, 288 on a 64-bit host).
+#define EMCP_TASK_STORAGE_SIZE 288
 
 // Storage bytes reserved, with tasks, for the key and the server state that comes
 // with it.

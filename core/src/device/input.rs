@@ -11,6 +11,8 @@
 
 use crate::state::seal::MAX_STATE;
 use crate::wire::json::{JsonWriter, Value};
+#[cfg(feature = "tasks")]
+use crate::wire::json::{Sink, SinkError};
 
 /// Most input requests one round of a handler may make.
 pub const MAX_ASKS: usize = 4;
@@ -139,15 +141,35 @@ pub(crate) struct Input<'a> {
 /// handler again (a *replay*: same state, no responses) to write the requests still
 /// unanswered. A round that asks must therefore ask the same given the same state,
 /// as a 2026-07-28 input-required round must.
+///
+/// A 2025-11-25 task asks through server-to-client requests instead: a replay with
+/// [`TaskRound::send`] writes each unanswered request not sent yet as a request line
+/// tagged with the task (`_meta["io.modelcontextprotocol/related-task"]`), and each
+/// response the client sends runs one round that sees it as [`TaskRound::answer`].
 #[cfg(feature = "tasks")]
 #[derive(Debug, Default)]
 pub(crate) struct TaskRound<'a> {
-    /// Write the unanswered requests as `inputRequests` members, and nothing else.
+    /// Write the unanswered requests (as `inputRequests` members, or with `send` as
+    /// request lines), and nothing else.
     pub replay: bool,
     /// The unanswered requests before this round (the responses seen are for these).
     pub pending: &'a [u32],
     /// Requests made this round that were not pending already.
     pub asked: heapless::Vec<u32, MAX_ASKS>,
+    /// 2025-11-25: the replay sends requests for the task with this id.
+    pub send: Option<Sent>,
+    /// 2025-11-25: the client's response to the request for the key with this hash
+    /// (`null` for an error response).
+    pub answer: Option<(u32, Value<'a>)>,
+}
+
+/// The server-to-client requests of a 2025-11-25 task: the task's id (hex) they are
+/// tagged with, and each one sent and not yet answered as (request id, key hash).
+#[cfg(feature = "tasks")]
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Sent {
+    pub task: [u8; crate::state::task::TASK_ID_LEN],
+    pub requests: heapless::Vec<(u32, u32), MAX_ASKS>,
 }
 
 impl<'a> Input<'a> {
@@ -159,6 +181,9 @@ impl<'a> Input<'a> {
             let hash = crate::state::task::key_hash(key.as_bytes());
             if t.replay || !t.pending.contains(&hash) {
                 return None;
+            }
+            if let Some((answered, value)) = t.answer {
+                return Some(value).filter(|v| answered == hash && !v.is_null());
             }
         }
         self.inputs
@@ -209,12 +234,24 @@ impl<'a> Input<'a> {
             }
             let hash = crate::state::task::key_hash(key.as_bytes());
             if t.replay {
-                if t.pending.contains(&hash) {
-                    input_request(w, key, c, params);
+                match &mut t.send {
+                    _ if !t.pending.contains(&hash) => {}
+                    None => input_request(w, key, c, params),
+                    // 2025-11-25: each request once, until its response arrives.
+                    Some(sent) if sent.requests.iter().any(|&(_, h)| h == hash) => {}
+                    Some(sent) => {
+                        let id = self.next_id;
+                        if sent.requests.push((id, hash)).is_ok() {
+                            self.next_id = id.wrapping_add(1);
+                            task_request_line(w, id, c, params, &sent.task);
+                        }
+                    }
                 }
                 return true;
             }
-            return t.pending.contains(&hash)
+            // A key answered in this round (2025-11-25) and asked again is a new ask.
+            let answered = t.answer.is_some_and(|(h, _)| h == hash);
+            return (t.pending.contains(&hash) && !answered)
                 || t.asked.contains(&hash)
                 || t.asked.push(hash).is_ok();
         }
@@ -243,18 +280,109 @@ impl<'a> Input<'a> {
             return false;
         }
         self.next_id = id.wrapping_add(1);
-        w.raw(crate::wire::rpc::ID);
-        let mut digits = [0u8; 20];
-        w.raw(crate::wire::json::writer::decimal(
-            u64::from(id),
-            &mut digits,
-        ));
-        w.raw(b",\"method\":");
-        w.str_lit(c.method());
-        w.raw(b",\"params\":");
+        request_head(w, id, c);
         params(w);
         w.raw(b"}\n");
         true
+    }
+}
+
+/// The start of a legacy-era server-to-client request line, up to its params:
+/// `{"jsonrpc":"2.0","id":ID,"method":METHOD,"params":`.
+fn request_head(w: &mut JsonWriter<'_>, id: u32, c: Capability) {
+    w.raw(crate::wire::rpc::ID);
+    let mut digits = [0u8; 20];
+    w.raw(crate::wire::json::writer::decimal(
+        u64::from(id),
+        &mut digits,
+    ));
+    w.raw(b",\"method\":");
+    w.str_lit(c.method());
+    w.raw(b",\"params\":");
+}
+
+/// A 2025-11-25 task's server-to-client request line, tagged as the task's
+/// (`_meta["io.modelcontextprotocol/related-task"]` added to the params object).
+#[cfg(feature = "tasks")]
+fn task_request_line(
+    w: &mut JsonWriter<'_>,
+    id: u32,
+    c: Capability,
+    params: &dyn Fn(&mut JsonWriter<'_>),
+    task: &[u8; crate::state::task::TASK_ID_LEN],
+) {
+    request_head(w, id, c);
+    w.value_with(|sink| {
+        let mut tagged = RelatedTask::new(sink);
+        params(&mut JsonWriter::new(&mut tagged));
+        tagged.close(task);
+    });
+    w.raw(b"}\n");
+}
+
+/// A sink around a request's params object that holds back its closing brace, so
+/// that [`RelatedTask::close`] can add the task's `_meta` before it.
+#[cfg(feature = "tasks")]
+struct RelatedTask<'s> {
+    inner: &'s mut dyn Sink,
+    /// The last byte written, not passed on yet.
+    held: Option<u8>,
+    /// The byte passed on before it (`{`: the object is empty so far).
+    before: u8,
+}
+
+#[cfg(feature = "tasks")]
+impl<'s> RelatedTask<'s> {
+    fn new(inner: &'s mut dyn Sink) -> Self {
+        RelatedTask {
+            inner,
+            held: None,
+            before: 0,
+        }
+    }
+
+    /// End the params: `_meta` with the related task before the held `}` (anything
+    /// else that was held goes out as it is).
+    fn close(self, task: &[u8; crate::state::task::TASK_ID_LEN]) {
+        let inner = self.inner;
+        match self.held {
+            Some(b'}') => {
+                let lead: &[u8] = if self.before == b'{' { b"" } else { b"," };
+                let _ = inner.write(lead);
+                let _ = inner.write(b"\"_meta\":{\"");
+                let _ = inner.write(crate::wire::mcp::META_RELATED_TASK.as_bytes());
+                let _ = inner.write(b"\":{\"taskId\":\"");
+                let _ = inner.write(task);
+                let _ = inner.write(b"\"}}}");
+            }
+            Some(b) => {
+                let _ = inner.write(&[b]);
+            }
+            None => {}
+        }
+    }
+}
+
+#[cfg(feature = "tasks")]
+impl Sink for RelatedTask<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+        let [rest @ .., last] = bytes else {
+            return Ok(());
+        };
+        if let Some(h) = self.held {
+            self.inner.write(&[h])?;
+            self.before = h;
+        }
+        self.inner.write(rest)?;
+        if let [.., b] = rest {
+            self.before = *b;
+        }
+        self.held = Some(*last);
+        Ok(())
+    }
+
+    fn failed(&mut self, error: SinkError) {
+        self.inner.failed(error);
     }
 }
 

@@ -126,6 +126,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         else {
             return;
         };
+        #[cfg(feature = "tasks")]
+        if self.task_response(id, v.get("result")) {
+            return;
+        }
         let result = v.get("result").map(|r| r.raw());
         for wait in self.waits.iter_mut() {
             if wait.answer(id, result) {

@@ -78,7 +78,7 @@ pub enum Era {
 /// (default 2), `W` tool calls waiting for the client's input in the legacy era
 /// (default 0: such calls cannot ask; with the `input` feature each slot keeps
 /// `input::MAX_WAIT_ARGS` + `input::MAX_WAIT_ANSWERS` bytes), `K` tasks (default 0:
-/// no tasks; with the `tasks` feature each slot keeps about 220 bytes on a 32-bit
+/// no tasks; with the `tasks` feature each slot keeps about 250 bytes on a 32-bit
 /// target, see the `tasks` module; without it `K` is unused).
 pub struct Server<
     D: Device,

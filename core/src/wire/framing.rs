@@ -30,12 +30,12 @@
 //! assert_eq!(framer.buffered(), 4); // `{"b"` waits for its newline
 //! ```
 
-// The newline search: two words per step on hosts, a byte at a time (less code) on
-// small targets. Both forms live in `json::find::newline`, tested against each other.
+// The newline search: two 8-byte words per step on hosts, a machine word per step on
+// small targets. The forms live in `json::find::newline`, tested against each other.
 #[cfg(emcp_fast)]
 use crate::wire::json::find::newline::fast as find_newline;
 #[cfg(not(emcp_fast))]
-use crate::wire::json::find::newline::plain as find_newline;
+use crate::wire::json::find::newline::word as find_newline;
 
 /// What [`Framer::push`] found.
 #[derive(Debug, PartialEq, Eq)]

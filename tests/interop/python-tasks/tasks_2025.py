@@ -13,10 +13,31 @@ from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 
+# What the server asked through elicitation: (message, the related task's id).
+asked: list[tuple[str, str | None]] = []
+
+
+async def elicit(context, params: types.ElicitRequestParams) -> types.ElicitResult:
+    """Answers every elicitation yes, noting the task it says it belongs to."""
+    meta = params.meta.model_dump(by_alias=True) if params.meta else {}
+    related = meta.get("io.modelcontextprotocol/related-task") or {}
+    asked.append((params.message, related.get("taskId")))
+    return types.ElicitResult(action="accept", content={"confirm": True, "name": "py"})
+
+
+async def input_required(x, task_id: str) -> None:
+    """Polls task `task_id` until it waits for input (tasks/result then carries the
+    requests, as the revision has it)."""
+    async for status in x.poll_task(task_id):
+        if status.status == "input_required":
+            return
+    raise AssertionError(f"task {task_id} ended without asking")
+
+
 async def main(server: str) -> None:
     params = StdioServerParameters(command=server, args=["--stdio"])
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, elicitation_callback=elicit) as session:
             init = await session.initialize()
             assert init.protocolVersion == "2025-11-25", init.protocolVersion
             caps = init.capabilities
@@ -85,6 +106,25 @@ async def main(server: str) -> None:
             except Exception as e:  # McpError
                 assert getattr(getattr(e, "error", None), "code", None) == -32601, e
             print("ok a required tool without a task: -32601")
+
+            # Input during a task: the elicitation arrives on tasks/result's way,
+            # tagged with the task; the result follows the answer.
+            confirm = await x.call_tool_as_task("confirm_delete", {"filename": "a.txt"})
+            tid = confirm.task.taskId
+            await input_required(x, tid)
+            result = await x.get_task_result(tid, types.CallToolResult)
+            assert result.content[0].text == "Deleted a.txt", result
+            assert asked == [("Delete the file?", tid)], asked
+            print("ok input during a task: elicitation/create tagged with the task, then the result")
+
+            asked.clear()
+            multi = await x.call_tool_as_task("multi_input", {})
+            await input_required(x, multi.task.taskId)
+            result = await x.get_task_result(multi.task.taskId, types.CallToolResult)
+            assert result.content[0].text == "Received both inputs", result
+            assert sorted(asked) == [("Do you confirm?", multi.task.taskId),
+                                     ("Your name?", multi.task.taskId)], asked
+            print("ok two requests of one task, each answered, then the result")
 
             plain = await session.call_tool("greet", {"name": "py"})
             assert plain.content[0].text == "Hello, py!"

@@ -205,7 +205,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         if answered.is_empty() {
             return;
         }
-        if let Some(round) = self.run_round(i, Some(responses)) {
+        if let Some(round) = self.run_round(i, Some(responses), None) {
             self.apply_round(i, round, &answered, now);
         }
     }

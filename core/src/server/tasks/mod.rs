@@ -22,7 +22,13 @@
 //! [`Device::poll_tool`] again as a *replay* (same state, no responses, content
 //! refused) to write the requests still unanswered; `tasks/update` runs a round with
 //! the responses (only those to unanswered keys are seen), after which the rest stay
-//! unanswered. A round that asks must ask the same given the same state.
+//! unanswered. A round that asks must ask the same given the same state. In 2025-11-25
+//! (no `tasks/update`) the requests go to the client as server-to-client requests
+//! tagged `_meta["io.modelcontextprotocol/related-task"]`, on the stream of the
+//! `tasks/result` waiting for the task (the revision's design: a client seeing
+//! `input_required` calls `tasks/result`), each once, written by a replay; each
+//! response runs one round that sees it (an error response as no answer), and the
+//! `tasks/result` is answered when the task ends.
 //!
 //! **Who gets a task.** 2026-07-28 (extension `io.modelcontextprotocol/tasks`): a
 //! request whose `_meta` client capabilities declare the extension, calling a tool whose
@@ -43,9 +49,10 @@
 //! **RAM per task** (`K` slots): id 16 bytes, times 16, state word 4, TTL 4, tool
 //! index, status and flags, the kept state ([`crate::state::seal::MAX_STATE`] = 64
 //! bytes and its length), up to [`crate::device::input::MAX_ASKS`] 4-byte key
-//! hashes, the failure message (a `&'static str`) and, for a 2025-11-25 `tasks/result`
-//! waiting for the end, the request id ([`crate::wire::rpc::MAX_ID_LEN`] = 64 bytes):
-//! about 220 bytes on a 32-bit target, 248 on a 64-bit host.
+//! hashes (2025-11-25: and as many 4-byte ids of the requests sent for them), the
+//! failure message (a `&'static str`) and, for a 2025-11-25 `tasks/result` waiting for
+//! the end, the request id ([`crate::wire::rpc::MAX_ID_LEN`] = 64 bytes):
+//! about 250 bytes on a 32-bit target, 288 on a 64-bit host.
 //!
 //! [`Step::Pending`]: crate::Step::Pending
 //! [`Step::Done`]: crate::Step::Done
@@ -63,6 +70,7 @@ use super::failure::ErrorData;
 use super::failure::Failure;
 use super::Server;
 use crate::device::input::Capabilities;
+use crate::device::input::Sent;
 use crate::device::input::TaskRound;
 use crate::device::input::MAX_ASKS;
 use crate::device::Device;
@@ -115,6 +123,9 @@ pub(super) struct Task {
     pub(super) tool_error: bool,
     /// 2025-11-25: a `tasks/result` request waiting for the task to end.
     pub(super) waiter: Option<OwnedId>,
+    /// 2025-11-25 `input_required`: the server-to-client requests sent for unanswered
+    /// keys, as (request id, key hash).
+    pub(super) sent: heapless::Vec<(u32, u32), MAX_ASKS>,
 }
 
 /// The task table: `K` slots, nothing else (no length word: a server without task
@@ -349,6 +360,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             failure: round.failure,
             tool_error,
             waiter: None,
+            sent: heapless::Vec::new(),
         };
         // Recorded before the answer goes out: a `tasks/get` right after it finds it.
         // (Were the answer replaced by an error for not fitting, the client never
@@ -371,9 +383,13 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         }
     }
 
-    /// Whether a task is working (the server has polling to do).
+    /// Whether the server has polling to do for its tasks: one is working, or a
+    /// 2025-11-25 `tasks/result` waits for one that has ended or has requests to send.
     pub(super) fn tasks_busy(&self) -> bool {
-        self.tasks.iter().any(|t| t.status == TaskStatus::Working)
+        self.tasks.iter().any(|t| {
+            t.status == TaskStatus::Working
+                || (t.waiter.is_some() && (t.status.is_terminal() || has_unsent(t)))
+        })
     }
 
     /// Whether a 2025-11-25 `tasks/result` with this id (JSON text) waits for its task.
@@ -401,8 +417,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     }
 
     /// One round of every working task; the 2025-11-25 `tasks/result` requests
-    /// waiting for a task that ended are answered into `out` (`only`: just the one
-    /// with this id, as JSON text).
+    /// waiting for a task are served into `out` (`only`: just the one with this id, as
+    /// JSON text): answered when the task has ended, given the task's input requests
+    /// not sent yet when it waits for input.
     pub(super) fn poll_tasks(&mut self, out: &mut dyn Sink, only: Option<&[u8]>) {
         if self.tasks.is_empty() {
             return;
@@ -411,9 +428,77 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         for i in 0..K {
             let waits = self.tasks.get(i).and_then(|t| t.waiter.as_deref());
             if waits.is_some_and(|w| only.is_none_or(|o| o == w)) {
+                self.send_requests(i, out);
                 self.answer_waiter(i, out);
             }
         }
+    }
+
+    /// 2025-11-25: send the input requests of task `i` not sent yet, on the stream of
+    /// the `tasks/result` waiting for it (as the revision has it: a client calls
+    /// `tasks/result` on seeing `input_required`), each a request line tagged with the
+    /// task. A replay of its round writes them.
+    fn send_requests(&mut self, i: usize, out: &mut dyn Sink) {
+        let Some(t) = self.tasks.get(i).filter(|t| has_unsent(t)).cloned() else {
+            return;
+        };
+        let Some(waiter) = t.waiter.as_deref() else {
+            return;
+        };
+        out.route(Some(waiter));
+        let ex = task_exchange(t.caps, false);
+        let mut call = ToolCall::new(JsonWriter::new(out), ex, t.tool, None);
+        call.state = t.state;
+        call.input.state = Some(&t.memo[..]).filter(|m| !m.is_empty());
+        call.input.next_id = self.next_request;
+        call.input.task = Some(TaskRound {
+            replay: true,
+            pending: &t.asks,
+            send: Some(Sent {
+                task: crate::state::task::id_text(&t.id),
+                requests: t.sent.clone(),
+            }),
+            ..TaskRound::default()
+        });
+        call.refuse_content();
+        let _ = self.device.poll_tool(&mut call);
+        self.next_request = call.input.next_id;
+        let sent = call.input.task.take().and_then(|r| r.send);
+        if let (Some(task), Some(sent)) = (self.tasks.get_mut(i), sent) {
+            task.sent = sent.requests;
+        }
+    }
+
+    /// 2025-11-25: a client's response to a task's request (`result`: `None` for an
+    /// error response): one round of the task that sees it. Returns whether the
+    /// request was a task's.
+    pub(super) fn task_response(&mut self, id: u32, result: Option<Value<'_>>) -> bool {
+        let found = (0..K).find_map(|i| {
+            let t = self.tasks.get(i)?;
+            let at = t.sent.iter().position(|&(r, _)| r == id)?;
+            Some((i, at))
+        });
+        let Some((i, at)) = found else {
+            return false;
+        };
+        let Some(t) = self.tasks.get_mut(i) else {
+            return true;
+        };
+        let Some((_, hash)) = crate::state::subscription::swap_remove(&mut t.sent, at) else {
+            return true;
+        };
+        if t.status != TaskStatus::InputRequired || !t.asks.contains(&hash) {
+            return true;
+        }
+        let null = crate::wire::json::parse(b"null").ok();
+        let Some(answer) = result.or(null) else {
+            return true;
+        };
+        let now = self.device.now_ms();
+        if let Some(round) = self.run_round(i, None, Some((hash, answer))) {
+            self.apply_round(i, round, &[hash], now);
+        }
+        true
     }
 
     /// One round of every working task (their content goes nowhere). Also run when
@@ -428,7 +513,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 .get(i)
                 .is_some_and(|t| t.status == TaskStatus::Working)
             {
-                if let Some(round) = self.run_round(i, None) {
+                if let Some(round) = self.run_round(i, None, None) {
                     self.apply_round(i, round, &[], now);
                 }
             }
@@ -457,9 +542,15 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         }
     }
 
-    /// Run one round of task `i` (`inputs`: a `tasks/update`'s responses), its
-    /// content discarded.
-    pub(super) fn run_round(&mut self, i: usize, inputs: Option<Value<'_>>) -> Option<Round> {
+    /// Run one round of task `i` (`inputs`: a `tasks/update`'s responses; `answer`:
+    /// a 2025-11-25 response to the request for the key with that hash), its content
+    /// discarded.
+    pub(super) fn run_round(
+        &mut self,
+        i: usize,
+        inputs: Option<Value<'_>>,
+        answer: Option<(u32, Value<'_>)>,
+    ) -> Option<Round> {
         let t = self.tasks.get(i)?;
         let memo = t.memo.clone();
         let asks = t.asks.clone();
@@ -471,9 +562,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         call.input.state = Some(&memo[..]).filter(|m| !m.is_empty());
         call.input.inputs = inputs;
         call.input.task = Some(TaskRound {
-            replay: false,
             pending: &asks,
-            asked: heapless::Vec::new(),
+            answer,
+            ..TaskRound::default()
         });
         let step = self.device.poll_tool(&mut call);
         Some(round_of(&mut call, step))
@@ -496,6 +587,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         if status.is_terminal() || status == TaskStatus::Working {
             t.asks.clear();
         }
+        let asks = &t.asks;
+        t.sent.retain(|(_, k)| asks.contains(k));
         if status != t.status {
             t.updated_ms = now;
         }
@@ -506,6 +599,13 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             t.memo = memo;
         }
     }
+}
+
+/// Whether a 2025-11-25 task waits for input it has not asked the client for yet.
+fn has_unsent(t: &Task) -> bool {
+    !t.stateless
+        && t.status == TaskStatus::InputRequired
+        && t.asks.iter().any(|k| !t.sent.iter().any(|&(_, s)| s == *k))
 }
 
 /// A sink for one value inside another result: drops the envelope a tool call's

@@ -110,7 +110,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         call.input.task = Some(TaskRound {
             replay: true,
             pending: &t.asks,
-            asked: heapless::Vec::new(),
+            ..TaskRound::default()
         });
         call.refuse_content();
         let _ = self.device.poll_tool(&mut call);

@@ -159,10 +159,11 @@ mod tests {
             super::super::find_special_or_high(s),
             s.iter().position(|&b| stop(b))
         );
-        // The framer's newline search, both forms.
+        // The framer's newline search, every form.
         let newline = s.iter().position(|&b| b == b'\n');
         assert_eq!(super::super::find::newline::fast(s), newline);
         assert_eq!(super::super::find::newline::plain(s), newline);
+        assert_eq!(super::super::find::newline::word(s), newline);
         check_with!(super, s);
         check_with!(super::narrow, s);
         check_with!(super::wide, s);
