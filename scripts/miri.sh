@@ -18,9 +18,10 @@
 # several minutes under Miri on 2026-12-02: `cargo miri nextest run` timed every test):
 # the schema's many-arguments sweep, the two forms of descriptor names, of plan `enum`
 # items, of base64, of the writer's strings (every short string with each escape at
-# three places, over four minutes) and of the word-at-a-time byte search, and the
-# big-blob streaming
-# (the small content tests run the same writers). What stays runs the dependencies'
+# three places, over four minutes) and of the word-at-a-time byte search, the
+# big-blob streaming (the small content tests run the same writers), and the writer's
+# number, base64 and string round trips against `core::fmt`, a reference encoder or
+# the scanner (together a minute and a half). What stays runs the dependencies'
 # unsafe code (heapless, serde-json-core) through every layer of the core. Build output
 # to stderr; the test report to stdout.
 set -euo pipefail
@@ -43,5 +44,7 @@ CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/miri" PROPTEST_CASES=2 \
     --skip konst::tests::agrees --skip schema::tests::many_arguments \
     --skip names_open_the_same_in_both_forms --skip enum_item_at_forms_agree \
     --skip base64::tests::forms_agree --skip writer::tests::forms_agree::strings \
-    --skip swar::tests::matches_bytewise \
+    --skip swar::tests::matches_bytewise --skip writer::tests::base64_ \
+    --skip strings_round_trip --skip writer::tests::floats --skip decimal \
+    --skip writer::tests::integers \
     --skip big_blob_streams_and_failed_read_is_internal_error "$@"

@@ -3,14 +3,21 @@ Python MCP SDK 1.29.0 (its `session.experimental` tasks client) over stdio.
 
     python -m venv V && V/bin/pip install mcp==1.29.0
     V/bin/python tests/interop/python-tasks/tasks_2025.py target/release/conformance-server
+    V/bin/python tests/interop/python-tasks/tasks_2025.py --http target/release/conformance-server
 
-Exits 0 when every check holds (prints one line per check)."""
+With --http, the server is started as `SERVER --listen 127.0.0.1:PORT` and driven over
+Streamable HTTP (the input requests of a task then arrive on the `tasks/result`
+response's stream). Exits 0 when every check holds (prints one line per check)."""
 
 import asyncio
+import contextlib
+import socket
+import subprocess
 import sys
 
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamablehttp_client
 
 
 # What the server asked through elicitation: (message, the related task's id).
@@ -34,9 +41,35 @@ async def input_required(x, task_id: str) -> None:
     raise AssertionError(f"task {task_id} ended without asking")
 
 
-async def main(server: str) -> None:
-    params = StdioServerParameters(command=server, args=["--stdio"])
-    async with stdio_client(params) as (read, write):
+@contextlib.asynccontextmanager
+async def connect(server: str, http: bool):
+    """The server's (read, write) streams: over stdio, or over Streamable HTTP to
+    the server started on a free loopback port."""
+    if not http:
+        params = StdioServerParameters(command=server, args=["--stdio"])
+        async with stdio_client(params) as (read, write):
+            yield read, write
+        return
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([server, "--listen", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                await asyncio.sleep(0.05)
+        async with streamablehttp_client(f"http://127.0.0.1:{port}/mcp") as (read, write, _):
+            yield read, write
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+async def main(server: str, http: bool) -> None:
+    async with connect(server, http) as (read, write):
         async with ClientSession(read, write, elicitation_callback=elicit) as session:
             init = await session.initialize()
             assert init.protocolVersion == "2025-11-25", init.protocolVersion
@@ -132,4 +165,6 @@ async def main(server: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1]))
+    args = sys.argv[1:]
+    http = args[:1] == ["--http"]
+    asyncio.run(main(args[-1], http))
