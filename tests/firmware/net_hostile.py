@@ -1,6 +1,8 @@
 """The networked firmware on a hostile network.
 
-`python3 tests/firmware/net_hostile.py` (standard library only; `.ci/run net-hostile`).
+`python3 tests/firmware/net_hostile.py` (standard library only; in `.ci/run
+net-firmware`, beside the clients of the other images); `--build` only builds the
+image (as the test would first).
 
 Boots the sensor build of examples/net-firmware in QEMU (mps2-an385, LAN9118,
 embassy-net) with a bearer token compiled in (`EMCP_BEARER`), its port 80 forwarded
@@ -54,10 +56,16 @@ def free_port():
     return port
 
 
+def build():
+    """The sensor image with the token compiled in (cargo rebuilds only on a change)."""
+    env = dict(os.environ, EMCP_BEARER=TOKEN)
+    subprocess.run([RUN, "--build", "sensor"], env=env, check=True, stdout=sys.stderr)
+
+
 def setUpModule():
     global PORT, DEVICE
     env = dict(os.environ, EMCP_BEARER=TOKEN)
-    subprocess.run([RUN, "--build", "sensor"], env=env, check=True, stdout=sys.stderr)
+    build()
     PORT = free_port()
     os.makedirs(os.path.dirname(LOG), exist_ok=True)
     with open(LOG, "wb") as log:
@@ -425,4 +433,7 @@ class Hostile(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    if sys.argv[1:] == ["--build"]:
+        build()
+    else:
+        unittest.main(verbosity=2)
