@@ -466,6 +466,14 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         let sent = call.input.task.take().and_then(|r| r.send);
         if let (Some(task), Some(sent)) = (self.tasks.get_mut(i), sent) {
             task.sent = sent.requests;
+            // A key the replay did not ask again is asked no more (a round must ask
+            // the same given the same state); with none left the task works on
+            // rather than wait for nothing, and nothing is sent again and again.
+            let sent = &task.sent;
+            task.asks.retain(|k| sent.iter().any(|&(_, s)| s == *k));
+            if task.asks.is_empty() {
+                task.status = TaskStatus::Working;
+            }
         }
     }
 

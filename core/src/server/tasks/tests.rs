@@ -19,13 +19,14 @@ use serde_json::{json, Value};
 use std::string::{String, ToString};
 use std::vec::Vec;
 
-static TOOLS: [Tool<'static>; 6] = [
+static TOOLS: [Tool<'static>; 7] = [
     Tool::new("quick", r#"{"type":"object"}"#),
     Tool::new("slow", r#"{"type":"object"}"#).task_support(TaskSupport::Optional),
     Tool::new("must", r#"{"type":"object"}"#).task_support(TaskSupport::Required),
     Tool::new("boom", r#"{"type":"object"}"#).task_support(TaskSupport::Optional),
     Tool::new("ask", r#"{"type":"object"}"#).task_support(TaskSupport::Optional),
     Tool::new("two", r#"{"type":"object"}"#).task_support(TaskSupport::Optional),
+    Tool::new("fickle", r#"{"type":"object"}"#).task_support(TaskSupport::Optional),
 ];
 
 /// A device whose tools take three polls, fail, or ask; its clock is set by the test.
@@ -33,6 +34,8 @@ static TOOLS: [Tool<'static>; 6] = [
 struct Dev {
     now: u64,
     cancelled: Vec<(usize, u32)>,
+    /// Rounds of `fickle`, which asks in its first round only (against the rule).
+    fickle_rounds: u32,
 }
 
 impl Device for Dev {
@@ -78,6 +81,17 @@ impl Device for Dev {
                     w.raw_value(b"{\"message\":\"A?\"}")
                 });
                 Step::Pending
+            }
+            6 => {
+                self.fickle_rounds += 1;
+                match self.fickle_rounds {
+                    1 => {
+                        call.ask("z", Capability::Elicitation, &|w| w.raw_value(b"{}"));
+                        Step::Pending
+                    }
+                    2 | 3 => Step::Pending,
+                    _ => Step::Done,
+                }
             }
             _ => {
                 let mut have = call.state() & 0xf0;
@@ -832,6 +846,43 @@ fn legacy_task_input_goes_out_on_the_tasks_result_stream() {
         done[0]["result"]["content"][0]["text"],
         "result of 4 (kept, 100)"
     );
+}
+
+/// A 2025-11-25 task whose replay does not ask what its round asked (against the
+/// rule) sends nothing, works on instead of waiting for nothing, and ends.
+#[test]
+fn legacy_task_that_asks_no_more_works_on() {
+    let mut s = server();
+    initialize(&mut s, json!({"elicitation": {}}));
+    let id = one(
+        &mut s,
+        &legacy("tools/call", json!({"name": "fickle", "task": {}})),
+    )["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    poll(&mut s);
+    let g = one(&mut s, &legacy("tasks/get", json!({"taskId": id})));
+    assert_eq!(g["result"]["status"], "input_required");
+    assert!(lines(&mut s, &legacy("tasks/result", json!({"taskId": id}))).is_empty());
+    let mut out = Collect(Vec::new());
+    let mut polls = 0;
+    while s.busy() && polls < 10 {
+        s.poll(&mut out);
+        polls += 1;
+    }
+    let r: Vec<Value> = String::from_utf8(out.0)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(r.len(), 1, "no request, then the result: {r:?}");
+    assert_eq!(r[0]["id"], 5);
+    assert_eq!(
+        r[0]["result"]["content"][0]["text"],
+        "result of 6 (kept, 3)"
+    );
+    assert!(!s.busy());
 }
 
 /// The RAM per task slot stated in the module docs.
