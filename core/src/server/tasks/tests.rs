@@ -212,6 +212,26 @@ fn initialize(s: &mut S, capabilities: Value) -> Value {
     )
 }
 
+/// A 2025-11-25 `tools/call` of `tool` as a task; the task's id.
+fn legacy_task(s: &mut S, tool: &str) -> String {
+    let created = one(s, &legacy("tools/call", json!({"name": tool, "task": {}})));
+    created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The lines one `Server::poll` writes, parsed.
+fn polled(s: &mut S) -> Vec<Value> {
+    let mut out = Collect(Vec::new());
+    s.poll(&mut out);
+    String::from_utf8(out.0)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 #[test]
 fn capabilities_of_both_eras_and_tool_execution() {
     let mut s = server();
@@ -663,13 +683,7 @@ fn legacy_2025_tasks() {
         code(&one(&mut s, &legacy("tasks/cancel", json!({"taskId": id})))),
         -32602
     );
-    let id2 = one(
-        &mut s,
-        &legacy("tools/call", json!({"name": "slow", "task": {}})),
-    )["result"]["task"]["taskId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id2 = legacy_task(&mut s, "slow");
     let c = one(&mut s, &legacy("tasks/cancel", json!({"taskId": id2})));
     assert_eq!(c["result"]["status"], "cancelled");
     let e = one(&mut s, &legacy("tasks/result", json!({"taskId": id2})));
@@ -705,13 +719,7 @@ fn legacy_2025_tasks() {
         -32602
     );
     // A tool error fails the task in 2025-11-25; tasks/result still gives the result.
-    let id3 = one(
-        &mut s,
-        &legacy("tools/call", json!({"name": "must", "task": {}})),
-    )["result"]["task"]["taskId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id3 = legacy_task(&mut s, "must");
     for _ in 0..3 {
         poll(&mut s);
     }
@@ -727,13 +735,7 @@ fn legacy_2025_tasks() {
 fn legacy_task_asks_are_input_required_and_the_session_end_drops_them() {
     let mut s = server();
     initialize(&mut s, json!({"elicitation": {}}));
-    let id = one(
-        &mut s,
-        &legacy("tools/call", json!({"name": "ask", "task": {}})),
-    )["result"]["task"]["taskId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = legacy_task(&mut s, "ask");
     poll(&mut s);
     let g = one(&mut s, &legacy("tasks/get", json!({"taskId": id})));
     assert_eq!(g["result"]["status"], "input_required");
@@ -760,13 +762,7 @@ fn legacy_task_asks_are_input_required_and_the_session_end_drops_them() {
 fn legacy_task_input_goes_out_on_the_tasks_result_stream() {
     let mut s = server();
     initialize(&mut s, json!({"elicitation": {}}));
-    let id = one(
-        &mut s,
-        &legacy("tools/call", json!({"name": "two", "task": {}})),
-    )["result"]["task"]["taskId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = legacy_task(&mut s, "two");
     poll(&mut s);
     let g = one(&mut s, &legacy("tasks/get", json!({"taskId": id})));
     assert_eq!(g["result"]["status"], "input_required");
@@ -778,23 +774,14 @@ fn legacy_task_input_goes_out_on_the_tasks_result_stream() {
         &mut out,
     );
     assert!(out.0.is_empty() && s.is_pending(b"5") && s.busy());
-    let asked = |s: &mut S| {
-        let mut out = Collect(Vec::new());
-        s.poll(&mut out);
-        String::from_utf8(out.0)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str::<Value>(l).unwrap())
-            .collect::<Vec<_>>()
-    };
-    let requests = asked(&mut s);
+    let requests = polled(&mut s);
     assert_eq!(requests.len(), 2, "{requests:?}");
     let related = json!({"io.modelcontextprotocol/related-task": {"taskId": id}});
     for r in &requests {
         assert_eq!(r["method"], "elicitation/create");
         assert_eq!(r["params"], json!({"_meta": related}), "{r}");
     }
-    assert!(asked(&mut s).is_empty(), "each request is sent once");
+    assert!(polled(&mut s).is_empty(), "each request is sent once");
     assert!(!s.busy(), "waiting for the client");
     let response =
         |rid: &Value, body: &str| std::format!(r#"{{"jsonrpc":"2.0","id":{rid},{body}}}"#);
@@ -805,7 +792,7 @@ fn legacy_task_input_goes_out_on_the_tasks_result_stream() {
         &response(&first, r#""error":{"code":-1,"message":"no"}"#)
     )
     .is_empty());
-    let again = asked(&mut s);
+    let again = polled(&mut s);
     assert_eq!(again.len(), 1, "{again:?}");
     assert_ne!(again[0]["id"], first);
     // Both answered: the task completes and the waiting tasks/result gets its result.
@@ -813,7 +800,7 @@ fn legacy_task_input_goes_out_on_the_tasks_result_stream() {
         let accept = response(&r["id"], r#""result":{"action":"accept"}"#);
         assert!(lines(&mut s, &accept).is_empty());
     }
-    let done = asked(&mut s);
+    let done = polled(&mut s);
     assert_eq!(done.len(), 1, "{done:?}");
     assert_eq!(done[0]["id"], 5);
     assert_eq!(
@@ -823,16 +810,10 @@ fn legacy_task_input_goes_out_on_the_tasks_result_stream() {
     assert_eq!(done[0]["result"]["_meta"], related);
     assert!(!s.is_pending(b"5") && !s.busy());
     // A request whose params have members: `_meta` after them.
-    let id = one(
-        &mut s,
-        &legacy("tools/call", json!({"name": "ask", "task": {}})),
-    )["result"]["task"]["taskId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = legacy_task(&mut s, "ask");
     poll(&mut s);
     assert!(lines(&mut s, &legacy("tasks/result", json!({"taskId": id}))).is_empty());
-    let r = asked(&mut s);
+    let r = polled(&mut s);
     assert_eq!(
         r[0]["params"],
         json!({"message": "A?", "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}})
@@ -841,7 +822,7 @@ fn legacy_task_input_goes_out_on_the_tasks_result_stream() {
     assert!(lines(&mut s, &response(&json!(999_999), r#""result":{}"#)).is_empty());
     let accept = response(&r[0]["id"], r#""result":{"action":"accept"}"#);
     assert!(lines(&mut s, &accept).is_empty());
-    let done = asked(&mut s);
+    let done = polled(&mut s);
     assert_eq!(
         done[0]["result"]["content"][0]["text"],
         "result of 4 (kept, 100)"
@@ -854,28 +835,18 @@ fn legacy_task_input_goes_out_on_the_tasks_result_stream() {
 fn legacy_task_that_asks_no_more_works_on() {
     let mut s = server();
     initialize(&mut s, json!({"elicitation": {}}));
-    let id = one(
-        &mut s,
-        &legacy("tools/call", json!({"name": "fickle", "task": {}})),
-    )["result"]["task"]["taskId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = legacy_task(&mut s, "fickle");
     poll(&mut s);
     let g = one(&mut s, &legacy("tasks/get", json!({"taskId": id})));
     assert_eq!(g["result"]["status"], "input_required");
     assert!(lines(&mut s, &legacy("tasks/result", json!({"taskId": id}))).is_empty());
-    let mut out = Collect(Vec::new());
-    let mut polls = 0;
-    while s.busy() && polls < 10 {
-        s.poll(&mut out);
-        polls += 1;
+    let mut r = Vec::new();
+    for _ in 0..10 {
+        if !s.busy() {
+            break;
+        }
+        r.extend(polled(&mut s));
     }
-    let r: Vec<Value> = String::from_utf8(out.0)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
     assert_eq!(r.len(), 1, "no request, then the result: {r:?}");
     assert_eq!(r[0]["id"], 5);
     assert_eq!(
