@@ -87,9 +87,7 @@ pub fn parse_id(text: Str<'_>) -> Option<TaskId> {
 /// The name of an input request, kept as a 32-bit FNV-1a hash (a task remembers
 /// which of its requests are unanswered, not their text).
 pub fn key_hash(key: &[u8]) -> u32 {
-    key.iter().fold(0x811c_9dc5u32, |h, &b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    })
+    crate::wire::hash::fnv1a(key)
 }
 
 /// Whether a task created at `created_ms` with a time to live of `ttl_ms` has

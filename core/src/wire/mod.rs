@@ -7,6 +7,7 @@
 
 pub mod error;
 pub mod framing;
+pub mod hash;
 pub mod json;
 pub mod mcp;
 pub mod rpc;
