@@ -116,11 +116,14 @@ pub trait Device {
         None
     }
     /// The compiled input schema of tool number `index` ([`Tool::plan`]). The default
-    /// reads it from [`Device::tool`]. A device whose tools never carry one (built at
-    /// run time, e.g. from C descriptors) returns `None` here: its image then holds
-    /// no code for plans.
-    fn tool_plan(&self, index: usize) -> Option<&'static crate::model::schema::Plan<'static>> {
-        self.tool(index).and_then(|t| t.plan)
+    /// reads it from [`Device::tool`]; a device may also put one together from parts
+    /// kept elsewhere ([`PlanRef::from_parts`](crate::model::schema::PlanRef::from_parts):
+    /// the C ABI's generated plans). A device whose tools never carry one returns
+    /// `None` here: its image then holds no code for plans.
+    fn tool_plan(&self, index: usize) -> Option<crate::model::schema::PlanRef<'static>> {
+        self.tool(index)
+            .and_then(|t| t.plan)
+            .map(crate::model::schema::Plan::as_ref)
     }
     /// Resource number `index`.
     fn resource(&self, index: usize) -> Option<Resource<'static>> {

@@ -415,7 +415,7 @@ impl<'a> ToolCall<'a> {
     /// fast forms, for [`ToolCall::arg`]).
     pub(crate) fn check_plan(
         &mut self,
-        plan: &'a crate::model::schema::Plan<'a>,
+        plan: crate::model::schema::PlanRef<'a>,
     ) -> Result<(), crate::model::schema::Violation<'a, 'a>> {
         forms::check_plan(plan, self.args, &mut self.filed)
     }

@@ -129,7 +129,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         for i in 0..MAX_DESCRIPTORS {
             let Some(tool) = device.tool(i) else { break };
             let plan = device.tool_plan(i);
-            let planned = plan.is_none_or(|p| p.source() == tool.input_schema);
+            let planned = plan.is_none_or(|p| p.source() == tool.input_schema && p.fits());
             if !object(tool.input_schema) || !tool.output_schema.is_none_or(object) || !planned {
                 return Err(ConfigError::InvalidSchema(i));
             }

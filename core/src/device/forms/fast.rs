@@ -2,7 +2,7 @@
 //! with what follows it.
 
 use crate::device::exchange::{Exchange, Phase};
-use crate::model::schema::{Filed, Plan, Violation};
+use crate::model::schema::{Filed, PlanRef, Violation};
 use crate::wire::json::{JsonWriter, Value};
 use crate::wire::rpc;
 
@@ -120,7 +120,7 @@ pub(in crate::device) type Filing<'a> = Option<Filed<'a, 'a>>;
 /// Check `args` against a compiled schema, filing them by property.
 #[inline(always)]
 pub(in crate::device) fn check_plan<'a>(
-    plan: &'a Plan<'a>,
+    plan: PlanRef<'a>,
     args: Option<Value<'a>>,
     filed: &mut Filing<'a>,
 ) -> Result<(), Violation<'a, 'a>> {

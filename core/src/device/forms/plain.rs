@@ -1,7 +1,7 @@
 //! The plain forms (see [`super`]): each piece written on its own.
 
 use crate::device::exchange::{Exchange, Phase};
-use crate::model::schema::{Plan, Violation};
+use crate::model::schema::{PlanRef, Violation};
 use crate::wire::json::{JsonWriter, Value};
 use crate::wire::rpc;
 
@@ -60,7 +60,7 @@ pub(in crate::device) type Filing<'a> = ();
 /// Check `args` against a compiled schema.
 #[inline(always)]
 pub(in crate::device) fn check_plan<'a>(
-    plan: &'a Plan<'a>,
+    plan: PlanRef<'a>,
     args: Option<Value<'a>>,
     _filed: &mut Filing<'a>,
 ) -> Result<(), Violation<'a, 'a>> {

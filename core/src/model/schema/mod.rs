@@ -32,7 +32,7 @@ pub mod plan;
 
 #[cfg_attr(not(emcp_fast), allow(unused_imports))] // read by handlers on hosts
 pub(crate) use plan::Filed;
-pub use plan::{Plan, MAX_PLAN_PROPERTIES};
+pub use plan::{Plan, PlanRef, MAX_PLAN_PROPERTIES};
 
 /// The rule an argument broke.
 #[derive(Clone, Copy, Debug)]
@@ -1001,7 +1001,7 @@ mod tests {
             // The arguments filed as checked answer lookups as a walk over them does.
             if let (Some(a), Some(filed)) = (a, {
                 let mut filed = None;
-                let _ = plan.validate_filing(a, &mut filed);
+                let _ = plan.as_ref().validate_filing(a, &mut filed);
                 filed
             }) {
                 for name in ["a", "b", "c", "ab", r"\u0061"] {

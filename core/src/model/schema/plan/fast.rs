@@ -5,7 +5,7 @@
 //! `enum_item_at_forms_agree`). Compiled on every target.
 #![cfg_attr(not(emcp_fast), allow(dead_code))]
 
-use super::{byte, plain_item_at, skip_ws, string_end, Span};
+use super::{byte, plain_item_at, skip_ws, string_end, Span, MAX_PLAN_PROPERTIES};
 use crate::wire::json::scanner::same_bytes;
 use crate::wire::json::Value;
 
@@ -13,11 +13,13 @@ use crate::wire::json::Value;
 /// strings do not fit has its `enum` text looked through).
 const MAX_PLAN_ITEMS: usize = 24;
 
-/// The strings of a plan's plain `enum`s, quotes included, `count` of them.
+/// The strings of a plan's plain `enum`s, quotes included, `count` of them, and where
+/// each property's are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Items {
     spans: [Span; MAX_PLAN_ITEMS],
     count: u8,
+    pub(super) ranges: [ItemRange; MAX_PLAN_PROPERTIES],
 }
 
 /// A property's strings in [`Items`]: where they start and how many there are
@@ -32,12 +34,21 @@ impl Items {
     pub(super) const NONE: Items = Items {
         spans: [Span::NONE; MAX_PLAN_ITEMS],
         count: 0,
+        ranges: [NO_RANGE; MAX_PLAN_PROPERTIES],
     };
 
-    /// File the strings of the plain `enum` at `span` of `s` (an array of strings
-    /// without escapes, as `plain_strings` found it): where they start here and how
-    /// many there are, or [`NO_RANGE`] when they do not fit.
-    pub(super) const fn file(&mut self, s: &[u8], span: Span) -> ItemRange {
+    /// File the strings of property `k`'s plain `enum` at `span` of `s` (an array of
+    /// strings without escapes, as `plain_strings` found it): where they start here
+    /// and how many there are, or [`NO_RANGE`] when they do not fit.
+    pub(super) const fn file(&mut self, k: usize, s: &[u8], span: Span) {
+        let range = self.file_strings(s, span);
+        if let Some((_, [slot, ..])) = self.ranges.split_at_mut_checked(k) {
+            *slot = range;
+        }
+    }
+
+    /// File the strings of the array at `span`: their range.
+    const fn file_strings(&mut self, s: &[u8], span: Span) -> ItemRange {
         let first = self.count;
         let mut i = skip_ws(s, span.start as usize + 1);
         while let Some((after, _)) = string_end(s, i) {
@@ -56,18 +67,19 @@ impl Items {
     }
 }
 
-/// The length of the string of a plain `enum` that `text` starts with, quotes
-/// included: by its strings filed in `items` at `range` (spans of `source`), or when
-/// they did not fit by the `enum`'s text, `list`.
+/// The length of the string of property `k`'s plain `enum` that `text` starts with,
+/// quotes included: by its strings filed in `items` (spans of `source`), or when they
+/// did not fit by the `enum`'s text, `list`.
 #[inline(always)]
 pub(super) fn enum_item_at<'a>(
     items: &Items,
-    range: &ItemRange,
+    k: usize,
     source: &'a [u8],
     list: impl FnOnce() -> Option<Value<'a>>,
     text: &[u8],
 ) -> Option<usize> {
-    let (first, count) = (usize::from(range.0), usize::from(range.1));
+    let (first, count) = items.ranges.get(k).copied().unwrap_or(NO_RANGE);
+    let (first, count) = (usize::from(first), usize::from(count));
     let Some(filed) = items.spans.get(first..first + count) else {
         return plain_item_at(list()?.raw(), text);
     };

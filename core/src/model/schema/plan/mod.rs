@@ -31,11 +31,13 @@ use super::{
     PROPERTY_KEYS, SCHEMA_KEYS, TYPE_NAMES,
 };
 // The const walkers share the compile-time JSON validator's byte reader.
+use crate::wire::hash::fnv1a;
 use crate::wire::json::konst::{byte, ws as skip_ws};
 use crate::wire::json::scanner::same_bytes;
 use crate::wire::json::Value;
 
 mod fast;
+pub mod layout;
 mod plain;
 
 // The forms, chosen once: `fast` on hosts (a plain `enum`'s strings filed when
@@ -51,6 +53,7 @@ pub const MAX_PLAN_PROPERTIES: usize = 8;
 
 /// Where a value (or a property name's content) is in the schema text. `end == 0`:
 /// absent (no value is empty, and no name ends at the text's first byte).
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Span {
     start: u16,
@@ -76,42 +79,71 @@ impl Span {
 
 /// A property: its name as written, its keywords' values in [`PROPERTY_KEYS`] order,
 /// and what its `type` and `enum` are.
+///
+/// `#[repr(C)]` of `u16`, `i32` and `u8` fields and no padding ([`layout`]): every bit
+/// pattern is a value, so a C image may hold one in flash ([`PlanRef::from_parts`]).
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Property {
+pub struct Property {
     name: Span,
     keywords: [Span; PROPERTY_KEYS.len()],
-    /// The index of the `type` in [`TYPE_NAMES`], or [`ANY_TYPE`], or [`TYPE_LIST`].
-    ty: u8,
-    /// `enum` is an array of strings without escapes (an argument is one of them when
-    /// its text is one of theirs, or when it is a string with escapes equal to one).
-    plain_enum: bool,
-    /// A string found among a plain `enum`'s passes every rule: the `type` is
-    /// `string` or anything, and there are no bounds.
-    enum_settles: bool,
-    /// The bounds are `minimum` and `maximum` only (one or both), each an integer of
-    /// at most nine digits: `int_min` and `int_max` (`i32::MIN` and `i32::MAX` when
-    /// absent), against which an argument of at most nine digits is checked as an
-    /// integer.
-    int_bounds: bool,
+    /// With `int_bounds`: the bounds as integers (`i32::MIN` and `i32::MAX` when absent).
     int_min: i32,
     int_max: i32,
-    /// A plain `enum`'s strings in [`Plan::items`] (on hosts: where they start and how
-    /// many there are).
-    items: form::ItemRange,
+    /// The index of the `type` in [`TYPE_NAMES`], or [`ANY_TYPE`], or [`TYPE_LIST`].
+    ty: u8,
+    /// Non-zero: `enum` is an array of strings without escapes (an argument is one of
+    /// them when its text is one of theirs, or when it is a string with escapes equal
+    /// to one).
+    plain_enum: u8,
+    /// Non-zero: a string found among a plain `enum`'s passes every rule: the `type` is
+    /// `string` or anything, and there are no bounds.
+    enum_settles: u8,
+    /// Non-zero: the bounds are `minimum` and `maximum` only (one or both), each an
+    /// integer of at most nine digits: `int_min` and `int_max`, against which an
+    /// argument of at most nine digits is checked as an integer.
+    int_bounds: u8,
 }
 
 impl Property {
     const NONE: Property = Property {
         name: Span::NONE,
         keywords: [Span::NONE; PROPERTY_KEYS.len()],
-        ty: ANY_TYPE,
-        plain_enum: false,
-        enum_settles: false,
-        int_bounds: false,
         int_min: i32::MIN,
         int_max: i32::MAX,
-        items: form::NO_RANGE,
+        ty: ANY_TYPE,
+        plain_enum: 0,
+        enum_settles: 0,
+        int_bounds: 0,
     };
+}
+
+/// What a plan knows of the schema's top level, and what it was compiled from.
+///
+/// `#[repr(C)]` of `u32`, `u16` and `u8` fields and no padding ([`layout`]): every bit
+/// pattern is a value, so a C image may hold one in flash ([`PlanRef::from_parts`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Head {
+    /// FNV-1a of the schema text ([`fnv1a`]): a plan is used only for the text it was
+    /// compiled from.
+    hash: u32,
+    /// The schema text's length in bytes.
+    len: u16,
+    /// Zero: the schema did not fit the plan; it is checked by walking its text.
+    compiled: u8,
+    /// Non-zero: `additionalProperties` is `false`.
+    closed: u8,
+    required: Span,
+    /// The declared properties `required` names, in its order (indices into the
+    /// properties); `required_count == u8::MAX`: it names something else, and the
+    /// arguments are looked up by walking it.
+    required_props: [u8; MAX_PLAN_PROPERTIES],
+    required_count: u8,
+    /// The properties that follow the head.
+    count: u8,
+    /// [`layout::VERSION`]: the layout these fields were written in.
+    version: u16,
 }
 
 /// [`Property::ty`] of `string`.
@@ -135,21 +167,10 @@ const TYPE_LIST: u8 = ANY_TYPE + 1;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan<'a> {
     source: &'a str,
-    /// False: the schema did not fit the plan; [`Plan::validate`] walks `source`.
-    compiled: bool,
-    /// `additionalProperties` is `false`.
-    closed: bool,
-    required: Span,
-    /// The declared properties `required` names, in its order (indices into
-    /// `properties`); `required_count == u8::MAX`: it names something else, and the
-    /// arguments are looked up by walking it.
-    required_props: [u8; MAX_PLAN_PROPERTIES],
-    required_count: u8,
-    count: u8,
+    head: Head,
     properties: [Property; MAX_PLAN_PROPERTIES],
     /// The strings of the properties' plain `enum`s (on hosts: filed, see
-    /// [`Property::items`]; on small targets nothing, the `enum` text is looked
-    /// through).
+    /// [`fast::Items`]; on small targets nothing, the `enum` text is looked through).
     items: form::Items,
 }
 
@@ -159,18 +180,23 @@ impl<'a> Plan<'a> {
     /// text). Keywords are found as [`validate`](super::validate) finds them: the
     /// first of each name counts, and a property is found by its name as written.
     pub const fn compile(schema: &'a str) -> Plan<'a> {
+        let s = schema.as_bytes();
         let mut plan = Plan {
             source: schema,
-            compiled: false,
-            closed: false,
-            required: Span::NONE,
-            required_props: [0; MAX_PLAN_PROPERTIES],
-            required_count: 0,
-            count: 0,
+            head: Head {
+                hash: fnv1a(s),
+                len: s.len() as u16,
+                compiled: 0,
+                closed: 0,
+                required: Span::NONE,
+                required_props: [0; MAX_PLAN_PROPERTIES],
+                required_count: 0,
+                count: 0,
+                version: layout::VERSION,
+            },
             properties: [Property::NONE; MAX_PLAN_PROPERTIES],
             items: form::Items::NONE,
         };
-        let s = schema.as_bytes();
         let open = skip_ws(s, 0);
         let mut top = [Span::NONE; SCHEMA_KEYS.len()];
         if s.len() > u16::MAX as usize
@@ -183,20 +209,20 @@ impl<'a> Plan<'a> {
         if properties.end != 0 && !plan.compile_properties(s, properties.range()) {
             return plan;
         }
-        plan.required = required;
-        plan.closed = additional.end != 0 && eq_at(s, additional.range(), b"false");
+        plan.head.required = required;
+        plan.head.closed = eq_at(s, additional.range(), b"false") as u8;
         plan.compile_required(s);
-        plan.compiled = true;
+        plan.head.compiled = 1;
         plan
     }
 
     /// File the declared properties the `required` array names (its strings; other
     /// items name nothing), or note that it names something else.
     const fn compile_required(&mut self, s: &[u8]) {
-        if self.required.end == 0 || byte(s, self.required.start as usize) != b'[' {
+        if self.head.required.end == 0 || byte(s, self.head.required.start as usize) != b'[' {
             return;
         }
-        let mut i = self.required.start as usize + 1;
+        let mut i = self.head.required.start as usize + 1;
         loop {
             let at = skip_ws(s, i);
             match byte(s, at) {
@@ -204,13 +230,13 @@ impl<'a> Plan<'a> {
                 b'"' => {
                     // A name spelled with an escape: `required` is walked (decoded).
                     let Some((end, false)) = string_end(s, at) else {
-                        self.required_count = u8::MAX;
+                        self.head.required_count = u8::MAX;
                         return;
                     };
                     let name = (at + 1, end - 1);
                     let mut k = 0;
                     let mut found = false;
-                    while k < self.count as usize && !found {
+                    while k < self.head.count as usize && !found {
                         if let Some((_, [p, ..])) = self.properties.split_at_checked(k) {
                             found = eq_at(s, name, slice(s, p.name.range()));
                         }
@@ -219,22 +245,23 @@ impl<'a> Plan<'a> {
                         }
                     }
                     match self
+                        .head
                         .required_props
-                        .split_at_mut_checked(self.required_count as usize)
+                        .split_at_mut_checked(self.head.required_count as usize)
                     {
                         Some((_, [slot, ..])) if found => *slot = k as u8,
                         _ => {
-                            self.required_count = u8::MAX;
+                            self.head.required_count = u8::MAX;
                             return;
                         }
                     }
-                    self.required_count += 1;
+                    self.head.required_count += 1;
                     i = end;
                 }
                 _ => match value_end(s, at) {
                     Some(end) => i = end,
                     None => {
-                        self.required_count = u8::MAX;
+                        self.head.required_count = u8::MAX;
                         return;
                     }
                 },
@@ -277,30 +304,35 @@ impl<'a> Plan<'a> {
                     }
                     let [ty, allowed, min, max, others @ ..] = property.keywords;
                     property.ty = type_code(s, ty);
-                    property.plain_enum = plain_strings(s, allowed);
-                    if property.plain_enum {
-                        property.items = self.items.file(s, allowed);
+                    let plain_enum = plain_strings(s, allowed);
+                    property.plain_enum = plain_enum as u8;
+                    if plain_enum {
+                        self.items.file(self.head.count as usize, s, allowed);
                     }
                     let [x_min, x_max, min_len, max_len] = others;
                     let others = x_min.end | x_max.end | min_len.end | max_len.end;
-                    property.enum_settles = property.plain_enum
+                    property.enum_settles = (plain_enum
                         && (property.ty == STRING || property.ty == ANY_TYPE)
-                        && (others | min.end | max.end) == 0;
+                        && (others | min.end | max.end) == 0)
+                        as u8;
                     if others == 0 && (min.end != 0 || max.end != 0) {
                         if let (Some(lo), Some(hi)) = (
                             small_int(slice(s, min.range()), i32::MIN),
                             small_int(slice(s, max.range()), i32::MAX),
                         ) {
-                            property.int_bounds = true;
+                            property.int_bounds = 1;
                             property.int_min = lo;
                             property.int_max = hi;
                         }
                     }
-                    match self.properties.split_at_mut_checked(self.count as usize) {
+                    match self
+                        .properties
+                        .split_at_mut_checked(self.head.count as usize)
+                    {
                         Some((_, [slot, ..])) => *slot = property,
                         _ => return false,
                     }
-                    self.count += 1;
+                    self.head.count += 1;
                     i = next;
                 }
             }
@@ -315,7 +347,7 @@ impl<'a> Plan<'a> {
     /// Whether the schema fitted the plan (otherwise [`Plan::validate`] walks the
     /// schema's text, as [`validate`](super::validate) does).
     pub const fn is_compiled(&self) -> bool {
-        self.compiled
+        self.head.compiled != 0
     }
 
     /// Check `args` as [`validate`](super::validate) checks them against the schema
@@ -325,7 +357,115 @@ impl<'a> Plan<'a> {
     ///
     /// The first violation: missing required arguments first, then the arguments in
     /// the order given.
-    pub fn validate<'s>(&self, args: Option<Value<'s>>) -> Result<(), Violation<'s, 's>>
+    pub fn validate<'s>(&'s self, args: Option<Value<'s>>) -> Result<(), Violation<'s, 's>> {
+        self.as_ref().validate(args)
+    }
+
+    /// The plan as the server reads it: its head and its properties, borrowed.
+    pub fn as_ref(&self) -> PlanRef<'_> {
+        PlanRef {
+            source: self.source,
+            head: &self.head,
+            properties: self
+                .properties
+                .get(..usize::from(self.head.count))
+                .unwrap_or_default(),
+            items: Some(&self.items),
+        }
+    }
+
+    /// The head.
+    pub const fn head(&self) -> &Head {
+        &self.head
+    }
+
+    /// The properties the schema declares, in its order.
+    pub fn properties(&self) -> &[Property] {
+        self.as_ref().properties
+    }
+}
+
+/// A compiled schema as the server reads it ([`Device::tool_plan`](crate::Device::tool_plan)):
+/// borrowed from a [`Plan`] ([`Plan::as_ref`]), or put together from a head and
+/// properties kept elsewhere, e.g. in a C image's flash ([`PlanRef::from_parts`]).
+#[derive(Clone, Copy, Debug)]
+pub struct PlanRef<'a> {
+    source: &'a str,
+    head: &'a Head,
+    properties: &'a [Property],
+    /// On hosts, a [`Plan`]'s filed `enum` strings; `None`: looked for in the text.
+    items: Option<&'a form::Items>,
+}
+
+impl<'a> PlanRef<'a> {
+    /// A plan of `source` from a head and its properties (as [`Plan::head`] and
+    /// [`Plan::properties`] give them, e.g. copied into a C image by a generator).
+    /// [`PlanRef::fits`] tells whether they belong to `source`.
+    pub const fn from_parts(source: &'a str, head: &'a Head, properties: &'a [Property]) -> Self {
+        PlanRef {
+            source,
+            head,
+            properties,
+            items: None,
+        }
+    }
+
+    /// The schema text.
+    pub const fn source(&self) -> &'a str {
+        self.source
+    }
+
+    /// The head.
+    pub const fn head(&self) -> &'a Head {
+        self.head
+    }
+
+    /// The properties.
+    pub const fn properties(&self) -> &'a [Property] {
+        self.properties
+    }
+
+    /// Whether the head and properties were compiled from this plan's text and hold
+    /// together: the text's length and hash, as many properties as the head says
+    /// (at most [`MAX_PLAN_PROPERTIES`]), every span within the text, every required
+    /// index a property. [`Server::new`](crate::Server::new) refuses a tool whose plan
+    /// does not fit.
+    pub fn fits(&self) -> bool {
+        let h = self.head;
+        let s = self.source.as_bytes();
+        let len = s.len();
+        let span_ok = |sp: &Span| sp.end == 0 || (sp.start <= sp.end && usize::from(sp.end) <= len);
+        let count = usize::from(h.count);
+        let required_ok = h.required_count == u8::MAX
+            || h.required_props
+                .get(..usize::from(h.required_count))
+                .is_some_and(|r| r.iter().all(|&k| usize::from(k) < count));
+        h.version == layout::VERSION
+            && len == usize::from(h.len)
+            && h.hash == fnv1a(s)
+            && count == self.properties.len()
+            && count <= MAX_PLAN_PROPERTIES
+            && span_ok(&h.required)
+            && required_ok
+            && self
+                .properties
+                .iter()
+                .all(|p| p.name.end != 0 && span_ok(&p.name) && p.keywords.iter().all(span_ok))
+    }
+
+    /// Whether the schema fitted the plan (otherwise [`PlanRef::validate`] walks the
+    /// schema's text).
+    pub const fn is_compiled(&self) -> bool {
+        self.head.compiled != 0
+    }
+
+    /// [`Plan::validate`].
+    ///
+    /// # Errors
+    ///
+    /// The first violation: missing required arguments first, then the arguments in
+    /// the order given.
+    pub fn validate<'s>(self, args: Option<Value<'s>>) -> Result<(), Violation<'s, 's>>
     where
         'a: 's,
     {
@@ -335,22 +475,23 @@ impl<'a> Plan<'a> {
     /// [`Plan::validate`], and the arguments filed by property into `filed` when the
     /// plan can answer lookups by name for them (see [`Filed`]); `filed` is `None`
     /// otherwise (and when the text was walked).
-    pub(crate) fn validate_filing<'p, 's>(
-        &'p self,
+    pub(crate) fn validate_filing<'s>(
+        self,
         args: Option<Value<'s>>,
-        filed: &mut Option<Filed<'p, 's>>,
+        filed: &mut Option<Filed<'a, 's>>,
     ) -> Result<(), Violation<'s, 's>>
     where
         'a: 's,
     {
-        if !self.compiled {
+        if !self.is_compiled() {
             *filed = None;
             return super::validate(Value::trusted(self.source.as_bytes()), args);
         }
+        // At most as many as `given` has bits for.
         let properties = self
             .properties
-            .get(..usize::from(self.count))
-            .unwrap_or_default();
+            .get(..MAX_PLAN_PROPERTIES)
+            .unwrap_or(self.properties);
         // One walk over the arguments: which declared properties are given (and their
         // values, filed in place), the first argument given twice, the first that
         // breaks a rule.
@@ -385,8 +526,8 @@ impl<'a> Plan<'a> {
             // not scanned for its end, nor looked for in the `enum` again.
             let hit = found
                 .and_then(|k| properties.get(k))
-                .filter(|p| p.plain_enum)
-                .and_then(|p| self.enum_item_at(p, members.ahead()));
+                .filter(|p| p.plain_enum != 0)
+                .and_then(|p| self.enum_item_at(found?, p, members.ahead()));
             let value = match hit {
                 Some(len) => members.value_as(len),
                 None => members.value(),
@@ -421,7 +562,7 @@ impl<'a> Plan<'a> {
             }
             let rule = match found.and_then(|k| properties.get(k)) {
                 Some(p) => self.check(p, value, hit.is_some()).err(),
-                None => self.closed.then_some(Rule::Unknown),
+                None => (self.head.closed != 0).then_some(Rule::Unknown),
             };
             broken = rule.map(|rule| Violation {
                 argument: key,
@@ -430,13 +571,14 @@ impl<'a> Plan<'a> {
         }
         // As `validate` answers: a missing required argument first, then one given
         // twice, then the first broken rule.
-        let missing = match self.required_props.get(..usize::from(self.required_count)) {
+        let head = self.head;
+        let missing = match head.required_props.get(..usize::from(head.required_count)) {
             Some(required) => required
                 .iter()
-                .find(|&&k| given & 1 << k == 0)
+                .find(|&&k| given & 1u32.checked_shl(k.into()).unwrap_or(0) == 0)
                 .and_then(|&k| properties.get(usize::from(k)))
                 .and_then(|p| self.name(p)),
-            None => first_missing(self.value(self.required), args),
+            None => first_missing(self.value(head.required), args),
         };
         let checked = match (missing, duplicate) {
             (Some(name), _) => Err(Violation {
@@ -458,16 +600,18 @@ impl<'a> Plan<'a> {
     /// The length of the string of `p`'s plain `enum` that `text` starts with, quotes
     /// included.
     #[inline(always)]
-    fn enum_item_at(&self, p: &Property, text: &[u8]) -> Option<usize> {
+    fn enum_item_at(&self, k: usize, p: &Property, text: &[u8]) -> Option<usize> {
         let list = || self.value(p.keywords[1]);
-        form::enum_item_at(&self.items, &p.items, self.source.as_bytes(), list, text)
+        match self.items {
+            Some(items) => form::enum_item_at(items, k, self.source.as_bytes(), list, text),
+            None => plain_item_at(list()?.raw(), text),
+        }
     }
 
     /// The index of the declared property whose name is written `name`.
     #[cfg_attr(not(emcp_fast), allow(dead_code))] // read through `Filed` on hosts
     fn property(&self, name: &[u8]) -> Option<usize> {
         self.properties
-            .get(..usize::from(self.count))?
             .iter()
             .position(|p| self.text(p.name).is_some_and(|n| same_bytes(n, name)))
     }
@@ -483,12 +627,12 @@ impl<'a> Plan<'a> {
     /// plain strings by their texts (not at all when the walk found `v` among them:
     /// `in_enum`).
     fn check(&self, p: &Property, v: Value<'_>, in_enum: bool) -> Result<(), Rule<'a>> {
-        if in_enum && p.enum_settles {
+        if in_enum && p.enum_settles != 0 {
             return Ok(());
         }
         let [ty, allowed, bounds @ ..] = &p.keywords;
         // An argument of at most nine digits against bounds of as few: as integers.
-        let int = || match p.int_bounds {
+        let int = || match p.int_bounds != 0 {
             true => small_int(v.raw(), 0).filter(|_| !v.raw().is_empty()),
             false => None,
         };
@@ -508,7 +652,7 @@ impl<'a> Plan<'a> {
         if let Some(e) = self.value(*allowed).filter(|_| !in_enum) {
             // Not taken as one of a plain enum's strings by the walk (`plain_item_at`):
             // then only a string with escapes can still be equal to one.
-            let ok = (!p.plain_enum || v.as_str().is_some_and(|s| s.has_escapes()))
+            let ok = (p.plain_enum == 0 || v.as_str().is_some_and(|s| s.has_escapes()))
                 && e.items().any(|allowed| json_eq(v, allowed));
             if !ok {
                 return Err(Rule::Enum(e));
@@ -552,7 +696,7 @@ impl<'a> Plan<'a> {
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(not(emcp_fast), allow(dead_code))] // read on hosts
 pub(crate) struct Filed<'p, 's> {
-    plan: &'p Plan<'p>,
+    plan: PlanRef<'p>,
     values: [Option<Value<'s>>; MAX_PLAN_PROPERTIES],
 }
 

@@ -10,18 +10,12 @@ use crate::wire::json::Value;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Items;
 
-/// Nothing: no `enum` string is filed.
-pub(super) type ItemRange = ();
-
-/// The [`ItemRange`] of every property.
-pub(super) const NO_RANGE: ItemRange = ();
-
 impl Items {
     /// None filed.
     pub(super) const NONE: Items = Items;
 
     /// File nothing.
-    pub(super) const fn file(&mut self, _s: &[u8], _span: Span) -> ItemRange {}
+    pub(super) const fn file(&mut self, _k: usize, _s: &[u8], _span: Span) {}
 }
 
 /// The length of the string of a plain `enum` that `text` starts with, quotes
@@ -29,7 +23,7 @@ impl Items {
 #[inline(always)]
 pub(super) fn enum_item_at<'a>(
     _items: &Items,
-    _range: &ItemRange,
+    _k: usize,
     _source: &'a [u8],
     list: impl FnOnce() -> Option<Value<'a>>,
     text: &[u8],

@@ -9,15 +9,16 @@ fn fits_and_falls_back() {
         "required": ["color"], "additionalProperties": false }"#;
     let plan = Plan::compile(led);
     assert!(plan.is_compiled());
-    assert_eq!(plan.count, 2);
-    assert!(plan.closed);
-    assert_eq!(plan.text(plan.properties[1].name), Some(&b"brightness"[..]));
+    assert_eq!(plan.head.count, 2);
+    assert_eq!(plan.head.closed, 1);
+    let r = plan.as_ref();
+    assert_eq!(r.text(plan.properties[1].name), Some(&b"brightness"[..]));
     assert_eq!(
-        plan.value(plan.properties[1].keywords[3]).map(|v| v.raw()),
+        r.value(plan.properties[1].keywords[3]).map(|v| v.raw()),
         Some(&b"100"[..])
     );
     assert_eq!(
-        plan.value(plan.required).map(|v| v.raw()),
+        r.value(plan.head.required).map(|v| v.raw()),
         Some(&br#"["color"]"#[..])
     );
 
@@ -63,7 +64,7 @@ fn filed_arguments_answer_as_the_walk() {
         for text in args {
             let a = crate::wire::json::parse(text.as_bytes()).unwrap();
             let mut filed = None;
-            let ok = plan.validate_filing(Some(a), &mut filed).is_ok();
+            let ok = plan.as_ref().validate_filing(Some(a), &mut filed).is_ok();
             assert_eq!(ok, plan.validate(Some(a)).is_ok(), "{schema} {text}");
             let Some(filed) = filed else { continue };
             assert!(ok);
@@ -134,13 +135,12 @@ fn in_a_static() {
 fn fast_items(plan: &Plan<'_>) -> (fast::Items, std::vec::Vec<fast::ItemRange>) {
     let s = plan.source.as_bytes();
     let mut items = fast::Items::NONE;
-    let ranges = plan.properties[..usize::from(plan.count)]
-        .iter()
-        .map(|p| match p.plain_enum {
-            true => items.file(s, p.keywords[1]),
-            false => fast::NO_RANGE,
-        })
-        .collect();
+    for (k, p) in plan.properties().iter().enumerate() {
+        if p.plain_enum != 0 {
+            items.file(k, s, p.keywords[1]);
+        }
+    }
+    let ranges = items.ranges[..plan.properties().len()].to_vec();
     (items, ranges)
 }
 
@@ -151,14 +151,12 @@ fn enum_forms_agree(schema: &str) {
     let plan = Plan::compile(schema);
     let (items, ranges) = fast_items(&plan);
     let s = plan.source.as_bytes();
-    for (p, range) in plan.properties[..usize::from(plan.count)]
-        .iter()
-        .zip(ranges)
-    {
-        if !p.plain_enum {
+    assert_eq!(ranges.len(), plan.properties().len());
+    for (k, p) in plan.properties().iter().enumerate() {
+        if p.plain_enum == 0 {
             continue;
         }
-        let list = plan.value(p.keywords[1]);
+        let list = plan.as_ref().value(p.keywords[1]);
         let mut texts: std::vec::Vec<std::vec::Vec<u8>> = std::vec![
             b"".to_vec(),
             b"\"".to_vec(),
@@ -173,8 +171,8 @@ fn enum_forms_agree(schema: &str) {
             texts.push(quoted[..quoted.len() - 1].to_vec());
         }
         for text in &texts {
-            let fast = fast::enum_item_at(&items, &range, s, || list, text);
-            let plain = plain::enum_item_at(&plain::Items, &(), s, || list, text);
+            let fast = fast::enum_item_at(&items, k, s, || list, text);
+            let plain = plain::enum_item_at(&plain::Items, k, s, || list, text);
             assert_eq!(
                 fast,
                 plain,
