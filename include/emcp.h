@@ -235,6 +235,17 @@ typedef struct {
   // `call` does and returns `EMCP_OK` (anything else makes an `isError` result).
   // Optional: without it a completed task's result is empty. Used only with tasks.
   emcp_tool_fn result;
+  // The input schema compiled at build time (optional, NULL: the schema's text is
+  // walked on every call): the words the generator `emcp-plan` (`cargo run -p
+  // emcp-host --bin emcp-plan`, docs/c-api.md) writes for exactly this
+  // `input_schema` text, 4-aligned, `plan_words` of them. `emcp_server_init`
+  // refuses words of another shape (`EMCP_INVALID_CONFIG`), or of another layout,
+  // byte order or text (`EMCP_INVALID_SCHEMA`, this tool's index). Honoured by a
+  // library built with plans (emcp-ffi's `plans` feature, on by default; the C
+  // board defines `EMCP_PLANS` for such a build), ignored by one without.
+  const uint32_t *plan;
+  // How many words `plan` has (the generated header's `<NAME>_PLAN_WORDS`).
+  size_t plan_words;
 } emcp_tool;
 
 // Reads a resource. Returns `EMCP_OK`, `EMCP_NOT_FOUND`, or another status for a

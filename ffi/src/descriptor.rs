@@ -153,6 +153,17 @@ pub struct emcp_tool {
     /// `call` does and returns `EMCP_OK` (anything else makes an `isError` result).
     /// Optional: without it a completed task's result is empty. Used only with tasks.
     pub result: emcp_tool_fn,
+    /// The input schema compiled at build time (optional, NULL: the schema's text is
+    /// walked on every call): the words the generator `emcp-plan` (`cargo run -p
+    /// emcp-host --bin emcp-plan`, docs/c-api.md) writes for exactly this
+    /// `input_schema` text, 4-aligned, `plan_words` of them. `emcp_server_init`
+    /// refuses words of another shape (`EMCP_INVALID_CONFIG`), or of another layout,
+    /// byte order or text (`EMCP_INVALID_SCHEMA`, this tool's index). Honoured by a
+    /// library built with plans (emcp-ffi's `plans` feature, on by default; the C
+    /// board defines `EMCP_PLANS` for such a build), ignored by one without.
+    pub plan: *const u32,
+    /// How many words `plan` has (the generated header's `<NAME>_PLAN_WORDS`).
+    pub plan_words: usize,
 }
 
 /// A resource at a fixed URI.
@@ -441,6 +452,49 @@ fn tool_ok(t: &emcp_tool) -> bool {
     texts_ok(unsafe { leading_texts::<_, 5>(t) }, 0b1001) // name, input_schema
         && t.call.is_some()
         && task_support_ok(t.task_support)
+        && (!cfg!(feature = "plans") || plan_shape_ok(t))
+}
+
+/// Whether a tool's plan words are absent, or 4-aligned and as many as a head and
+/// whole properties (what their contents hold is checked by `PlanRef::fits`, when the
+/// server is built).
+#[cfg_attr(not(feature = "plans"), allow(dead_code))]
+fn plan_shape_ok(t: &emcp_tool) -> bool {
+    use emcp::model::schema::{plan::layout, MAX_PLAN_PROPERTIES};
+    if t.plan.is_null() {
+        return t.plan_words == 0;
+    }
+    let props = t.plan_words.checked_sub(layout::HEAD_WORDS);
+    t.plan.is_aligned()
+        && props.is_some_and(|w| {
+            w % layout::PROPERTY_WORDS == 0 && w / layout::PROPERTY_WORDS <= MAX_PLAN_PROPERTIES
+        })
+}
+
+/// A tool's plan: its head and properties read in place from the words.
+#[cfg_attr(not(feature = "plans"), allow(dead_code))]
+fn plan_of(t: &'static emcp_tool) -> Option<emcp::model::schema::PlanRef<'static>> {
+    use emcp::model::schema::plan::{layout, Head, Property};
+    if t.plan.is_null() {
+        return None;
+    }
+    let count = t.plan_words.saturating_sub(layout::HEAD_WORDS) / layout::PROPERTY_WORDS;
+    // SAFETY: `tool_ok` accepted this tool when the server was built: `plan` is not
+    // NULL, 4-aligned and `plan_words` = HEAD_WORDS + count * PROPERTY_WORDS long, and
+    // emcp_server_init's contract keeps those words readable and unchanged while the
+    // server is used. `Head` and `Property` are `repr(C)`, 4-aligned at most, exactly
+    // HEAD_WORDS and PROPERTY_WORDS words, and of integer fields only (emcp's
+    // `layout` module asserts it): every bit pattern of those words is a value.
+    let (head, properties) = unsafe {
+        let head = &*t.plan.cast::<Head>();
+        let first = t.plan.add(layout::HEAD_WORDS).cast::<Property>();
+        (head, core::slice::from_raw_parts(first, count))
+    };
+    Some(emcp::model::schema::PlanRef::from_parts(
+        text(&t.input_schema),
+        head,
+        properties,
+    ))
 }
 
 /// A task support a tasks build knows (one without ignores the field).
@@ -537,9 +591,13 @@ impl Device for CDevice {
         Some(tool)
     }
 
-    /// C descriptors carry no compiled schema: left out of the image.
-    fn tool_plan(&self, _index: usize) -> Option<&'static emcp::model::schema::Plan<'static>> {
-        None
+    /// The plan the descriptor carries (written by `emcp-plan` at build time); none
+    /// without the `plans` feature (its code is then left out of the image).
+    fn tool_plan(&self, index: usize) -> Option<emcp::model::schema::PlanRef<'static>> {
+        match cfg!(feature = "plans") {
+            true => plan_of(self.tool_desc(index)?),
+            false => None,
+        }
     }
 
     fn resource(&self, index: usize) -> Option<Resource<'static>> {
@@ -754,5 +812,150 @@ fn run_tool(
             }
             Step::Done
         }
+    }
+}
+
+#[cfg(all(test, feature = "plans"))]
+mod tests {
+    extern crate std;
+    use std::{boxed::Box, vec, vec::Vec};
+
+    use super::*;
+    use emcp::model::schema::plan::layout::{words, HEAD_WORDS, PROPERTY_WORDS};
+    use emcp::model::schema::Plan;
+
+    const LED: &str = r#"{"type":"object","properties":{"color":{"type":"string","enum":["off","red"]},"brightness":{"type":"integer","minimum":0,"maximum":100}},"required":["color"],"additionalProperties":false}"#;
+
+    fn text_of(t: &'static str) -> emcp_str {
+        emcp_str {
+            ptr: t.as_ptr().cast(),
+            len: t.len(),
+        }
+    }
+
+    const NO_TEXT: emcp_str = emcp_str {
+        ptr: core::ptr::null(),
+        len: 0,
+    };
+
+    /// A tool whose schema is `schema` and whose plan is `plan_words` (leaked: the
+    /// descriptor lives as long as a C image's).
+    fn tool(schema: &'static str, plan_words: Vec<u32>) -> &'static emcp_tool {
+        let words: &'static [u32] = Box::leak(plan_words.into_boxed_slice());
+        Box::leak(Box::new(emcp_tool {
+            name: text_of("t"),
+            title: NO_TEXT,
+            description: NO_TEXT,
+            input_schema: text_of(schema),
+            output_schema: NO_TEXT,
+            annotations: emcp_tool_annotations {
+                read_only: 0,
+                destructive: 0,
+                idempotent: 0,
+                open_world: 0,
+            },
+            call: None,
+            poll: None,
+            cancel: None,
+            task_support: 0,
+            result: None,
+            plan: if words.is_empty() {
+                core::ptr::null()
+            } else {
+                words.as_ptr()
+            },
+            plan_words: words.len(),
+        }))
+    }
+
+    fn plan_words(schema: &str, big_endian: bool) -> Vec<u32> {
+        let plan = Plan::compile(schema);
+        let mut out = vec![0u32; HEAD_WORDS + 8 * PROPERTY_WORDS];
+        let n = words(&plan, big_endian, &mut out).unwrap();
+        out.truncate(n);
+        out
+    }
+
+    /// The words a generator writes, read in place, are the plan compiled in the
+    /// program, and check arguments as it does.
+    #[test]
+    fn plan_words_read_in_place_are_the_plan() {
+        let native = cfg!(target_endian = "big");
+        for schema in [
+            LED,
+            r#"{"type":"object"}"#,
+            r#"{"properties":{"a":{},"b":{"type":["string","null"]},"c":{"maxLength":3}},"required":["c","a"]}"#,
+        ] {
+            let plan = Plan::compile(schema);
+            let t = tool(schema, plan_words(schema, native));
+            assert!(plan_shape_ok(t));
+            let read = plan_of(t).unwrap();
+            assert!(read.fits(), "{schema}");
+            assert_eq!(read.head(), plan.head());
+            assert_eq!(read.properties(), plan.properties());
+            for args in [
+                r#"{"color":"red"}"#,
+                r#"{"color":"blue"}"#,
+                r#"{"c":"abcd","a":1}"#,
+                "{}",
+            ] {
+                let a = emcp::wire::json::parse(args.as_bytes()).unwrap();
+                assert_eq!(
+                    read.validate(Some(a)).is_ok(),
+                    plan.validate(Some(a)).is_ok()
+                );
+            }
+        }
+    }
+
+    /// Words of another text, of the other byte order, or changed do not fit; words of
+    /// the wrong shape are refused before they are read.
+    #[test]
+    fn foreign_or_broken_plans_are_refused() {
+        let other = r#"{"type":"object","properties":{"color":{"type":"string","enum":["off","RED"]},"brightness":{"type":"integer","minimum":0,"maximum":100}},"required":["color"],"additionalProperties":false}"#;
+        let native = cfg!(target_endian = "big");
+        assert!(!plan_of(tool(other, plan_words(LED, native)))
+            .unwrap()
+            .fits());
+        assert!(!plan_of(tool(LED, plan_words(LED, !native))).unwrap().fits());
+        let good = plan_words(LED, native);
+        for k in 0..good.len() {
+            for flip in [1u32, 0x100, 0x10000, 0x0100_0000, 0x8000_0000] {
+                let mut w = good.clone();
+                w[k] ^= flip;
+                let t = tool(LED, w);
+                // Either refused, or read without a fault: the hash covers the text, not
+                // the words, so a changed bound or flag is not noticed.
+                if plan_of(t).unwrap().fits() {
+                    let plan = Plan::compile(LED);
+                    for args in [
+                        r#"{"color":"red","brightness":7}"#,
+                        r#"{"color":"x"}"#,
+                        "{}",
+                    ] {
+                        let a = emcp::wire::json::parse(args.as_bytes()).unwrap();
+                        let _ = plan_of(t).unwrap().validate(Some(a));
+                        let _ = plan.validate(Some(a));
+                    }
+                }
+            }
+        }
+        // Shapes: a head alone is a plan of no properties; a partial property, more
+        // properties than a plan holds, a length without words are refused.
+        let mut short = good.clone();
+        short.pop();
+        assert!(!plan_shape_ok(tool(LED, short)));
+        assert!(!plan_shape_ok(tool(
+            LED,
+            vec![0; HEAD_WORDS + 9 * PROPERTY_WORDS]
+        )));
+        let mut none = *tool(LED, vec![]);
+        assert!(plan_shape_ok(&none));
+        none.plan_words = 3;
+        assert!(!plan_shape_ok(&none));
+        // Misaligned: one byte into the words.
+        let mut odd = *tool(LED, good.clone());
+        odd.plan = odd.plan.cast::<u8>().wrapping_add(1).cast::<u32>();
+        assert!(!plan_shape_ok(&odd));
     }
 }

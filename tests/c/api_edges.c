@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "emcp.h"
+#include "edge_plans.h"
 
 /* ------------------------------------------------------------------------------------ */
 /* A tiny assertion harness.                                                             */
@@ -121,7 +122,7 @@ static void complete_cb(void *userdata, emcp_completion *c);
 #define TOOL(name)                                                                          \
     {                                                                                       \
         EMCP_STR(name), EMCP_NO_STR, EMCP_NO_STR, OBJECT_SCHEMA, EMCP_NO_STR, {0, 0, 0, 0}, \
-            tool_cb, NULL, NULL, EMCP_TASK_FORBIDDEN, NULL                                  \
+            tool_cb, NULL, NULL, EMCP_TASK_FORBIDDEN, NULL, NULL, 0                         \
     }
 
 static const emcp_tool tools[T_COUNT] = {
@@ -1457,6 +1458,104 @@ static void test_resource_changed(void) {
                "\"uri\":\"test://r\"}}\n");
 }
 
+/* The tool of the plan tests: counts its runs and answers "ran". */
+static unsigned g_plan_runs;
+static emcp_status plan_tool_cb(void *userdata, emcp_tool_call *call) {
+    (void)userdata;
+    g_plan_runs++;
+    return emcp_call_text(call, "ran", 3);
+}
+
+/* Plans compiled at build time (edge_plans.h, written by emcp-plan from edge.schemas):
+ * arguments checked by the plan, and plans that are not this schema's refused. */
+static void test_plans(void) {
+    static emcp_tool t[1];
+    static emcp_config c;
+    static uint32_t words[EDGE_COUNTED_PLAN_WORDS];
+    static const char other[] = "{\"type\":\"object\"}";
+    box *b = &g_box;
+    unsigned runs;
+    size_t k;
+    g_test = "plans";
+    c = cfg_buf;
+    c.tools = t;
+    c.tools_len = 1;
+    t[0] = tools[T_NULLS];
+    t[0].call = plan_tool_cb;
+    t[0].input_schema.ptr = EDGE_COUNTED_SCHEMA;
+    t[0].input_schema.len = sizeof EDGE_COUNTED_SCHEMA - 1;
+    t[0].plan = edge_counted_plan;
+    t[0].plan_words = EDGE_COUNTED_PLAN_WORDS;
+    CHECK_ST(box_init(b, &c, LINE_CAP, OUT_CAP), EMCP_OK);
+    runs = g_plan_runs;
+    roundtrip(b, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"nulls\",\"arguments\":{\"n\":4}}}\n",
+              0);
+    CHECK_TEXT(g_got, g_got_len,
+               "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\","
+               "\"text\":\"Invalid argument \\\"n\\\": must be <= 3\"}],\"isError\":true}}\n");
+    roundtrip(b, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"nulls\",\"arguments\":{\"mode\":\"a\"}}}\n",
+              0);
+    CHECK_TEXT(g_got, g_got_len,
+               "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\","
+               "\"text\":\"Missing required argument \\\"n\\\"\"}],\"isError\":true}}\n");
+    roundtrip(b, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"nulls\",\"arguments\":{\"n\":2,\"mode\":\"c\"}}}\n",
+              0);
+    CHECK_TEXT(g_got, g_got_len,
+               "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\","
+               "\"text\":\"Invalid argument \\\"mode\\\": must be one of [\\\"a\\\",\\\"b\\\"]\"}],"
+               "\"isError\":true}}\n");
+    CHECK(g_plan_runs == runs); /* refused before the tool ran */
+    roundtrip(b, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"nulls\",\"arguments\":{\"n\":2,\"mode\":\"b\"}}}\n",
+              0);
+    CHECK_TEXT(g_got, g_got_len,
+               "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"type\":\"text\","
+               "\"text\":\"ran\"}]}}\n");
+    CHECK(g_plan_runs == runs + 1);
+
+    /* The plan decides, not the text: with its maximum raised to 5 (a property's
+     * eleventh word, after the head's six), 4 is accepted. */
+    memcpy(words, edge_counted_plan, sizeof words);
+    CHECK(words[6 + 10] == 3);
+    words[6 + 10] = 5;
+    t[0].plan = words;
+    CHECK_ST(box_init(b, &c, LINE_CAP, OUT_CAP), EMCP_OK);
+    roundtrip(b, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"nulls\",\"arguments\":{\"n\":4}}}\n",
+              0);
+    CHECK(g_plan_runs == runs + 2);
+    t[0].plan = edge_counted_plan;
+
+    /* The plan of another text, words of the other byte order, a changed word: not
+     * this schema's plan (EMCP_INVALID_SCHEMA). */
+    t[0].input_schema.ptr = other;
+    t[0].input_schema.len = sizeof other - 1;
+    CHECK_ST(init_with(&c), EMCP_INVALID_SCHEMA);
+    t[0].input_schema.ptr = EDGE_COUNTED_SCHEMA;
+    t[0].input_schema.len = sizeof EDGE_COUNTED_SCHEMA - 1;
+    for (k = 0; k < EDGE_COUNTED_PLAN_WORDS; k++) {
+        uint32_t w = edge_counted_plan[k];
+        words[k] = (w >> 24) | ((w >> 8) & 0xff00u) | ((w << 8) & 0xff0000u) | (w << 24);
+    }
+    t[0].plan = words;
+    CHECK_ST(init_with(&c), EMCP_INVALID_SCHEMA);
+    memcpy(words, edge_counted_plan, sizeof words);
+    CHECK_ST(init_with(&c), EMCP_OK);
+    words[0] ^= 1u; /* the schema's hash */
+    CHECK_ST(init_with(&c), EMCP_INVALID_SCHEMA);
+    /* Words of the wrong shape: refused before they are read (EMCP_INVALID_CONFIG). */
+    memcpy(words, edge_counted_plan, sizeof words);
+    t[0].plan_words = EDGE_COUNTED_PLAN_WORDS - 1;
+    CHECK_ST(init_with(&c), EMCP_INVALID_CONFIG);
+    t[0].plan = NULL;
+    CHECK_ST(init_with(&c), EMCP_INVALID_CONFIG);
+    t[0].plan_words = 0;
+    CHECK_ST(init_with(&c), EMCP_OK); /* no plan: the text is walked */
+}
+
 static void test_tools(void) {
     box *b = &g_box;
     g_test = "tools";
@@ -1733,7 +1832,7 @@ static emcp_status task_result_cb(void *userdata, emcp_tool_call *call) {
 #define TASK_TOOL(name, support)                                                           \
     {                                                                                       \
         EMCP_STR(name), EMCP_NO_STR, EMCP_NO_STR, OBJECT_SCHEMA, EMCP_NO_STR, {0, 0, 0, 0}, \
-            task_call_cb, task_poll_cb, task_cancel_cb, (support), task_result_cb           \
+            task_call_cb, task_poll_cb, task_cancel_cb, (support), task_result_cb, NULL, 0  \
     }
 
 static const emcp_tool task_tools[K_COUNT] = {
@@ -2050,6 +2149,7 @@ int main(void) {
     test_authorize();
     test_reads();
     test_completion_long_value();
+    test_plans();
 #if defined(EMCP_TASKS)
     test_tasks_layout_and_key();
     test_tasks_without_key();
