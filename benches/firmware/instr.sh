@@ -29,14 +29,26 @@
 # Where one message's instructions go instead: the TOP (default 25) functions by the
 # instructions executed in them (their own, callees not included) per message, from the
 # same two traces (each traced block is one instruction, named by its function).
+#
+#   benches/firmware/instr.sh --plans ...
+#
+# Any of the above on the image whose input schemas are compiled at build time
+# (`make VARIANT=bench-plans`: emcp-ffi's `plans` feature, board_plans.h's words in the
+# descriptors) instead of walked on every call.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+variant=bench
+if [ "${1:-}" = "--plans" ]; then
+    variant=bench-plans
+    shift
+fi
 
 # Tools (arm-none-eabi-gcc, QEMU, the Rust target) as the firmware's own script
 # installs them; it also builds the library the bench image links.
 examples/firmware/run.sh m3 </dev/null >/dev/null
-make -s --no-print-directory -C examples/firmware BOARD=m3 VARIANT=bench >&2
-elf=target/firmware/m3-bench/emcp-firmware.elf
+make -s --no-print-directory -C examples/firmware BOARD=m3 VARIANT=$variant >&2
+elf=target/firmware/m3-$variant/emcp-firmware.elf
 cargo build --release -p emcp-bench --bin instr >&2
 instr=target/release/instr
 tmp=$(mktemp -d)

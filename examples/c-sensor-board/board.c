@@ -13,6 +13,7 @@
  * the clock (`board_now_ms`) and gives the server its key.
  */
 #include "board.h"
+#include "board_plans.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -445,6 +446,15 @@ static void servo_cancelled(void *userdata, size_t tool, uint32_t state)
     b->cancelled++;
 }
 
+/* The input schemas' plans (board_plans.h, written by emcp-plan from board.schemas),
+ * for a library that honours them (emcp-ffi's `plans` feature: -DEMCP_PLANS). Without,
+ * the descriptors carry none, and the image no words it would ignore. */
+#ifdef EMCP_PLANS
+#define PLAN(words, count) .plan = (words), .plan_words = (count),
+#else
+#define PLAN(words, count)
+#endif
+
 #define ACTUATOR_ANNOTATIONS                                                          \
     {                                                                                 \
         .read_only = EMCP_HINT_FALSE, .destructive = EMCP_HINT_FALSE,                 \
@@ -456,11 +466,8 @@ static const emcp_tool TOOLS[] = {
         .name = EMCP_STR("read_sensor"),
         .title = EMCP_STR("Read sensor"),
         .description = EMCP_STR("Read the current value of one on-board sensor."),
-        .input_schema = EMCP_STR(
-            "{\"type\":\"object\",\"properties\":{\"sensor\":{\"type\":\"string\","
-            "\"enum\":[\"temperature\",\"humidity\",\"pressure\"],"
-            "\"description\":\"Which sensor to read\"}},\"required\":[\"sensor\"],"
-            "\"additionalProperties\":false}"),
+        .input_schema = EMCP_STR(BOARD_READ_SENSOR_SCHEMA),
+        PLAN(board_read_sensor_plan, BOARD_READ_SENSOR_PLAN_WORDS)
         .output_schema = EMCP_STR(
             "{\"type\":\"object\",\"properties\":{\"sensor\":{\"type\":\"string\"},"
             "\"value\":{\"type\":\"number\"},\"unit\":{\"type\":\"string\"}},"
@@ -474,11 +481,8 @@ static const emcp_tool TOOLS[] = {
         .name = EMCP_STR("set_led"),
         .title = EMCP_STR("Set LED"),
         .description = EMCP_STR("Set the status LED colour and brightness (0-100 %)."),
-        .input_schema = EMCP_STR(
-            "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\","
-            "\"enum\":[\"off\",\"red\",\"green\",\"blue\"]},\"brightness\":"
-            "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100}},"
-            "\"required\":[\"color\"],\"additionalProperties\":false}"),
+        .input_schema = EMCP_STR(BOARD_SET_LED_SCHEMA),
+        PLAN(board_set_led_plan, BOARD_SET_LED_PLAN_WORDS)
         .output_schema = EMCP_NO_STR,
         .annotations = ACTUATOR_ANNOTATIONS,
         .call = set_led,
@@ -490,10 +494,8 @@ static const emcp_tool TOOLS[] = {
         .title = EMCP_STR("Move servo"),
         .description = EMCP_STR("Move the servo to an angle in degrees; reports progress in "
                                 "3 steps and can be cancelled."),
-        .input_schema = EMCP_STR(
-            "{\"type\":\"object\",\"properties\":{\"angle\":{\"type\":\"number\","
-            "\"minimum\":-90,\"maximum\":90}},\"required\":[\"angle\"],"
-            "\"additionalProperties\":false}"),
+        .input_schema = EMCP_STR(BOARD_MOVE_SERVO_SCHEMA),
+        PLAN(board_move_servo_plan, BOARD_MOVE_SERVO_PLAN_WORDS)
         .output_schema = EMCP_NO_STR,
         .annotations = ACTUATOR_ANNOTATIONS,
         .call = move_servo,
@@ -510,11 +512,8 @@ static const emcp_tool TOOLS[] = {
         .title = EMCP_STR("Calibrate sensor"),
         .description = EMCP_STR("Calibrate one on-board sensor; takes about two seconds and "
                                 "runs only as a task."),
-        .input_schema = EMCP_STR(
-            "{\"type\":\"object\",\"properties\":{\"sensor\":{\"type\":\"string\","
-            "\"enum\":[\"temperature\",\"humidity\",\"pressure\"],"
-            "\"description\":\"Which sensor to calibrate\"}},\"required\":[\"sensor\"],"
-            "\"additionalProperties\":false}"),
+        .input_schema = EMCP_STR(BOARD_CALIBRATE_SCHEMA),
+        PLAN(board_calibrate_plan, BOARD_CALIBRATE_PLAN_WORDS)
         .output_schema = EMCP_NO_STR,
         .annotations = ACTUATOR_ANNOTATIONS,
         .call = calibrate,

@@ -36,7 +36,8 @@ root="$(cd "$here/../.." && pwd)"
 cc="${CC:-cc}"
 cargo="${CARGO:-cargo}"
 
-flags=(-std=c99 -Wall -Wextra -pedantic -Werror -O2)
+# The host library is built with its default features, plans among them.
+flags=(-std=c99 -Wall -Wextra -pedantic -Werror -O2 -DEMCP_PLANS)
 out_default="$root/target/c-sensor-board"
 if [ "${EMCP_C_SANITIZE:-0}" = 1 ]; then
     flags+=(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g)
