@@ -187,6 +187,7 @@ def main():
     callgrind = md_tables(read(data, "callgrind.md"))
     stdio = md_tables(read(data, "stdio.md"))
     m3 = md_tables(read(data, "instr-m3.md"))
+    m3_plans = md_tables(read(data, "instr-m3-plans.md"))
     matrix = md_tables(read(data, "matrix.md"))
     scaling = md_tables(read(data, "scaling.md"))
     net = md_tables(read(data, "net.md"))
@@ -291,6 +292,15 @@ def main():
         ratio_note = m3_note(cg, mt)
         if ratio_note:
             p.para(ratio_note)
+        mp = table(m3_plans, "", "message")
+        if mp:
+            p("### The Cortex-M3 image with compiled schemas", "")
+            p.para("""The same image with the C board's input schemas compiled at build
+                time (`emcp-plan`, emcp-ffi's feature `plans`: `make VARIANT=bench-plans`,
+                `benches/firmware/instr.sh --plans`): a call's arguments are checked by the
+                plan, without walking the schema's text, as the Rust board's are. Its
+                footprint is the matrix's `c-plans` row.""")
+            p.table(mp)
         va = table(callgrind, "Validating")
         if va:
             p("### Validating the request line alone", "")

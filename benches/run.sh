@@ -19,7 +19,7 @@
 #    (--quick builds the rmcp board in the dev profile: its ratios mean nothing then.)
 # 3. The firmware: footprint of the image (examples/firmware/size.sh), instructions per
 #    message on the Cortex-M3 under QEMU (benches/firmware/instr.sh; --quick:
-#    read_sensor only), and in full mode the matrix of image variants x Cortex-M3/M4F
+#    read_sensor only; and read_sensor on the image with plans, instr.sh --plans), and in full mode the matrix of image variants x Cortex-M3/M4F
 #    (size.sh --matrix); the networked image's footprint and instructions per HTTP
 #    request (benches/firmware/net.sh; --quick: N=2).
 # 4. Scaling: RAM against response size (benches/inproc scaling).
@@ -226,6 +226,12 @@ if [ "$quick" = 1 ]; then
 else
     bash benches/firmware/instr.sh | tee "$tmp/instr-m3.md"
 fi
+echo
+echo "The same image with the C board's input schemas compiled at build time (emcp-ffi's"
+echo "\`plans\`, \`make VARIANT=bench-plans\`): a call's arguments checked without walking"
+echo "schema text."
+echo
+bash benches/firmware/instr.sh --plans read_sensor | tee "$tmp/instr-m3-plans.md"
 echo
 if [ "$quick" = 0 ]; then
     log "footprint matrix: examples/firmware/size.sh --matrix"

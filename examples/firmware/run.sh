@@ -9,7 +9,7 @@
 # this script's stdin/stdout through relay.py, which ends QEMU when stdin has closed and
 # every request was answered. stdout carries only MCP bytes; everything else
 # (installs, builds, the firmware's semihosting logs) goes to stderr.
-# EMCP_FW_VARIANT=tools|legacy|stateless|tasks runs a variant of the image (see the Makefile;
+# EMCP_FW_VARIANT=tools|legacy|stateless|tasks|plans runs a variant of the image (see the Makefile;
 # default `full`).
 set -euo pipefail
 

@@ -18,7 +18,8 @@
 # (panic_paths.py). Images: the C board on the C ABI, the Makefile's variants —
 # `c-full` (both eras), `c-tools` (tools only: board.c's tools, emcp without the
 # other capabilities), `c-tools-legacy` (the same, initialize era only), `c-legacy`,
-# `c-stateless` (the whole board, one era) — and `rust-full`, the Rust board on emcp
+# `c-stateless` (the whole board, one era), `c-plans` (the whole board with its input
+# schemas compiled at build time: emcp-ffi's `plans`) — and `rust-full`, the Rust board on emcp
 # directly (examples/rust-firmware: cortex-m-rt, both eras; its defmt log carries the
 # same stack line), and `rust-tools-legacy`, the same with emcp built for tools and
 # the initialize era only. With --tsv: the same as tab-separated lines
@@ -93,7 +94,7 @@ if [ "$matrix" = 1 ]; then
         echo "|---|---|---:|---:|---:|---:|---:|---:|"
     fi
     # The C board on the C ABI: the Makefile's variants.
-    for image in c-full c-tools c-tools-legacy c-legacy c-stateless; do
+    for image in c-full c-tools c-tools-legacy c-legacy c-stateless c-plans; do
         variant=${image#c-}
         suffix=
         [ "$variant" = full ] || suffix=-$variant

@@ -8,9 +8,10 @@
 //! and the few values the rules compare with (an `enum` array, a bound), with the
 //! same rules and the same answers.
 //!
-//! A plan is attached to a tool with [`Tool::plan`](crate::model::registry::Tool::plan); a
-//! tool without one (every tool built at run time, e.g. from C) is checked by walking
-//! its schema as before. A schema the plan cannot hold — more than
+//! A plan is attached to a tool with [`Tool::plan`](crate::model::registry::Tool::plan);
+//! a C device's comes from the generator `emcp-plan` as words in flash ([`layout`]),
+//! read in place through a [`PlanRef`]. A tool without one is checked by walking its
+//! schema as before. A schema the plan cannot hold — more than
 //! [`MAX_PLAN_PROPERTIES`] properties, a keyword spelled with an escape, text longer
 //! than 65,535 bytes — gives a plan that walks the text too.
 //!
@@ -77,7 +78,7 @@ impl Span {
     }
 }
 
-/// A property: its name as written, its keywords' values in [`PROPERTY_KEYS`] order,
+/// A property: its name as written, its keywords' values in `PROPERTY_KEYS` order,
 /// and what its `type` and `enum` are.
 ///
 /// `#[repr(C)]` of `u16`, `i32` and `u8` fields and no padding ([`layout`]): every bit
