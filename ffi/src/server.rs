@@ -386,30 +386,29 @@ pub unsafe extern "C" fn emcp_server_init(
         if !device.check() {
             return EMCP_INVALID_CONFIG;
         }
-        let server = match CServer::new(device, server_config(config)) {
-            Ok(s) => s,
-            Err(e) => return config_status(e).0,
-        };
+        if let Err(e) = CServer::check_device(&device) {
+            return config_status(e).0;
+        }
         // SAFETY: not NULL (checked above); the contract: `line_buffer_len` writable
         // bytes that belong to the server as long as it is used and overlap neither the
         // storage nor the output buffer.
         let line = unsafe { core::slice::from_raw_parts_mut(line_buffer, line_buffer_len) };
-        let inner = Inner {
-            server,
-            framer: SliceFramer::new(line),
-            out,
-        };
+        // Field by field, the server last and straight from its constructor: no whole
+        // `Storage` (kilobytes with tasks) is put together on the stack first.
         // SAFETY: `place` is the caller's storage: writable, at least
         // `EMCP_SERVER_STORAGE_SIZE` bytes and aligned to `EMCP_SERVER_STORAGE_ALIGN`
         // (both checked above), so room for a `Storage` at its alignment (asserted at
-        // compile time). `write` does not read or drop what was there: the contract
-        // rules out a server in use in this storage.
+        // compile time), and every field's address is in bounds and aligned. The
+        // writes do not read or drop what was there (the contract rules out a server in
+        // use in this storage), and together they initialise every field of `Storage`
+        // and `Inner`, so the storage holds a whole `Storage` afterwards.
         unsafe {
-            place.write(Storage {
-                changes: ChangeFlags::new(),
-                config,
-                inner,
-            });
+            core::ptr::addr_of_mut!((*place).changes).write(ChangeFlags::new());
+            core::ptr::addr_of_mut!((*place).config).write(config);
+            core::ptr::addr_of_mut!((*place).inner.framer).write(SliceFramer::new(line));
+            core::ptr::addr_of_mut!((*place).inner.out).write(out);
+            core::ptr::addr_of_mut!((*place).inner.server)
+                .write(CServer::new_checked(device, server_config(config)));
         }
         // SAFETY: not NULL (checked above); the contract: `server_out` points to a
         // writable `emcp_server *`.

@@ -140,8 +140,13 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
 
     /// Call a waiting tool again with the responses it asked for. Returns true when
     /// the call is over (its result written); false when it asked again.
+    // Not inlined: each step's call and buffers take the stack only while it runs,
+    // rather than adding to the frame of the poll that calls them all.
+    #[inline(never)]
     pub(super) fn resume(&mut self, job: Job, w: usize, out: &mut dyn Sink) -> bool {
-        let Some(wait) = self.waits.get(w).cloned() else {
+        // Read in place (a `Waiting` is over a kilobyte: no copy of it on the stack);
+        // the call borrows its buffers until it is over.
+        let Some(wait) = self.waits.get(w) else {
             return true;
         };
         out.route(Some(&job.id));
@@ -166,17 +171,17 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         let _ = self.device.call_tool(&mut call);
         self.next_request = call.input.next_id;
         if !call.input.asks.is_empty() {
-            let again = Waiting {
-                id: wait.id.clone(),
-                args: wait.args.clone(),
-                asks: core::mem::take(&mut call.input.asks),
-                answers: heapless::Vec::from_slice(b"{}").unwrap_or_default(),
-                state: call.input.new_state.take().unwrap_or_default(),
-                caps: wait.caps,
-            };
+            // Asked again: the same wait, with the new requests, no responses yet and
+            // the handler's new state.
+            let asks = core::mem::take(&mut call.input.asks);
+            let new_state = call.input.new_state.take().unwrap_or_default();
             let state = call.state;
+            drop(call);
             if let Some(slot) = self.waits.get_mut(w) {
-                *slot = again;
+                slot.asks = asks;
+                slot.answers.clear();
+                let _ = slot.answers.extend_from_slice(b"{}");
+                slot.state = new_state;
             }
             if let Some(j) = self.jobs.iter_mut().find(|j| j.id == job.id) {
                 j.state = state;

@@ -86,6 +86,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
 
     /// One step of job `i`. True when the job ended: it left the table, and the job
     /// after it (if any) is now at `i`.
+    // With `input` not inlined: each step's call and buffers take the stack only
+    // while it runs, rather than adding to the frame of the poll that calls them all.
+    #[cfg_attr(feature = "input", inline(never))]
     fn step_job(&mut self, i: usize, out: &mut dyn Sink) -> bool {
         let Some(job) = self.jobs.get(i) else {
             return false;

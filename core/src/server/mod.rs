@@ -124,6 +124,16 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// A server for `device`. Checks the device's static descriptors: every schema must
     /// be a JSON object, every template valid, and at most [`MAX_RESOURCES`] resources.
     pub fn new(device: D, config: Config) -> Result<Self, ConfigError> {
+        Self::check_device(&device)?;
+        Ok(Self::new_checked(device, config))
+    }
+
+    /// What [`Server::new`] checks of a device's descriptors.
+    ///
+    /// # Errors
+    ///
+    /// The first descriptor that is not valid.
+    pub fn check_device(device: &D) -> Result<(), ConfigError> {
         let object =
             |schema: &str| json::parse(schema.as_bytes()).is_ok_and(|v| v.kind() == Kind::Object);
         for i in 0..MAX_DESCRIPTORS {
@@ -152,8 +162,17 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         if device.resource(MAX_RESOURCES).is_some() {
             return Err(ConfigError::TooManyResources);
         }
+        Ok(())
+    }
+
+    /// A server for a device that passed [`Server::check_device`]: [`Server::new`] in
+    /// two steps, for a caller that builds the server in place (the C ABI writes it
+    /// straight into the caller's storage, not through a `Result` on its stack). A
+    /// device that did not pass is still served without a panic, but a bad schema or
+    /// template then answers its calls with errors instead of being refused here.
+    pub fn new_checked(device: D, config: Config) -> Self {
         let info_plain = config.info_plain();
-        Ok(Self {
+        Self {
             device,
             config,
             session_version: None,
@@ -174,7 +193,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             waits: heapless::Vec::new(),
             #[cfg(feature = "tasks")]
             tasks: tasks::Table::new(),
-        })
+        }
     }
 
     /// Set the key that seals the `requestState` of input-required results (see

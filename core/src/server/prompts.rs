@@ -16,6 +16,10 @@ use crate::wire::json::Sink;
 impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     Server<D, L, J, W, K>
 {
+    // With `input` (kilobyte waits, sealed state) not inlined into `dispatch`: its
+    // call and buffers take the stack only while it runs, not on top of every other
+    // method's. Without, inlining is smaller and the frames small anyway.
+    #[cfg_attr(feature = "input", inline(never))]
     pub(super) fn get_prompt<'a>(
         &mut self,
         p: &Params<'a>,

@@ -24,6 +24,10 @@ use crate::wire::rpc::Request;
 impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     Server<D, L, J, W, K>
 {
+    // With `input` (kilobyte waits, sealed state) not inlined into `dispatch`: its
+    // call and buffers take the stack only while it runs, not on top of every other
+    // method's. Without, inlining is smaller and the frames small anyway.
+    #[cfg_attr(feature = "input", inline(never))]
     pub(super) fn call_tool<'a>(
         &mut self,
         r: Request<'a>,
@@ -136,28 +140,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             }
             if !call.input.asks.is_empty() {
                 // Legacy era: wait for the client's responses.
-                let wait = Waiting {
-                    id: rpc::own(r.id),
-                    args: args
-                        .and_then(|a| heapless::Vec::from_slice(a.raw()).ok())
-                        .unwrap_or_default(),
-                    asks: core::mem::take(&mut call.input.asks),
-                    answers: heapless::Vec::from_slice(b"{}").unwrap_or_default(),
-                    state: call.input.new_state.take().unwrap_or_default(),
-                    caps: ex.caps,
-                };
-                let job = Job {
-                    id: rpc::own(r.id),
-                    progress_token: ex.progress_token.map(|t| rpc::own(Id::from_raw(t))),
-                    tool: index,
-                    stateless: false,
-                    log_level: ex.log_level,
-                    state: call.state,
-                    owes: false,
-                };
-                // Cannot fail: can_wait checked for room in both tables.
-                let _ = self.jobs.push(job);
-                let _ = self.waits.push(wait);
+                self.start_wait(r.id, index, args, &mut call);
                 return Ok(());
             }
         }
@@ -178,6 +161,42 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         }
         self.finish_call(&mut call);
         Ok(())
+    }
+
+    /// Keep a call that asked the client for input (legacy era) as a job and a wait.
+    /// Not inlined: a `Waiting` is over a kilobyte, on the stack only while it is made.
+    #[cfg(feature = "input")]
+    #[inline(never)]
+    fn start_wait(
+        &mut self,
+        id: Id<'_>,
+        index: usize,
+        args: Option<Value<'_>>,
+        call: &mut ToolCall<'_>,
+    ) {
+        let ex = call.ex;
+        let wait = Waiting {
+            id: rpc::own(id),
+            args: args
+                .and_then(|a| heapless::Vec::from_slice(a.raw()).ok())
+                .unwrap_or_default(),
+            asks: core::mem::take(&mut call.input.asks),
+            answers: heapless::Vec::from_slice(b"{}").unwrap_or_default(),
+            state: call.input.new_state.take().unwrap_or_default(),
+            caps: ex.caps,
+        };
+        let job = Job {
+            id: rpc::own(id),
+            progress_token: ex.progress_token.map(|t| rpc::own(Id::from_raw(t))),
+            tool: index,
+            stateless: false,
+            log_level: ex.log_level,
+            state: call.state,
+            owes: false,
+        };
+        // Cannot fail: can_wait checked for room in both tables.
+        let _ = self.jobs.push(job);
+        let _ = self.waits.push(wait);
     }
 
     pub(super) fn finish_call(&self, call: &mut ToolCall<'_>) {

@@ -54,6 +54,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
 {
     /// Serve a request whose method the server's own table does not know: a task
     /// method, or -32601.
+    // With `input` (kilobyte waits, sealed state) not inlined into `dispatch`: its
+    // call and buffers take the stack only while it runs, not on top of every other
+    // method's. Without, inlining is smaller and the frames small anyway.
+    #[cfg_attr(feature = "input", inline(never))]
     pub(in crate::server) fn task_request<'a>(
         &mut self,
         r: Request<'a>,

@@ -328,6 +328,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
 
     /// Record a new task after its first round, and answer with `CreateTaskResult`.
     /// The caller checked there is room ([`Server::task_gate`]).
+    // Not inlined into `call_tool`: the new task is on the stack only while it is made.
+    #[inline(never)]
     pub(super) fn create_task(
         &mut self,
         id: Id<'_>,
@@ -438,6 +440,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// the `tasks/result` waiting for it (as the revision has it: a client calls
     /// `tasks/result` on seeing `input_required`), each a request line tagged with the
     /// task. A replay of its round writes them.
+    // Not inlined: each step's call and buffers take the stack only while it runs,
+    // rather than adding to the frame of the poll that calls them all.
+    #[inline(never)]
     fn send_requests(&mut self, i: usize, out: &mut dyn Sink) {
         let Some(t) = self.tasks.get(i).filter(|t| has_unsent(t)).cloned() else {
             return;
@@ -529,6 +534,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     }
 
     /// Answer the 2025-11-25 `tasks/result` waiting for task `i`, if it ended.
+    // Not inlined: each step's call and buffers take the stack only while it runs,
+    // rather than adding to the frame of the poll that calls them all.
+    #[inline(never)]
     fn answer_waiter(&mut self, i: usize, out: &mut dyn Sink) {
         let Some(t) = self.tasks.get_mut(i) else {
             return;
