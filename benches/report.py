@@ -394,8 +394,10 @@ def main():
             serve: the features `resources`, `prompts`, `completions`, `logging` and
             `pagination` left out); `c-tools-legacy` the same with the initialize era only;
             `c-legacy`, `c-stateless` the whole board with one era (the core's features
-            `legacy` or `stateless`). The features `http`, `input` and `tasks` are not in
-            these images. The rows `rust-full` are the Rust firmware without the C ABI
+            `legacy` or `stateless`); `c-plans` the whole board with its input schemas
+            compiled at build time (`emcp-plan`, emcp-ffi's feature `plans`: the plan
+            checker beside the text walker, and the plans' words). The features `http`,
+            `input` and `tasks` are not in these images. The rows `rust-full` are the Rust firmware without the C ABI
             (`examples/rust-firmware`: the Rust sensor board on `cortex-m-rt`, served by
             `emcp::transport::serve::serve`, both eras), measured the same way.""")
         if mx:
@@ -497,8 +499,9 @@ def m3_note(cg, mt):
                  "instructions for the same request line. Most of the speed of the host build is in "
                  "forms compiled for 64-bit targets only (strings scanned and "
                  "compared eight bytes at a time, among others), where image size does not matter, while the 32-bit firmware keeps "
-                 "the smaller code; the C board also hands its input schemas over as JSON text, "
-                 "walked for every call, where the Rust board's are compiled (`emcp::tool!`), and "
+                 "the smaller code; this image's C board also hands its input schemas over as JSON "
+                 "text, walked for every call, where the Rust board's are compiled (`emcp::tool!`; "
+                 "the C image with plans compiled by `emcp-plan` is measured below), and "
                  "formats its own text and structured content, which the core checks. "
                  "`benches/firmware/instr.sh --profile MESSAGE ERA` shows where a message's "
                  "instructions go, function by function.")
