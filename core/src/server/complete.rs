@@ -20,10 +20,6 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// Out of line in the plain forms: apart from the dispatch it would be inlined
     /// into, it takes less code.
     #[cfg_attr(not(emcp_fast), inline(never))]
-    // With `input` (kilobyte waits, sealed state) not inlined into `dispatch`: its
-    // call and buffers take the stack only while it runs, not on top of every other
-    // method's. Without, inlining is smaller and the frames small anyway.
-    #[cfg_attr(feature = "input", inline(never))]
     pub(super) fn complete<'a>(
         &mut self,
         r: Request<'a>,
