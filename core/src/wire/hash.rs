@@ -11,12 +11,10 @@
 /// ```
 pub const fn fnv1a(bytes: &[u8]) -> u32 {
     let mut h = 0x811c_9dc5u32;
-    let mut i = 0;
-    while i < bytes.len() {
-        if let Some((_, [b, ..])) = bytes.split_at_checked(i) {
-            h = (h ^ *b as u32).wrapping_mul(0x0100_0193);
-        }
-        i += 1;
+    let mut rest = bytes;
+    while let [b, tail @ ..] = rest {
+        h = (h ^ *b as u32).wrapping_mul(0x0100_0193);
+        rest = tail;
     }
     h
 }
