@@ -236,7 +236,9 @@ typedef struct {
   // Optional: without it a completed task's result is empty. Used only with tasks.
   emcp_tool_fn result;
   // The input schema compiled at build time (optional, NULL: the schema's text is
-  // walked on every call): the words the generator `emcp-plan` (`cargo run -p
+  // walked on every call — required in a library built without the walker,
+  // emcp-ffi's `schema-walk`, which refuses a tool without its plan with
+  // `EMCP_INVALID_SCHEMA`): the words the generator `emcp-plan` (`cargo run -p
   // emcp-host --bin emcp-plan`, docs/c-api.md) writes for exactly this
   // `input_schema` text, 4-aligned, `plan_words` of them. `emcp_server_init`
   // refuses words of another shape (`EMCP_INVALID_CONFIG`), or of another layout,

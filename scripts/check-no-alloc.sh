@@ -5,7 +5,7 @@
 #   scripts/check-no-alloc.sh --archive LIB.a...   check existing archives (no build)
 #
 # Builds emcp-ffi as a no_std release staticlib for thumbv7em-none-eabihf and
-# thumbv7m-none-eabi (`cargo build --release -p emcp-ffi --no-default-features --features legacy,stateless,resources,prompts,completions,logging,pagination --target
+# thumbv7m-none-eabi (`cargo build --release -p emcp-ffi --no-default-features --features legacy,stateless,resources,prompts,completions,logging,pagination,schema-walk --target
 # ...`; cargo drops the crate's `cdylib` type for these targets with a warning; should the
 # build fail, it retries as `cargo rustc --crate-type staticlib`). Targets come from
 # scripts/setup-rust-targets.sh; without a rustup target the Debian build-std route is
@@ -177,11 +177,11 @@ build() {
         extra=(-Zbuild-std=core)
         log "$t: no rustup target; using the build-std route"
     fi
-    log "$t: cargo build --release -p emcp-ffi --no-default-features --features legacy,stateless,resources,prompts,completions,logging,pagination --target $t ${extra[*]}"
-    if ! env "${env_[@]}" cargo build --release -p emcp-ffi --no-default-features --features legacy,stateless,resources,prompts,completions,logging,pagination --target "$t" \
+    log "$t: cargo build --release -p emcp-ffi --no-default-features --features legacy,stateless,resources,prompts,completions,logging,pagination,schema-walk --target $t ${extra[*]}"
+    if ! env "${env_[@]}" cargo build --release -p emcp-ffi --no-default-features --features legacy,stateless,resources,prompts,completions,logging,pagination,schema-walk --target "$t" \
         "${extra[@]}" 1>&2; then
         log "$t: cargo build failed; retrying with cargo rustc --crate-type staticlib"
-        env "${env_[@]}" cargo rustc --release -p emcp-ffi --no-default-features --features legacy,stateless,resources,prompts,completions,logging,pagination --target "$t" \
+        env "${env_[@]}" cargo rustc --release -p emcp-ffi --no-default-features --features legacy,stateless,resources,prompts,completions,logging,pagination,schema-walk --target "$t" \
             "${extra[@]}" --crate-type staticlib 1>&2 || {
             log "$t: build failed"
             exit 2

@@ -17,7 +17,7 @@ use emcp::{Config, Device, Server};
 
 struct Board;
 
-static TOOLS: [Tool<'static>; 1] = [Tool::new("blink", r#"{"type":"object"}"#)];
+static TOOLS: [Tool<'static>; 1] = [emcp::tool!("blink", r#"{"type":"object"}"#)];
 
 impl Device for Board {
     fn tool(&self, i: usize) -> Option<Tool<'static>> {

@@ -14,7 +14,7 @@ use emcp::{Config, Device, Server};
 
 struct Board;
 
-static TOOLS: [Tool<'static>; 1] = [Tool::new("ping_led", r#"{"type":"object"}"#)];
+static TOOLS: [Tool<'static>; 1] = [emcp::tool!("ping_led", r#"{"type":"object"}"#)];
 
 impl Device for Board {
     fn tool(&self, i: usize) -> Option<Tool<'static>> {

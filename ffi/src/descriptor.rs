@@ -154,7 +154,9 @@ pub struct emcp_tool {
     /// Optional: without it a completed task's result is empty. Used only with tasks.
     pub result: emcp_tool_fn,
     /// The input schema compiled at build time (optional, NULL: the schema's text is
-    /// walked on every call): the words the generator `emcp-plan` (`cargo run -p
+    /// walked on every call — required in a library built without the walker,
+    /// emcp-ffi's `schema-walk`, which refuses a tool without its plan with
+    /// `EMCP_INVALID_SCHEMA`): the words the generator `emcp-plan` (`cargo run -p
     /// emcp-host --bin emcp-plan`, docs/c-api.md) writes for exactly this
     /// `input_schema` text, 4-aligned, `plan_words` of them. `emcp_server_init`
     /// refuses words of another shape (`EMCP_INVALID_CONFIG`), or of another layout,
@@ -957,5 +959,50 @@ mod tests {
         let mut odd = *tool(LED, good.clone());
         odd.plan = odd.plan.cast::<u8>().wrapping_add(1).cast::<u32>();
         assert!(!plan_shape_ok(&odd));
+    }
+
+    /// A library without the walker (`schema-walk`) refuses a tool with no plan; one
+    /// with it walks that tool's schema. CI runs this both ways.
+    #[test]
+    fn a_tool_without_its_plan_needs_the_walker() {
+        unsafe extern "C" fn call(
+            _: *mut c_void,
+            _: *mut crate::call::emcp_tool_call,
+        ) -> emcp_status {
+            crate::status::EMCP_OK
+        }
+        let native = cfg!(target_endian = "big");
+        let mut tools = vec![*tool(LED, plan_words(LED, native)), *tool(LED, vec![])];
+        for (t, name) in tools.iter_mut().zip(["planned", "bare"]) {
+            t.name = text_of(name);
+            t.call = Some(call);
+        }
+        let tools: &'static [emcp_tool] = Box::leak(tools.into_boxed_slice());
+        // SAFETY: every field of `emcp_config` is an integer, a pointer, an `emcp_str`
+        // or an optional function pointer: all-zero bytes are a valid value of each
+        // (0, NULL, an empty text, None).
+        let mut config: emcp_config = unsafe { core::mem::zeroed() };
+        config.name = text_of("b");
+        config.version = text_of("1");
+        config.tools = tools.as_ptr();
+        config.tools_len = tools.len();
+        let changes = emcp::state::subscription::ChangeFlags::new();
+        let device = CDevice {
+            config: Box::leak(Box::new(config)),
+            changes: &changes,
+        };
+        assert!(device.check());
+        let checked = crate::server::CServer::check_device(&device);
+        assert_eq!(
+            checked.is_ok(),
+            cfg!(feature = "schema-walk"),
+            "{checked:?}"
+        );
+        if let Err(e) = checked {
+            assert!(
+                matches!(e, emcp::wire::error::ConfigError::InvalidSchema(1)),
+                "{e:?}"
+            );
+        }
     }
 }

@@ -53,6 +53,11 @@
     )
 )]
 
+// Without the walker every tool needs its plan, and without `plans` none is read: a
+// library that could serve no tool with a schema.
+#[cfg(not(any(feature = "plans", feature = "schema-walk")))]
+compile_error!("emcp-ffi needs `plans` or `schema-walk` (or both): a tool's arguments are checked by one of them");
+
 pub mod call;
 pub mod descriptor;
 pub mod prompt;

@@ -25,7 +25,7 @@ const TASK_SLOTS: usize = 0;
 
 /// The server a C configuration runs: the core's defaults (4 listen streams, 2 jobs,
 /// no waiting input calls) and the task slots.
-type CServer = Server<CDevice, 4, 2, 0, TASK_SLOTS>;
+pub(crate) type CServer = Server<CDevice, 4, 2, 0, TASK_SLOTS>;
 
 use crate::descriptor::{emcp_config, opt, text, CDevice};
 use crate::status::*;

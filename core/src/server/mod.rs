@@ -138,8 +138,17 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             |schema: &str| json::parse(schema.as_bytes()).is_ok_and(|v| v.kind() == Kind::Object);
         for i in 0..MAX_DESCRIPTORS {
             let Some(tool) = device.tool(i) else { break };
+            // A plan must be of this schema; without the walker there must be one, and
+            // compiled.
             let plan = device.tool_plan(i);
-            let planned = plan.is_none_or(|p| p.source() == tool.input_schema && p.fits());
+            let planned = match plan {
+                Some(p) => {
+                    p.source() == tool.input_schema
+                        && p.fits()
+                        && (cfg!(feature = "schema-walk") || p.is_compiled())
+                }
+                None => cfg!(feature = "schema-walk"),
+            };
             if !object(tool.input_schema) || !tool.output_schema.is_none_or(object) || !planned {
                 return Err(ConfigError::InvalidSchema(i));
             }

@@ -16,6 +16,7 @@ use crate::wire::error::DispatchError;
 use crate::wire::json::JsonWriter;
 use crate::wire::json::Kind;
 use crate::wire::json::Sink;
+#[cfg(any(feature = "schema-walk", feature = "input"))]
 use crate::wire::json::Value;
 use crate::wire::rpc;
 use crate::wire::rpc::Id;
@@ -39,6 +40,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         if args.is_some_and(|a| a.kind() != Kind::Object) {
             return Err(DispatchError::InvalidParams("arguments must be an object").into());
         }
+        #[cfg_attr(not(feature = "schema-walk"), allow(unused_variables))]
         let tool = self
             .device
             .tool(index)
@@ -64,11 +66,15 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         let mut call = ToolCall::new(JsonWriter::new(sink), ex, index, args);
         // The schema was checked when the server was built (descriptors are static):
         // not parsed again, and not walked at all when compiled into a plan.
+        // Without `schema-walk` a tool without a plan was refused then, too.
         let checked = match self.device.tool_plan(index) {
             Some(plan) => call.check_plan(plan),
+            #[cfg(feature = "schema-walk")]
             None => {
                 crate::model::schema::validate(Value::trusted(tool.input_schema.as_bytes()), args)
             }
+            #[cfg(not(feature = "schema-walk"))]
+            None => Err(crate::model::schema::Violation::UNCOMPILED),
         };
         if let Err(violation) = checked {
             #[cfg(feature = "tasks")]

@@ -116,6 +116,11 @@ impl<'a> ToolAnnotations<'a> {
 /// static BAD: emcp::model::registry::Tool<'static> =
 ///     emcp::tool!("switch", r#"{"type":"object","properties":{"on":{"type":"boolean"}},}"#);
 /// ```
+///
+/// Nor, in a build without the schema walker (feature `schema-walk`), does a schema the
+/// plan cannot hold (more than [`MAX_PLAN_PROPERTIES`](crate::model::schema::MAX_PLAN_PROPERTIES)
+/// properties, keywords spelled with escapes): [`Server::new`](crate::Server::new)
+/// would refuse the tool.
 #[macro_export]
 macro_rules! tool {
     ($name:expr, $schema:expr $(,)?) => {
@@ -124,7 +129,12 @@ macro_rules! tool {
                 $crate::wire::json::is_object($schema),
                 "emcp::tool!: the input schema is not a JSON object (RFC 8259 text, nested at most 32 deep)"
             );
-            $crate::model::schema::Plan::compile($schema)
+            let plan = $crate::model::schema::Plan::compile($schema);
+            assert!(
+                $crate::model::schema::WALKS || plan.is_compiled(),
+                "emcp::tool!: the input schema does not fit a plan, and emcp is built without `schema-walk`"
+            );
+            plan
         })
     };
 }

@@ -34,6 +34,11 @@ pub mod plan;
 pub(crate) use plan::Filed;
 pub use plan::{Plan, PlanRef, MAX_PLAN_PROPERTIES};
 
+/// Whether this build has the schema walker ([`validate`], feature `schema-walk`): a
+/// tool whose schema is not compiled into a plan is then checked by it; otherwise
+/// refused ([`emcp::tool!`](crate::tool) does not compile it).
+pub const WALKS: bool = cfg!(feature = "schema-walk");
+
 /// The rule an argument broke.
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
@@ -60,6 +65,10 @@ pub enum Rule<'s> {
     Unknown,
     /// Given twice (which value counts would be ambiguous).
     Duplicate,
+    /// Not checked: the schema did not fit a compiled plan, and the walker that would
+    /// check its text instead is not compiled in (feature `schema-walk`). A server
+    /// never meets it: [`Server::new`](crate::Server::new) refuses such a tool.
+    Uncompiled,
 }
 
 /// Which argument broke which rule.
@@ -72,10 +81,24 @@ pub struct Violation<'s, 'a> {
 }
 
 impl Violation<'_, '_> {
+    /// No argument checked: [`Rule::Uncompiled`].
+    #[cfg(not(feature = "schema-walk"))]
+    pub(crate) const UNCOMPILED: Violation<'static, 'static> = Violation {
+        argument: Str::EMPTY,
+        rule: Rule::Uncompiled,
+    };
+
     /// Write the message as a JSON string value, e.g.
     /// `Invalid argument "brightness": must be <= 100`.
     pub fn write_message(&self, w: &mut JsonWriter<'_>) {
         w.string_begin();
+        // Only a build without the walker makes this rule.
+        #[cfg(not(feature = "schema-walk"))]
+        if let Rule::Uncompiled = self.rule {
+            w.string_part("Arguments not checked: the input schema is not compiled");
+            w.string_end();
+            return;
+        }
         let head = match self.rule {
             Rule::Required => "Missing required ",
             Rule::Unknown => "Unknown ",
@@ -89,7 +112,7 @@ impl Violation<'_, '_> {
         let (text, value) = match self.rule {
             Rule::Required => ("\"", None),
             Rule::Unknown => ("\": additional properties are not allowed", None),
-            Rule::Duplicate => ("\"", None),
+            Rule::Duplicate | Rule::Uncompiled => ("\"", None),
             Rule::Type(v) => ("\": expected type ", Some(v)),
             Rule::Enum(v) => ("\": must be one of ", Some(v)),
             Rule::Minimum(v) => ("\": must be >= ", Some(v)),
@@ -178,6 +201,7 @@ const PROPERTY_KEYS: [&str; 8] = [
 ];
 
 /// Check `v` against a property schema's keywords.
+#[cfg(feature = "schema-walk")]
 fn check_property<'s>(keywords: &Keywords<'s>, v: Value<'_>) -> Result<(), Rule<'s>> {
     let [ty, allowed, bounds @ ..] = keywords;
     if let Some(t) = *ty {
@@ -253,7 +277,8 @@ fn bound_rule(i: usize, b: Value<'_>) -> Rule<'_> {
 
 /// Check `args` (an object, or `None` when the request had no arguments) against
 /// `schema`. The first violation found is returned: missing required arguments first,
-/// then the arguments in the order given.
+/// then the arguments in the order given. Feature `schema-walk` (on by default).
+#[cfg(feature = "schema-walk")]
 pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Violation<'s, 's>> {
     // The schema's top level is walked once (keywords by their decoded names). An
     // argument's property is found by a walk over `properties` that stops at its key
@@ -302,6 +327,7 @@ pub fn validate<'s>(schema: Value<'s>, args: Option<Value<'s>>) -> Result<(), Vi
 const SCHEMA_KEYS: [&str; 3] = ["properties", "required", "additionalProperties"];
 
 /// A property's keywords, in [`PROPERTY_KEYS`] order.
+#[cfg(feature = "schema-walk")]
 type Keywords<'s> = [Option<Value<'s>>; PROPERTY_KEYS.len()];
 
 /// The first name of the `required` array (its strings, as written) that `args` lacks.
@@ -321,7 +347,8 @@ fn given_before(args: Value<'_>, i: usize, key: Str<'_>) -> bool {
     i > 0 && args.member_named(key).is_some_and(|(first, _)| first != i)
 }
 
-#[cfg(test)]
+// Every test compares with the walker.
+#[cfg(all(test, feature = "schema-walk"))]
 mod tests {
     extern crate std;
     use super::*;

@@ -385,6 +385,7 @@ impl<'a> Value<'a> {
 
 /// File the member `key`: `value` into the slot of `found` matching its index in
 /// `keys`, unless an earlier member of the same name is there (the first wins).
+#[cfg(any(feature = "schema-walk", feature = "input", test))]
 pub(crate) fn pick<'a>(
     keys: &[&str],
     found: &mut [Option<Value<'a>>],

@@ -2,8 +2,10 @@
 //! again on demand, trusting that [`parse`](super::parse) checked it.
 
 use super::form;
+#[cfg(any(feature = "schema-walk", feature = "input", test))]
+use super::pick;
 use super::validate::{after_colon, is_ws, skip_ws};
-use super::{find_quote_or_backslash, pick, Str, Value};
+use super::{find_quote_or_backslash, Str, Value};
 
 // ---------------------------------------------------------------------------
 // Navigation over validated bytes
@@ -200,7 +202,9 @@ impl<'a> Members<'a> {
 
     /// File the remaining members into `found`: for each of `keys`, the first member of
     /// that decoded name (as [`Value::get`] would find it) goes into the same index;
-    /// slots of keys not present are left as they were.
+    /// slots of keys not present are left as they were. (The schema walker's and the
+    /// input machinery's.)
+    #[cfg(any(feature = "schema-walk", feature = "input", test))]
     pub(crate) fn file_into(self, keys: &[&str], found: &mut [Option<Value<'a>>]) {
         for (k, v) in self {
             pick(keys, found, k, v);

@@ -89,6 +89,12 @@ pub(super) fn decode_escape(s: &[u8]) -> Option<(char, &[u8])> {
     Some((char::from_u32(code)?, rest))
 }
 
+#[cfg(not(feature = "schema-walk"))]
+impl Str<'static> {
+    /// The empty string.
+    pub(crate) const EMPTY: Self = Str { raw: &[] };
+}
+
 impl<'a> Str<'a> {
     /// The escaped bytes between the quotes (valid UTF-8, valid escapes). Safe to copy
     /// verbatim between quotes into JSON output.
