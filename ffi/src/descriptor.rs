@@ -593,6 +593,10 @@ impl Device for CDevice {
         Some(tool)
     }
 
+    fn tool_name(&self, index: usize) -> Option<&'static str> {
+        self.tool_desc(index).map(|t| text(&t.name))
+    }
+
     /// The plan the descriptor carries (written by `emcp-plan` at build time); none
     /// without the `plans` feature (its code is then left out of the image).
     fn tool_plan(&self, index: usize) -> Option<emcp::model::schema::PlanRef<'static>> {

@@ -125,6 +125,12 @@ pub trait Device {
             .and_then(|t| t.plan)
             .map(crate::model::schema::Plan::as_ref)
     }
+    /// The name of tool number `index`, which `tools/call` looks tools up by. The
+    /// default reads it from [`Device::tool`]; a device that puts its descriptors
+    /// together on each call (the C ABI) answers it without building the rest.
+    fn tool_name(&self, index: usize) -> Option<&'static str> {
+        self.tool(index).map(|t| t.name)
+    }
     /// Resource number `index`.
     fn resource(&self, index: usize) -> Option<Resource<'static>> {
         let _ = index;

@@ -22,7 +22,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     pub(super) fn named(&self, kind: Named, name: Str<'_>) -> Option<usize> {
         (0..MAX_DESCRIPTORS)
             .map_while(|i| match kind {
-                Named::Tool => self.device.tool(i).map(|t| t.name),
+                Named::Tool => self.device.tool_name(i),
                 Named::Prompt => self.device.prompt(i).map(|p| p.name),
             })
             .position(|n| name.eq_str(n))

@@ -40,7 +40,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         if args.is_some_and(|a| a.kind() != Kind::Object) {
             return Err(DispatchError::InvalidParams("arguments must be an object").into());
         }
-        #[cfg_attr(not(feature = "schema-walk"), allow(unused_variables))]
+        // The schema, for the walker (a plan, when there is one, carries its own).
+        #[cfg(feature = "schema-walk")]
         let tool = self
             .device
             .tool(index)
@@ -48,7 +49,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         #[cfg(feature = "input")]
         let mut state_buf = [0u8; crate::state::seal::MAX_STATE + crate::state::seal::TAG_LEN];
         #[cfg(feature = "input")]
-        let owner = self.device.tool(index).map_or("", |t| t.name);
+        let owner = self.device.tool_name(index).unwrap_or("");
         #[cfg(feature = "input")]
         let input = self.stateless_input(p, ex, owner, &mut state_buf)?;
         // Feature `tasks`: whether the call becomes a task if it goes on; a 2025-11-25
