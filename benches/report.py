@@ -298,8 +298,9 @@ def main():
             p.para("""The same image with the C board's input schemas compiled at build
                 time (`emcp-plan`, emcp-ffi's feature `plans`: `make VARIANT=bench-plans`,
                 `benches/firmware/instr.sh --plans`): a call's arguments are checked by the
-                plan, without walking the schema's text, as the Rust board's are. Its
-                footprint is the matrix's `c-plans` row.""")
+                plan, without walking the schema's text, as the Rust board's are (the
+                walker is not linked: emcp-ffi without `schema-walk`). Its footprint is
+                the matrix's `c-plans` row.""")
             p.table(mp)
         va = table(callgrind, "Validating")
         if va:
@@ -396,10 +397,13 @@ def main():
             `c-legacy`, `c-stateless` the whole board with one era (the core's features
             `legacy` or `stateless`); `c-plans` the whole board with its input schemas
             compiled at build time (`emcp-plan`, emcp-ffi's feature `plans`: the plan
-            checker beside the text walker, and the plans' words). The features `http`,
+            checker instead of the schema walker, feature `schema-walk`, and the plans'
+            words). The features `http`,
             `input` and `tasks` are not in these images. The rows `rust-full` are the Rust firmware without the C ABI
             (`examples/rust-firmware`: the Rust sensor board on `cortex-m-rt`, served by
-            `emcp::transport::serve::serve`, both eras), measured the same way.""")
+            `emcp::transport::serve::serve`, both eras; every schema compiled by
+            `emcp::tool!`, so emcp is built without the schema walker), measured the same
+            way.""")
         if mx:
             p.table(mx)
         panics = re.findall(r"core::panicking symbols: (\S+)", size_txt)

@@ -19,7 +19,8 @@
 # `c-full` (both eras), `c-tools` (tools only: board.c's tools, emcp without the
 # other capabilities), `c-tools-legacy` (the same, initialize era only), `c-legacy`,
 # `c-stateless` (the whole board, one era), `c-plans` (the whole board with its input
-# schemas compiled at build time: emcp-ffi's `plans`) — and `rust-full`, the Rust board on emcp
+# schemas compiled at build time: emcp-ffi's `plans` without the schema walker) — and
+# `rust-full`, the Rust board on emcp
 # directly (examples/rust-firmware: cortex-m-rt, both eras; its defmt log carries the
 # same stack line), and `rust-tools-legacy`, the same with emcp built for tools and
 # the initialize era only. With --tsv: the same as tab-separated lines

@@ -592,6 +592,11 @@ pub unsafe extern "C" fn emcp_server_resource_changed(
         // SAFETY: not NULL (checked above); the contract: `uri_len` readable bytes,
         // unchanged during this call (the text is not kept).
         let uri = tri!(unsafe { utf8(uri, uri_len) });
+        // Without `resources` a configuration has no resources (init refuses one that
+        // declares any): no URI is one.
+        if !cfg!(feature = "resources") {
+            return EMCP_NOT_FOUND;
+        }
         let storage = server.cast::<Storage>();
         // SAFETY: the contract: init wrote a `Storage` here, still in place. Only its
         // `config` (a reference that never changes after init) is copied and its change

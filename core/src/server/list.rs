@@ -76,11 +76,15 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 .map(|t| w.map(|w| t.write_with_execution(w)))
                 .is_some(),
             Method::ToolsList => d.tool(i).map(|t| w.map(|w| t.write(w))).is_some(),
+            // A capability not compiled in lists nothing (and links no writer for it).
+            #[cfg(feature = "resources")]
             Method::ResourcesList => d.resource(i).map(|t| w.map(|w| t.write(w))).is_some(),
+            #[cfg(feature = "resources")]
             Method::TemplatesList => d
                 .resource_template(i)
                 .map(|t| w.map(|w| t.write(w)))
                 .is_some(),
+            #[cfg(feature = "prompts")]
             Method::PromptsList => d
                 .prompt(i)
                 .map(|p| {
