@@ -79,30 +79,29 @@ fn compiled_plans_check_arguments_either_way() {
     );
 }
 
-#[test]
-fn a_tool_without_a_plan_needs_the_walker() {
-    let built = Server::new(Board(&UNPLANNED), Config::new("b", "1"));
+/// A server of `tools`, whose second tool the walker must check: with the walker it is
+/// built and refuses `args` for `name` with a message holding `expect`; without, it is
+/// not built (`InvalidSchema(1)`).
+fn needs_the_walker(tools: &'static [Tool<'static>], name: &str, args: &str, expect: &str) {
+    let built = Server::new(Board(tools), Config::new("b", "1"));
     assert_eq!(built.is_ok(), WALKS, "{:?}", built.as_ref().err());
     match built {
         Ok(mut s) => {
-            let refused = answer(&mut s, &call("raw", r#"{"level":12}"#));
-            assert!(refused.contains(r#"must be <= 9"#), "{refused}");
+            let refused = answer(&mut s, &call(name, args));
+            assert!(refused.contains(expect), "{refused}");
         }
         Err(e) => assert!(matches!(e, ConfigError::InvalidSchema(1)), "{e:?}"),
     }
 }
 
 #[test]
+fn a_tool_without_a_plan_needs_the_walker() {
+    needs_the_walker(&UNPLANNED, "raw", r#"{"level":12}"#, "must be <= 9");
+}
+
+#[test]
 fn a_schema_that_does_not_fit_a_plan_needs_the_walker() {
-    let built = Server::new(Board(&UNCOMPILED), Config::new("b", "1"));
-    assert_eq!(built.is_ok(), WALKS, "{:?}", built.as_ref().err());
-    match built {
-        Ok(mut s) => {
-            let refused = answer(&mut s, &call("wide", r#"{"i":"x"}"#));
-            assert!(refused.contains(r#"expected type"#), "{refused}");
-        }
-        Err(e) => assert!(matches!(e, ConfigError::InvalidSchema(1)), "{e:?}"),
-    }
+    needs_the_walker(&UNCOMPILED, "wide", r#"{"i":"x"}"#, "expected type");
 }
 
 #[test]
