@@ -347,10 +347,10 @@ fn given_before(args: Value<'_>, i: usize, key: Str<'_>) -> bool {
     i > 0 && args.member_named(key).is_some_and(|(first, _)| first != i)
 }
 
+// Every test compares with the walker.
 #[cfg(test)]
+#[cfg(feature = "schema-walk")]
 mod tests {
-    // Every test compares with the walker.
-    #![cfg(feature = "schema-walk")]
     extern crate std;
     use super::*;
     use crate::wire::json::parse;
