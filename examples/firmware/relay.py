@@ -17,6 +17,15 @@ UART cannot signal "end of stream", so this relay does both:
   UART0, stops QEMU and exits 0. Requests still unanswered then are named on stderr
   (a firmware bug). Without `I` it gives up 20 s after end of input. If QEMU stops
   first, its exit code is the relay's.
+
+Two forms of the link line, chosen by the first argument:
+- `--link uart` (the default): UART1, a second `-serial` the relay adds (the MPS2
+  boards, sifive_e);
+- `--link files`: for a board with one UART (the micro:bit's nRF51). QEMU runs in the
+  relay's temporary directory; at end of input the relay writes the file `eof` there
+  (`E<n>\n`, whole: written aside, then renamed), which the firmware opens over
+  semihosting (a relative path: QEMU's working directory) while idle; the firmware
+  says idle by creating the file `idle` the same way.
 """
 
 import ctypes
@@ -136,6 +145,44 @@ def response_key(line):
     return None
 
 
+class UartLink:
+    """The link line on UART1: `E<n>\n` out, `I` back."""
+
+    def __init__(self, sock):
+        self.sock = sock
+
+    def readable(self):
+        return [self.sock]
+
+    def send_eof(self, sent):
+        try:
+            self.sock.sendall(b"E%d\n" % sent)
+        except OSError:
+            pass
+
+    def idle(self, ready):
+        return self.sock in ready and b"I" in self.sock.recv(64)
+
+
+class FileLink:
+    """The link line as two files in QEMU's working directory (see the top)."""
+
+    def __init__(self, folder):
+        self.folder = folder
+
+    def readable(self):
+        return []
+
+    def send_eof(self, sent):
+        aside = os.path.join(self.folder, "eof.part")
+        with open(aside, "wb") as f:
+            f.write(b"E%d\n" % sent)
+        os.rename(aside, os.path.join(self.folder, "eof"))
+
+    def idle(self, _ready):
+        return os.path.exists(os.path.join(self.folder, "idle"))
+
+
 class Relay:
     def __init__(self, uart0, link):
         self.uart0, self.link = uart0, link
@@ -164,16 +211,13 @@ class Relay:
             if key is not None:
                 self.pending.add(key)
             self.eof_at = time.monotonic()
-        try:
-            self.link.sendall(b"E%d\n" % sent)
-        except OSError:
-            pass
+        self.link.send_eof(sent)
 
     def run(self, qemu):
         threading.Thread(target=self.forward_input, daemon=True).start()
         out, partial, idle = sys.stdout.buffer, b"", False
         while True:
-            ready, _, _ = select.select([self.uart0, self.link], [], [], 0.05)
+            ready, _, _ = select.select([self.uart0] + self.link.readable(), [], [], 0.05)
             if self.uart0 in ready:
                 data = self.uart0.recv(65536)
                 if not data:
@@ -184,8 +228,7 @@ class Relay:
                 partial = lines.pop()
                 with self.lock:
                     self.pending.difference_update(map(response_key, lines))
-            if self.link in ready:
-                idle = idle or b"I" in self.link.recv(64)
+            idle = idle or self.link.idle(ready)
             with self.lock:
                 if self.eof_at is None:
                     continue
@@ -214,18 +257,26 @@ def die_with_parent():
 
 
 def main():
+    args = sys.argv[1:]
+    files = args[:2] == ["--link", "files"]
+    if args[:1] == ["--link"]:
+        if args[1:2] not in (["uart"], ["files"]):
+            print("relay: --link takes uart or files", file=sys.stderr)
+            return 2
+        args = args[2:]
     tmp = tempfile.mkdtemp(prefix="emcp-fw-")
-    paths = [os.path.join(tmp, "uart0"), os.path.join(tmp, "link")]
+    paths = [os.path.join(tmp, "uart0")] + ([] if files else [os.path.join(tmp, "link")])
     listeners = []
     for path in paths:
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.bind(path)
         s.listen(1)
         listeners.append(s)
-    # UART0 and UART1 are the first two -serial devices; QEMU connects to us.
-    argv = sys.argv[1:] + ["-serial", "unix:" + paths[0], "-serial", "unix:" + paths[1]]
+    # UART0 (and UART1) are the first -serial devices; QEMU connects to us. With the
+    # file link, QEMU works in our folder: the firmware's relative paths are there.
+    argv = args + [a for p in paths for a in ("-serial", "unix:" + p)]
     qemu = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sys.stderr,
-                            preexec_fn=die_with_parent)
+                            preexec_fn=die_with_parent, cwd=tmp if files else None)
 
     def stop(*_):
         qemu.kill()
@@ -243,7 +294,8 @@ def main():
         for s in listeners:
             s.settimeout(10)
             conns.append(s.accept()[0])
-        code = Relay(*conns).run(qemu)
+        link = FileLink(tmp) if files else UartLink(conns[1])
+        code = Relay(conns[0], link).run(qemu)
     except OSError as e:  # QEMU never connected, or the client closed our stdout
         print(f"relay: {e}", file=sys.stderr)
         code = 1

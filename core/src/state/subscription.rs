@@ -7,7 +7,16 @@
 //! `L` at once). Resources are identified by their index, so at most [`MAX_RESOURCES`]
 //! resources can be subscribed to.
 
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::Ordering;
+
+// The one place the flags' atomic is chosen: the core's own, lock-free, wherever the
+// target has atomic read-modify-write; elsewhere (Cortex-M0/M0+, RV32 without the A
+// extension) `portable-atomic` on the `critical-section` the device provides, as
+// Embassy does (docs/porting.md).
+#[cfg(target_has_atomic = "32")]
+use core::sync::atomic::AtomicU32;
+#[cfg(not(target_has_atomic = "32"))]
+use portable_atomic::AtomicU32;
 
 use crate::wire::rpc::OwnedId;
 
