@@ -781,6 +781,19 @@ emcp_status emcp_call_error(emcp_tool_call *call,
                             const char *message,
                             size_t len);
 
+// Defined by the firmware, not by this library, and called only on a target
+// without atomic read-modify-write (Cortex-M0/M0+, RV32 without the A extension)
+// when the library was built without its `critical-section-single-core` feature:
+// enter a critical section — nothing else that calls into the library may run
+// until `emcp_critical_section_release` (mask interrupts on one core; an RTOS's
+// critical section; a lock shared by the cores). Held for a few instructions,
+// never nested. A firmware for such a target that lacks it fails to link.
+extern void emcp_critical_section_acquire(void);
+
+// Defined by the firmware: leave the critical section
+// `emcp_critical_section_acquire` entered.
+extern void emcp_critical_section_release(void);
+
 // The index of the prompt being rendered.
 //
 // Pointers: `get` is the running callback's handle; `out` points to a writable

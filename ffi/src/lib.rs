@@ -59,6 +59,9 @@
 compile_error!("emcp-ffi needs `plans` or `schema-walk` (or both): a tool's arguments are checked by one of them");
 
 pub mod call;
+// Targets without atomic read-modify-write, unless the library masks interrupts itself.
+#[cfg(all(not(target_has_atomic = "32"), not(feature = "critical-section-single-core")))]
+mod critical_section;
 pub mod descriptor;
 pub mod prompt;
 pub mod read;
@@ -69,6 +72,13 @@ pub mod stdio;
 pub mod text;
 
 use core::ffi::c_char;
+
+// The crates whose critical section the feature brings are linked for their
+// `critical_section::Impl` alone: nothing here names them.
+#[cfg(all(feature = "critical-section-single-core", target_arch = "arm"))]
+use cortex_m as _;
+#[cfg(all(feature = "critical-section-single-core", target_arch = "riscv32"))]
+use riscv as _;
 
 /// Major version of this library (kept equal to `Cargo.toml` by a test).
 pub const EMCP_VERSION_MAJOR: u32 = 0;
