@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The firmware build of emcp-ffi links no allocator.
 #
-#   scripts/check-no-alloc.sh                      build and check both Cortex-M targets
+#   scripts/check-no-alloc.sh                      build and check every bare-metal target
 #   scripts/check-no-alloc.sh --archive LIB.a...   check existing archives (no build)
 #
-# Builds emcp-ffi as a no_std release staticlib for thumbv7em-none-eabihf and
-# thumbv7m-none-eabi (`cargo build --release -p emcp-ffi --no-default-features --features legacy,stateless,resources,prompts,completions,logging,pagination,schema-walk --target
+# Builds emcp-ffi as a no_std release staticlib for every bare-metal target CI builds
+# (Cortex-M0+, M3, M4F, M33, RV32IMC, RV32IMAC: docs/porting.md) (`cargo build --release -p emcp-ffi --no-default-features --features legacy,stateless,resources,prompts,completions,logging,pagination,schema-walk --target
 # ...`; cargo drops the crate's `cdylib` type for these targets with a warning; should the
 # build fail, it retries as `cargo rustc --crate-type staticlib`). Targets come from
 # scripts/setup-rust-targets.sh; without a rustup target the Debian build-std route is
@@ -32,7 +32,8 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-TARGETS=(thumbv7em-none-eabihf thumbv7m-none-eabi)
+TARGETS=(thumbv6m-none-eabi thumbv7m-none-eabi thumbv7em-none-eabihf thumbv8m.main-none-eabihf
+    riscv32imc-unknown-none-elf riscv32imac-unknown-none-elf)
 C_ALLOC='^_?(malloc|free|calloc|realloc|reallocf|reallocarray|aligned_alloc|posix_memalign|memalign|valloc|pvalloc|_malloc_r|_free_r|_calloc_r|_realloc_r|_memalign_r)$'
 RUST_ALLOC='__rust_(alloc|dealloc|realloc|alloc_zeroed|alloc_error_handler|no_alloc_shim_is_unstable)|__rg_(alloc|dealloc|realloc|alloc_zeroed|oom)|__rdl_(alloc|dealloc|realloc|alloc_zeroed|oom)|handle_alloc_error'
 

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Make the Cortex-M targets available to cargo: thumbv7m-none-eabi, thumbv7em-none-eabihf.
+# Make the bare-metal targets available to cargo: Cortex-M0/M0+ (thumbv6m-none-eabi),
+# M3 (thumbv7m-none-eabi), M4F (thumbv7em-none-eabihf), M33 (thumbv8m.main-none-eabihf),
+# RV32IMC (riscv32imc-unknown-none-elf: ESP32-C3) and RV32IMAC
+# (riscv32imac-unknown-none-elf: ESP32-C6) — the families docs/porting.md lists.
 #
 #   scripts/setup-rust-targets.sh
 #
@@ -16,7 +19,8 @@
 set -euo pipefail
 exec 1>&2
 
-TARGETS=(thumbv7m-none-eabi thumbv7em-none-eabihf)
+TARGETS=(thumbv6m-none-eabi thumbv7m-none-eabi thumbv7em-none-eabihf thumbv8m.main-none-eabihf
+    riscv32imc-unknown-none-elf riscv32imac-unknown-none-elf)
 DEBIAN_PACKAGES=(rustc-web cargo-web rust-web-src)
 
 route_rustup() {
