@@ -1,19 +1,22 @@
 /*
- * main.c — the sensor board as an MCP server on a Cortex-M: UART0 is the MCP byte
- * stream (and carries nothing else), logs go over semihosting to QEMU's stderr.
+ * main.c — the sensor board as an MCP server on a microcontroller: UART0 is the MCP
+ * byte stream (and carries nothing else), logs go over semihosting to QEMU's stderr.
+ * The same file on every board; what differs (start-up, UART, memory map, clock, the
+ * link-control line's form) is in arch/ and boards/, chosen by the Makefile.
  *
  * The board itself (descriptors, callbacks, state) is examples/c-sensor-board/board.c,
  * compiled unchanged; this file is its transport: the server's storage, a 1024-byte
  * line buffer, `board_write` to UART0, and a polled main loop.
  *
- * Link control (UART1, driven by run.sh's relay): a UART has no "end of stream", so
- * the relay sends `E<n>\n` when the host closed its side after n bytes. Once all n
- * bytes have arrived the firmware calls `emcp_server_finish` (a last message without
- * a newline is handled), polls until no tool is pending, and answers `I\n` (idle).
+ * Link control (linkline.h: UART1, or two host files on a board with one UART; driven
+ * by run.sh's relay): a UART has no "end of stream", so the relay sends `E<n>\n` when
+ * the host closed its side after n bytes. Once all n bytes have arrived the firmware
+ * calls `emcp_server_finish` (a last message without a newline is handled), polls
+ * until no tool is pending, and answers `I\n` (idle).
  *
  * Built with -DBOARD_TASKS (Makefile VARIANT=tasks: docs/board.md's tasks build), it
- * also provides the board's clock — milliseconds since boot, counted from SysTick
- * (polled, no interrupt) — and gives the server a key: 32 bytes of the host's
+ * also provides the board's clock (clock.h: milliseconds since boot, from a counter
+ * the board polls, no interrupt) and gives the server a key: 32 bytes of the host's
  * /dev/urandom over semihosting, QEMU standing in for the hardware random number
  * generator a real board would read.
  */
@@ -22,7 +25,9 @@
 #include <stdint.h>
 
 #include "board.h"
+#include "clock.h"
 #include "emcp.h"
+#include "linkline.h"
 #include "semihost.h"
 #include "startup.h"
 #include "uart.h"
@@ -40,44 +45,6 @@ emcp_status board_write(void *userdata, const uint8_t *bytes, size_t len)
     uart_write(UART0, bytes, len);
     return EMCP_OK;
 }
-
-#ifdef BOARD_TASKS
-/* SysTick (ARMv7-M): control/status, reload, current value. */
-#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
-#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
-#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
-#define SYST_24BIT 0xFFFFFFu
-#ifndef FW_CPU_HZ
-#define FW_CPU_HZ 25000000u /* the MPS2 boards' system clock */
-#endif
-
-/* Processor cycles since clock_start, accumulated from SysTick's 24-bit down-count:
- * clock_update must run at least once per wrap (0.67 s at 25 MHz); the main loop
- * calls it on every pass. */
-static uint64_t clock_cycles;
-static uint32_t clock_last;
-
-static void clock_start(void)
-{
-    SYST_RVR = SYST_24BIT;
-    SYST_CVR = 0u;
-    SYST_CSR = 0x5u; /* enable, processor clock, no interrupt */
-    clock_last = SYST_CVR & SYST_24BIT;
-}
-
-static void clock_update(void)
-{
-    uint32_t now = SYST_CVR & SYST_24BIT;
-    clock_cycles += (clock_last - now) & SYST_24BIT;
-    clock_last = now;
-}
-
-uint64_t board_now_ms(void)
-{
-    clock_update();
-    return clock_cycles / (FW_CPU_HZ / 1000u);
-}
-#endif
 
 /* The deepest stack word found written so far (the stack grows down from _stack_top). */
 static const uint32_t *stack_mark = _stack_top;
@@ -109,8 +76,8 @@ static struct {
 
 static void link_poll(void)
 {
-    while (uart_rx_ready(UART1)) {
-        uint8_t c = uart_rx(UART1);
+    while (linkline_rx_ready()) {
+        uint8_t c = linkline_rx();
         if (c == 'E') {
             link.number = 0;
         } else if (c >= '0' && c <= '9') {
@@ -133,7 +100,7 @@ static void check(const char *what, emcp_status status)
 int main(void)
 {
     uart_init(UART0);
-    uart_init(UART1);
+    linkline_start();
     semihost_write0("emcp: " FW_CPU " firmware, emcp ");
     semihost_write0(emcp_version());
     semihost_write0(": MCP on UART0\n");
@@ -174,7 +141,7 @@ int main(void)
             if (link.finished) {
                 link.quiet = busy ? 0u : (uint8_t)(link.quiet < 2u ? link.quiet + 1u : 2u);
                 if (link.quiet >= 2u && !link.idle_sent) {
-                    uart_write(UART1, (const uint8_t *)"I\n", 2);
+                    linkline_say_idle();
                     link.idle_sent = true;
                 }
             } else if (link.eof && link.received >= link.eof_at) {

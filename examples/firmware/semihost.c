@@ -1,5 +1,7 @@
-/* semihost.c — logs, arguments, host files and exit over semihosting (see semihost.h). */
+/* semihost.c — logs, arguments, host files and exit over semihosting (see semihost.h);
+ * the call instruction itself is the architecture's (arch/arm/, arch/riscv/). */
 #include "semihost.h"
+#include "semihost_trap.h" /* the architecture's call instruction (arch/<arch>/) */
 
 #define SYS_OPEN 0x01u
 #define SYS_CLOSE 0x02u
@@ -9,14 +11,6 @@
 #define SYS_GET_CMDLINE 0x15u
 #define SYS_EXIT_EXTENDED 0x20u
 #define ADP_STOPPED_APPLICATION_EXIT 0x20026u
-
-static uint32_t semihost_call(uint32_t op, const void *arg)
-{
-    register uint32_t r0 __asm__("r0") = op;
-    register const void *r1 __asm__("r1") = arg;
-    __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
-    return r0;
-}
 
 void semihost_write0(const char *text)
 {
@@ -56,14 +50,25 @@ bool semihost_cmdline(char *buf, uint32_t len)
     return semihost_call(SYS_GET_CMDLINE, block) == 0u;
 }
 
-int32_t semihost_read_file(const char *path, uint8_t *buf, uint32_t len)
+/* SYS_OPEN's modes: ISO C fopen's, numbered. */
+#define MODE_R 0u
+#define MODE_RB 1u
+#define MODE_W 4u
+
+/* Open the host file `path` (SYS_OPEN): its handle, or UINT32_MAX. */
+static uint32_t open_file(const char *path, uint32_t mode)
 {
     uint32_t path_len = 0;
     while (path[path_len] != '\0') {
         path_len++;
     }
-    const uint32_t open_block[3] = {(uint32_t)(uintptr_t)path, 0u /* "r" */, path_len};
-    uint32_t handle = semihost_call(SYS_OPEN, open_block);
+    const uint32_t open_block[3] = {(uint32_t)(uintptr_t)path, mode, path_len};
+    return semihost_call(SYS_OPEN, open_block);
+}
+
+int32_t semihost_read_file(const char *path, uint8_t *buf, uint32_t len)
+{
+    uint32_t handle = open_file(path, MODE_R);
     if (handle == UINT32_MAX) {
         return -1;
     }
@@ -83,12 +88,7 @@ int32_t semihost_read_file(const char *path, uint8_t *buf, uint32_t len)
 
 bool semihost_read_bytes(const char *path, uint8_t *buf, uint32_t len)
 {
-    uint32_t path_len = 0;
-    while (path[path_len] != '\0') {
-        path_len++;
-    }
-    const uint32_t open_block[3] = {(uint32_t)(uintptr_t)path, 1u /* "rb" */, path_len};
-    uint32_t handle = semihost_call(SYS_OPEN, open_block);
+    uint32_t handle = open_file(path, MODE_RB);
     if (handle == UINT32_MAX) {
         return false;
     }
@@ -98,6 +98,16 @@ bool semihost_read_bytes(const char *path, uint8_t *buf, uint32_t len)
     bool ok = semihost_call(SYS_READ, read_block) == 0u;
     (void)semihost_call(SYS_CLOSE, handle_block);
     return ok;
+}
+
+bool semihost_create_file(const char *path)
+{
+    uint32_t handle = open_file(path, MODE_W);
+    if (handle == UINT32_MAX) {
+        return false;
+    }
+    const uint32_t handle_block[1] = {handle};
+    return semihost_call(SYS_CLOSE, handle_block) == 0u;
 }
 
 void semihost_exit(uint32_t code)

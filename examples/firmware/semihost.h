@@ -1,6 +1,8 @@
 /*
- * semihost.h — ARM semihosting for logs and exit (and, for the bench image, its
- * arguments and a host file): the debugger (here QEMU with
+ * semihost.h — semihosting for logs and exit (and, for the bench image, its arguments
+ * and a host file; for a board with one UART, the link-control line's files): the
+ * Arm and RISC-V semihosting calls are the same (arch/<arch>/semihost_trap.h says how
+ * each is made). The debugger (here QEMU with
  * `-semihosting-config enable=on,target=native`) performs the call. Logs go to QEMU's
  * stderr, never to UART0, which carries only MCP bytes.
  *
@@ -30,6 +32,10 @@ int32_t semihost_read_file(const char *path, uint8_t *buf, uint32_t len);
 /* Read exactly `len` bytes from the start of the host file `path` (SYS_OPEN, SYS_READ,
  * SYS_CLOSE; no SYS_FLEN, so a device such as /dev/urandom works): true when all came. */
 bool semihost_read_bytes(const char *path, uint8_t *buf, uint32_t len);
+
+/* Create the host file `path`, empty (SYS_OPEN mode "w", SYS_CLOSE; an existing one is
+ * truncated): true when it was. */
+bool semihost_create_file(const char *path);
 
 /* End the program with an exit code (SYS_EXIT_EXTENDED); QEMU exits with it. */
 __attribute__((noreturn)) void semihost_exit(uint32_t code);

@@ -1,5 +1,7 @@
 /*
- * startup.c — vector table and reset handler for the MPS2 Cortex-M3 / M4F boards.
+ * startup.c (Arm Cortex-M) — vector table and reset handler: the MPS2 Cortex-M3 / M4F
+ * boards, the micro:bit's Cortex-M0 (on ARMv6-M the MemManage, BusFault, UsageFault
+ * and DebugMonitor entries are reserved slots; a handler there is never called).
  *
  * Reset: enable the FPU (M4F), paint the stack, copy .data, zero .bss, run main.
  * Nothing here uses interrupts: the firmware polls its UARTs. Every other exception
