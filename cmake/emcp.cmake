@@ -13,8 +13,8 @@
 # line changed (the DEPENDS below), and then decides itself what to recompile; a build
 # with nothing changed does not start it. Its target dir is inside the CMake build dir.
 #
-# Sets EMCP_LIBRARY, EMCP_RUST_TARGET_RESOLVED, EMCP_NATIVE_LIBS and EMCP_DEFINES for the
-# install rules (../CMakeLists.txt).
+# Sets EMCP_LIBRARY, EMCP_RUST_TARGET_RESOLVED, EMCP_BUILD (target and features, in words),
+# EMCP_NATIVE_LIBS and EMCP_DEFINES for the install rules (../CMakeLists.txt).
 
 set(_emcp_root "${CMAKE_CURRENT_LIST_DIR}/..")
 get_filename_component(_emcp_root "${_emcp_root}" ABSOLUTE)
@@ -82,7 +82,9 @@ string(FIND "${_emcp_cfg}" "target_os=\"none\"" _emcp_bare)
 string(FIND "${_emcp_cfg}" "target_has_atomic=\"32\"" _emcp_atomics)
 set(EMCP_RUST_TARGET_RESOLVED "${_emcp_target}")
 if(NOT _emcp_target)
-    set(EMCP_RUST_TARGET_RESOLVED host)
+    execute_process(COMMAND "${EMCP_RUSTC}" -vV OUTPUT_VARIABLE _emcp_vv)
+    string(REGEX MATCH "host: [^\n]*" EMCP_RUST_TARGET_RESOLVED "${_emcp_vv}")
+    string(REPLACE "host: " "" EMCP_RUST_TARGET_RESOLVED "${EMCP_RUST_TARGET_RESOLVED}")
 endif()
 
 # Features: the firmware's on bare metal (no `std`, no `plans`), emcp-ffi's defaults else.
@@ -158,6 +160,13 @@ if(_emcp_bare EQUAL -1)
     endif()
 endif()
 
+if(EMCP_NO_DEFAULT_FEATURES)
+    set(EMCP_BUILD "${EMCP_RUST_TARGET_RESOLVED}, no default features + '${_emcp_features}'")
+else()
+    set(EMCP_BUILD "${EMCP_RUST_TARGET_RESOLVED}, default features + '${_emcp_features}'")
+endif()
+message(STATUS "emcp: libemcp_ffi for ${EMCP_BUILD}")
+
 # The cargo command line as a file that changes only when it does, so that a changed
 # cache variable runs cargo again whatever the generator.
 string(REPLACE ";" " " _emcp_cmdline "${_emcp_env} ${EMCP_CARGO} ${_emcp_args}")
@@ -170,7 +179,7 @@ add_custom_command(OUTPUT "${EMCP_LIBRARY}"
     DEPENDS ${_emcp_sources} "${_emcp_dir}/command" "${_emcp_root}/Cargo.toml" "${_emcp_root}/Cargo.lock"
         "${_emcp_root}/core/Cargo.toml" "${_emcp_root}/ffi/Cargo.toml"
     WORKING_DIRECTORY "${_emcp_root}"
-    COMMENT "cargo: libemcp_ffi for ${EMCP_RUST_TARGET_RESOLVED} (features: ${_emcp_features})"
+    COMMENT "cargo: libemcp_ffi for ${EMCP_BUILD}"
     USES_TERMINAL VERBATIM)
 add_custom_target(emcp_cargo ALL DEPENDS "${EMCP_LIBRARY}")
 
@@ -181,9 +190,3 @@ set_target_properties(emcp::emcp PROPERTIES
     INTERFACE_COMPILE_DEFINITIONS "${EMCP_DEFINES}"
     INTERFACE_LINK_LIBRARIES "${EMCP_NATIVE_LIBS}")
 add_dependencies(emcp::emcp emcp_cargo)
-if(EMCP_NO_DEFAULT_FEATURES)
-    set(_emcp_defaults "no default features")
-else()
-    set(_emcp_defaults "default features")
-endif()
-message(STATUS "emcp: libemcp_ffi for ${EMCP_RUST_TARGET_RESOLVED}, ${_emcp_defaults} + '${_emcp_features}'")
