@@ -18,7 +18,7 @@ UART cannot signal "end of stream", so this relay does both:
   (a firmware bug). Without `I` it gives up 20 s after end of input. If QEMU stops
   first, its exit code is the relay's.
 
-Two forms of the link line, chosen by the first argument:
+Two forms of the link line, chosen by `--link` (before QEMU's arguments):
 - `--link uart` (the default): UART1, a second `-serial` the relay adds (the MPS2
   boards, sifive_e);
 - `--link files`: for a board with one UART (the micro:bit's nRF51). QEMU runs in the
@@ -26,9 +26,19 @@ Two forms of the link line, chosen by the first argument:
   (`E<n>\n`, whole: written aside, then renamed), which the firmware opens over
   semihosting (a relative path: QEMU's working directory) while idle; the firmware
   says idle by creating the file `idle` the same way.
+
+Two ways to join the UARTs, chosen by `--serial`:
+- `--serial unix` (the default): a Unix socket per UART in the temporary directory,
+  which QEMU connects to (`-serial unix:PATH`);
+- `--serial pipe`: a pair of named pipes per UART there (`-serial pipe:PATH`: QEMU
+  reads PATH.in and writes PATH.out), for a UART model that drops a byte when its
+  backend cannot take it at once (QEMU 7.2's SiFive UART, sifive_e: it has no
+  transmit-full state). A socket takes a few hundred one-byte writes before it
+  refuses one; a pipe holds its size in bytes, and the relay makes it 1 MiB.
 """
 
 import ctypes
+import fcntl
 import json
 import os
 import select
@@ -145,6 +155,38 @@ def response_key(line):
     return None
 
 
+class Pipes:
+    """A UART joined through two named pipes (`--serial pipe`), read and written like
+    the connected socket of `--serial unix`: recv, sendall, fileno (for select)."""
+
+    F_SETPIPE_SZ = 1031
+    SIZE = 1 << 20  # Linux's default limit for an unprivileged process
+
+    def __init__(self, path):
+        for end in (".in", ".out"):
+            os.mkfifo(path + end, 0o600)
+        # Read-write opens never wait for the other side; QEMU's end of the pipe does
+        # not close before QEMU exits, which the relay sees by polling QEMU.
+        self.tx = os.open(path + ".in", os.O_RDWR)
+        self.rx = os.open(path + ".out", os.O_RDWR)
+        for fd in (self.tx, self.rx):
+            try:
+                fcntl.fcntl(fd, self.F_SETPIPE_SZ, self.SIZE)
+            except OSError:
+                pass  # the default size (64 KiB) then
+
+    def fileno(self):
+        return self.rx
+
+    def recv(self, n):
+        return os.read(self.rx, n)
+
+    def sendall(self, data):
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.tx, view):]
+
+
 class UartLink:
     """The link line on UART1: `E<n>\n` out, `I` back."""
 
@@ -218,6 +260,15 @@ class Relay:
         out, partial, idle = sys.stdout.buffer, b"", False
         while True:
             ready, _, _ = select.select([self.uart0] + self.link.readable(), [], [], 0.05)
+            if not ready and qemu.poll() is not None:
+                # QEMU stopped (a pipe never reads as closed): what it wrote, then its code.
+                while select.select([self.uart0], [], [], 0)[0]:
+                    data = self.uart0.recv(65536)
+                    if not data:
+                        break
+                    out.write(data)
+                out.flush()
+                return qemu.returncode
             if self.uart0 in ready:
                 data = self.uart0.recv(65536)
                 if not data:
@@ -258,23 +309,32 @@ def die_with_parent():
 
 def main():
     args = sys.argv[1:]
-    files = args[:2] == ["--link", "files"]
-    if args[:1] == ["--link"]:
-        if args[1:2] not in (["uart"], ["files"]):
-            print("relay: --link takes uart or files", file=sys.stderr)
+    options = {"--link": "uart", "--serial": "unix"}
+    choices = {"--link": ("uart", "files"), "--serial": ("unix", "pipe")}
+    while args[:1] and args[0] in options:
+        if args[1:2] not in [[c] for c in choices[args[0]]]:
+            print(f"relay: {args[0]} takes {' or '.join(choices[args[0]])}", file=sys.stderr)
             return 2
+        options[args[0]] = args[1]
         args = args[2:]
+    files = options["--link"] == "files"
+    pipes = options["--serial"] == "pipe"
     tmp = tempfile.mkdtemp(prefix="emcp-fw-")
     paths = [os.path.join(tmp, "uart0")] + ([] if files else [os.path.join(tmp, "link")])
-    listeners = []
+    listeners, conns = [], []
     for path in paths:
+        if pipes:
+            conns.append(Pipes(path))
+            continue
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.bind(path)
         s.listen(1)
         listeners.append(s)
-    # UART0 (and UART1) are the first -serial devices; QEMU connects to us. With the
-    # file link, QEMU works in our folder: the firmware's relative paths are there.
-    argv = args + [a for p in paths for a in ("-serial", "unix:" + p)]
+    # UART0 (and UART1) are the first -serial devices; QEMU connects to our sockets or
+    # opens our pipes. With the file link, QEMU works in our folder: the firmware's
+    # relative paths are there.
+    kind = "pipe:" if pipes else "unix:"
+    argv = args + [a for p in paths for a in ("-serial", kind + p)]
     qemu = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sys.stderr,
                             preexec_fn=die_with_parent, cwd=tmp if files else None)
 
@@ -290,7 +350,6 @@ def main():
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, on_signal)
     try:
-        conns = []
         for s in listeners:
             s.settimeout(10)
             conns.append(s.accept()[0])
