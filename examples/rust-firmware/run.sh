@@ -1,25 +1,32 @@
 #!/usr/bin/env bash
-# run.sh [m3|m4f] — the Rust sensor-board firmware (emcp::serve on cortex-m-rt, no C
-# ABI) in QEMU as an MCP stdio server, exactly as examples/firmware/run.sh runs the C
-# image.
+# run.sh [m3|m4f|m0|rv32] — the Rust sensor-board firmware (emcp::serve, no C ABI) in
+# QEMU as an MCP stdio server, exactly as examples/firmware/run.sh runs the C image.
 #
-#   m3   Cortex-M3,  thumbv7m-none-eabi,    QEMU mps2-an385 (default)
-#   m4f  Cortex-M4F, thumbv7em-none-eabihf, QEMU mps2-an386
+#   m3    Cortex-M3,     thumbv7m-none-eabi,          QEMU mps2-an385 (default)
+#   m4f   Cortex-M4F,    thumbv7em-none-eabihf,       QEMU mps2-an386
+#   m0    Cortex-M0,     thumbv6m-none-eabi,          QEMU microbit (nRF51822)
+#   rv32  RV32IMC (E31), riscv32imc-unknown-none-elf, QEMU sifive_e (FE310)
 #
-# Installs what is missing (the Rust targets, qemu-system-arm, defmt-print), builds the
-# release image (cargo rebuilds only when a source changed), then runs QEMU with the
-# board's UART0 on this script's stdin/stdout through examples/firmware/relay.py, which
-# ends QEMU when stdin has closed and every request was answered. stdout carries only
-# MCP bytes; everything else goes to stderr: installs, builds, and the firmware's defmt
-# logs, which come over semihosting on QEMU's stdout and are decoded by defmt-print.
+# Installs what is missing (the Rust targets, QEMU, defmt-print), builds the release
+# image (cargo rebuilds only when a source changed; the target names the board), then
+# runs QEMU with the board's UART0 on this script's stdin/stdout through
+# examples/firmware/relay.py, which ends QEMU when stdin has closed and every request
+# was answered. stdout carries only MCP bytes; everything else goes to stderr:
+# installs, builds, and the firmware's defmt logs, which come over semihosting on
+# QEMU's stdout and are decoded by defmt-print.
 set -euo pipefail
 
 board=${1:-m3}
+# The relay's link line: UART1 (a second -serial), or files for the micro:bit, whose
+# nRF51 has one UART.
+link=uart
 case $board in
-    m3) machine=mps2-an385 cpu=cortex-m3 target=thumbv7m-none-eabi ;;
-    m4f) machine=mps2-an386 cpu=cortex-m4 target=thumbv7em-none-eabihf ;;
+    m3) qemu=(qemu-system-arm -M mps2-an385 -cpu cortex-m3) target=thumbv7m-none-eabi ;;
+    m4f) qemu=(qemu-system-arm -M mps2-an386 -cpu cortex-m4) target=thumbv7em-none-eabihf ;;
+    m0) qemu=(qemu-system-arm -M microbit) target=thumbv6m-none-eabi link=files ;;
+    rv32) qemu=(qemu-system-riscv32 -M sifive_e) target=riscv32imc-unknown-none-elf ;;
     *)
-        echo "usage: $0 [m3|m4f]" >&2
+        echo "usage: $0 [m3|m4f|m0|rv32]" >&2
         exit 2
         ;;
 esac
@@ -45,11 +52,13 @@ elf=$target_dir/$target/release/emcp-rust-firmware
     if ! rustup target list --installed 2>/dev/null | grep -qx "$target"; then
         "$repo/scripts/setup-rust-targets.sh"
     fi
-    if ! command -v qemu-system-arm >/dev/null; then
-        echo "run.sh: installing qemu-system-arm"
+    if ! command -v "${qemu[0]}" >/dev/null; then
+        # Debian packages qemu-system-riscv32 in qemu-system-misc.
+        package=${qemu[0]/qemu-system-riscv32/qemu-system-misc}
+        echo "run.sh: installing $package"
         export DEBIAN_FRONTEND=noninteractive
         apt-get update
-        apt-get install -y --no-install-recommends qemu-system-arm
+        apt-get install -y --no-install-recommends "$package"
     fi
     if ! command -v defmt-print >/dev/null; then
         echo "run.sh: installing defmt-print"
@@ -61,13 +70,14 @@ elf=$target_dir/$target/release/emcp-rust-firmware
 # The relay needs only Python's standard library; the system interpreter starts fastest.
 python=/usr/bin/python3
 [ -x "$python" ] || python=python3
-# The relay starts QEMU (adding the two -serial sockets at the end of the command) and
-# kills it when done. bash takes QEMU's place by exec, so the relay's process is QEMU's;
+# The relay starts QEMU (adding the -serial sockets at the end of the command: UART0,
+# and UART1 for the UART link; with the file link, in its temporary folder, where the
+# firmware's semihosting opens `eof` and creates `idle`) and kills it when done. bash takes QEMU's place by exec, so the relay's process is QEMU's;
 # QEMU's stdout (semihosting: the defmt frames, nothing else) goes to defmt-print,
 # whose text goes to stderr, the message alone (`--log-format '{s}'`: the lines read as
 # the C image's semihosting lines do). defmt-print ends with QEMU's output.
 # shellcheck disable=SC2016 # $@ and $0 belong to the inner bash
-exec "$python" "$repo/examples/firmware/relay.py" bash -c \
+exec "$python" "$repo/examples/firmware/relay.py" --link "$link" bash -c \
     'exec "$@" > >(exec defmt-print --log-format "{s}" -e "$0" >&2)' "$elf" \
-    qemu-system-arm -M "$machine" -cpu "$cpu" -display none -monitor none \
+    "${qemu[@]}" -display none -monitor none \
     -semihosting-config enable=on,target=native -kernel "$elf"

@@ -1,12 +1,13 @@
-//! The stack's high-water mark. cortex-m-rt paints the stack region at reset
-//! (`paint-stack`, with [`cortex_m_rt::STACK_PAINT_VALUE`]; memory.x places it at the
-//! bottom of RAM, as the C image's link.ld does); the deepest word no longer holding
-//! the paint is the peak so far, start-up included (as the C image measures it).
+//! The stack's high-water mark. The board paints the stack region at reset with
+//! [`STACK_PAINT`] (cortex-m-rt's `paint-stack`; on RISC-V the board's
+//! `__pre_init`); each board's memory.x places the region at the bottom of RAM, as the
+//! C image's link.ld does. The deepest word no longer holding the paint is the peak so
+//! far, start-up included (as the C image measures it).
 
 use core::ptr::{addr_of, read_volatile};
 use core::sync::atomic::{AtomicUsize, Ordering};
 
-use cortex_m_rt::STACK_PAINT_VALUE;
+use crate::board::STACK_PAINT;
 
 extern "C" {
     static _stack_end: u32;
@@ -27,7 +28,7 @@ pub fn high_water() -> usize {
     let (bottom, top) = bounds();
     let mut p = bottom;
     // SAFETY: every word of [bottom, top) is RAM of the stack region; read only.
-    while p < top && unsafe { read_volatile(p as *const u32) } == STACK_PAINT_VALUE {
+    while p < top && unsafe { read_volatile(p as *const u32) } == STACK_PAINT {
         p += 4;
     }
     top - p
