@@ -2,11 +2,13 @@
 
 `python3 -m unittest discover -s tests/firmware` (standard library only).
 
-The relay runs with a stand-in for QEMU (`fake_qemu.py`): it connects to the relay's
-two sockets as QEMU's -serial devices do, answers every line on UART0 with a JSON-RPC
-error carrying id null, and on the link line says `I` (idle) once it has read the
-announced byte count. So the relay's own handling of the traffic is what is tested:
-it must forward every byte, survive every line, and end when input has ended.
+The relay runs with a stand-in for QEMU (`fake_qemu.py`): it opens the relay's serial
+devices as QEMU's -serial devices do (Unix sockets, or named pipes with `--serial
+pipe`), answers every line on UART0 with a JSON-RPC error carrying id null, and says
+`I` (idle) once the byte count the relay announced has come: on the link line (UART1),
+or with `--link files` through the files `eof` and `idle` in its working directory.
+So the relay's own handling of the traffic is what is tested: it must forward every
+byte, survive every line, announce the right count, and end when input has ended.
 """
 
 import importlib.util
@@ -113,21 +115,50 @@ class Random(unittest.TestCase):
 
 
 class Process(unittest.TestCase):
-    def run_relay(self, data):
-        p = subprocess.run([sys.executable, RELAY, sys.executable, FAKE], input=data,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    LINES = [nested(DEEP), b'{"a":' * DEEP + b"}" * DEEP,
+             b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":' + nested(DEEP) + b"}}",
+             b"\xff\xfe{", b'{"id":"\xed\xa0\x80","method":"m"}', b'{"id":"\\ud800","method":"m"}',
+             b"{" * DEEP, b"", b"\r", PING]
+
+    def run_relay(self, data, *options):
+        p = subprocess.run([sys.executable, RELAY, *options, sys.executable, FAKE], input=data,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
         return p.returncode, p.stdout.split(b"\n")[:-1], p.stderr.decode(errors="replace")
 
-    def test_every_line_is_forwarded_and_the_relay_ends(self):
-        lines = [nested(DEEP), b'{"a":' * DEEP + b"}" * DEEP,
-                 b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":' + nested(DEEP) + b"}}",
-                 b"\xff\xfe{", b'{"id":"\xed\xa0\x80","method":"m"}', b'{"id":"\\ud800","method":"m"}',
-                 b"{" * DEEP, b"", b"\r", PING]
-        data = b"\n".join(lines) + b"\n"
-        code, out, err = self.run_relay(data)
+    def check_every_line(self, *options):
+        data = b"\n".join(self.LINES) + b"\n"
+        code, out, err = self.run_relay(data, *options)
         self.assertEqual(code, 0, err)
+        self.assertNotIn("not idle", err)
         # The fake answers each non-empty line once, in order.
-        self.assertEqual(len(out), sum(1 for line in lines if line.strip()), err)
+        self.assertEqual(len(out), sum(1 for line in self.LINES if line.strip()), err)
+
+    def test_every_line_is_forwarded_and_the_relay_ends(self):
+        self.check_every_line()
+
+    def test_the_same_over_pipes(self):
+        self.check_every_line("--serial", "pipe")
+
+    def test_the_same_with_the_file_link(self):
+        # The fake exits 3 or 4 (the relay's code then) when `eof` is wrong, and never
+        # says idle when the relay did not run it in the folder that holds `eof`.
+        self.check_every_line("--link", "files")
+        self.check_every_line("--link", "files", "--serial", "pipe")
+
+    def test_a_last_line_without_newline_with_the_file_link(self):
+        code, out, err = self.run_relay(PING + b"\n" + PING, "--link", "files")
+        self.assertEqual((code, len(out)), (0, 2), err)
+        self.assertNotIn("not idle", err)
+
+    def test_qemu_stopping_ends_the_relay_with_its_code(self):
+        for options in [(), ("--serial", "pipe"), ("--link", "files", "--serial", "pipe")]:
+            code, out, err = self.run_relay(PING + b"\nexit 7\n" + PING + b"\n", *options)
+            self.assertEqual((code, len(out)), (7, 1), (options, err))
+
+    def test_unknown_options_are_refused(self):
+        for options in [("--link", "tcp"), ("--serial", "tcp"), ("--link",)]:
+            code, _, err = self.run_relay(b"", *options)
+            self.assertEqual(code, 2, (options, err))
 
 
 if __name__ == "__main__":
