@@ -98,8 +98,8 @@ else()
 endif()
 option(EMCP_CRITICAL_SECTION_SINGLE_CORE
     "Without atomic RMW: emcp masks interrupts itself (OFF: define emcp_critical_section_acquire/_release)" ON)
-option(EMCP_OMIT_FRAME_POINTERS
-    "Cortex-M: rustc's target spec without forced frame pointers, core rebuilt (rust-src, RUSTC_BOOTSTRAP=1)" OFF)
+option(EMCP_BUILD_STD
+    "Bare metal: core built with the library (rust-src, RUSTC_BOOTSTRAP=1), no forced frame pointers" OFF)
 
 set(_emcp_features "${EMCP_FEATURES}")
 if(_emcp_atomics EQUAL -1 AND EMCP_CRITICAL_SECTION_SINGLE_CORE)
@@ -122,15 +122,19 @@ if(_emcp_features)
 endif()
 set(_emcp_env "")
 set(_emcp_out "${_emcp_target}")
-if(_emcp_target AND EMCP_OMIT_FRAME_POINTERS AND _emcp_target MATCHES "^thumb")
-    # As the firmware Makefile: rustc's own spec, frame pointers allowed to be omitted.
+if(_emcp_bare GREATER -1 AND EMCP_BUILD_STD)
+    # As the firmware Makefile: rustc's own target spec, but frame pointers may be omitted
+    # (the thumb targets force them, a frame set-up in every function); core built with it.
     set(_emcp_out "${_emcp_target}-nofp")
     execute_process(COMMAND "${CMAKE_COMMAND}" -E env RUSTC_BOOTSTRAP=1
         "${EMCP_RUSTC}" -Z unstable-options --print target-spec-json --target ${_emcp_target}
         OUTPUT_VARIABLE _emcp_spec RESULT_VARIABLE _emcp_rc)
+    if(_emcp_rc)
+        message(FATAL_ERROR "emcp: EMCP_BUILD_STD: rustc could not print the spec of ${_emcp_target}")
+    endif()
     string(REGEX REPLACE "\"frame-pointer\": *\"always\"" "\"frame-pointer\": \"may-omit\"" _emcp_spec "${_emcp_spec}")
-    file(MAKE_DIRECTORY "${_emcp_dir}")
-    file(WRITE "${_emcp_dir}/${_emcp_out}.json" "${_emcp_spec}")
+    file(WRITE "${_emcp_dir}/${_emcp_out}.json.new" "${_emcp_spec}")
+    configure_file("${_emcp_dir}/${_emcp_out}.json.new" "${_emcp_dir}/${_emcp_out}.json" COPYONLY)
     set(_emcp_target_arg --target "${_emcp_dir}/${_emcp_out}.json" -Zjson-target-spec -Zbuild-std=core)
     set(_emcp_env RUSTC_BOOTSTRAP=1)
 endif()
