@@ -9,13 +9,16 @@
 #   2. the root project built and installed (`cmake --install --prefix`): the board through
 #      find_package(emcp) passes the transcripts, and the board compiled and linked with
 #      `pkg-config --cflags --libs emcp` alone passes them too;
-#   3. each toolchain file in cmake/toolchains/ (Cortex-M0+, M3, M4F, M33, RV32IMC,
+#   3. each toolchain file in cmake/toolchains/ (Cortex-M0, M3, M4F, M33, RV32IMC,
 #      RV32IMAC): the library for the Rust target derived from it, and tests/cmake/link-check
 #      (emcp_version() and a resource-changed flag) linked against emcp::emcp with no C
-#      library; on Cortex-M0+ also without the library's critical section: links with the
-#      firmware's hooks, and without them fails naming emcp_critical_section_acquire.
+#      library; on Cortex-M0 also without the library's critical section: links with the
+#      firmware's hooks, and without them fails naming emcp_critical_section_acquire;
+#   4. examples/firmware/CMakeLists.txt for m0, m3 and rv32 (the Makefile's images through
+#      the package): each builds, and the M3 image passes the transcripts in QEMU.
 #
-# Installs cmake and pkg-config with apt-get when missing. Builds in target/cmake-tests/
+# Installs what is missing with apt-get (cmake, pkg-config, the GCCs, picolibc's headers,
+# QEMU) and the Rust targets (scripts/setup-rust-targets.sh). Builds in target/cmake-tests/
 # (EMCP_CMAKE_TEST_DIR), kept between runs so a re-run rebuilds only what changed.
 # Build output goes to stderr; stdout has one line per check, then "N passed, M failed".
 # Exits non-zero on any failure.
@@ -31,6 +34,9 @@ cd "$root"
     command -v pkg-config >/dev/null || packages+=(pkg-config)
     command -v arm-none-eabi-gcc >/dev/null || packages+=(gcc-arm-none-eabi libnewlib-arm-none-eabi)
     command -v riscv64-unknown-elf-gcc >/dev/null || packages+=(gcc-riscv64-unknown-elf)
+    # The RV32 firmware's <string.h> (no C library is linked); QEMU for the M3 image.
+    [ -e /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs ] || packages+=(picolibc-riscv64-unknown-elf)
+    command -v qemu-system-arm >/dev/null || packages+=(qemu-system-arm)
     if [ "${#packages[@]}" -gt 0 ]; then
         echo "tests/cmake/run.sh: installing ${packages[*]}"
         export DEBIAN_FRONTEND=noninteractive
@@ -38,6 +44,7 @@ cd "$root"
         apt-get install -y --no-install-recommends "${packages[@]}"
     fi
     cmake --version | head -n 1
+    scripts/setup-rust-targets.sh # the bare-metal targets, and rust-src for the firmware
 } >&2
 jobs="$(nproc 2>/dev/null || echo 2)"
 mkdir -p "$out"
@@ -103,7 +110,7 @@ for pair in arm-none-eabi-cortex-m0:thumbv6m-none-eabi arm-none-eabi-cortex-m3:t
     check "${pair%%:*}: ${pair#*:} library, C link" cross "${pair%%:*}" "${pair#*:}"
 done
 
-# Cortex-M0+ with the firmware's own critical section.
+# Cortex-M0 with the firmware's own critical section.
 hooks() { # hooks ON|OFF: the link with (ON) or without the firmware's hooks
     suffix=-hooks cross arm-none-eabi-cortex-m0 thumbv6m-none-eabi -DEMCP_CRITICAL_SECTION_SINGLE_CORE=OFF \
         -DCHECK_HOOKS="$1" >"$out/hooks-$1.log" 2>&1
@@ -123,6 +130,17 @@ hooks_missing() {
 }
 check "cortex-m0, EMCP_CRITICAL_SECTION_SINGLE_CORE=OFF: links with the firmware's hooks" hooks_link
 check "cortex-m0, EMCP_CRITICAL_SECTION_SINGLE_CORE=OFF: fails without them" hooks_missing
+
+# 4. The firmware images through the package (examples/firmware/CMakeLists.txt); the
+#    Cortex-M3 one passes the transcripts in QEMU, run as examples/firmware/run.sh runs it.
+for board in m0 m3 rv32; do
+    check "firmware $board (examples/firmware/CMakeLists.txt) builds" \
+        build examples/firmware "$out/firmware-$board" -DFW_BOARD="$board"
+done
+qemu_m3="$(printf '%q ' /usr/bin/python3 "$root/examples/firmware/relay.py" qemu-system-arm -M mps2-an385 \
+    -cpu cortex-m3 -display none -monitor none -semihosting-config enable=on,target=native \
+    -kernel "$out/firmware-m3/emcp-firmware.elf")"
+check "firmware m3 (CMake) transcripts in QEMU" transcripts "$qemu_m3"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
