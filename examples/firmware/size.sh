@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# size.sh [--check] — footprint of the firmware image on both targets.
+# size.sh [--check] — footprint of the firmware image on every board.
 #
-# For m3 (Cortex-M3) and m4f (Cortex-M4F): builds the release image (run.sh), prints
-# text, data and bss (arm-none-eabi-size), the stack high-water mark after the
-# bad-input transcript (tests/transcripts/bad_input.txt, fed through run.sh; the
-# firmware logs the mark over semihosting) and after every transcript, RAM =
-# data + bss + the larger stack mark, and the `core::panicking` symbols linked into
-# the image with the calls that can reach them (panic_paths.py).
+# For m3 (Cortex-M3), m4f (Cortex-M4F), m0 (Cortex-M0, the micro:bit's nRF51) and
+# rv32 (RV32IMC, sifive_e): builds the release image (run.sh), prints text, data and
+# bss (the board's binutils `size`), the stack high-water mark after the bad-input
+# transcript (tests/transcripts/bad_input.txt, fed through run.sh; the firmware logs
+# the mark over semihosting) and after every transcript, RAM = data + bss + the larger
+# stack mark, and the `core::panicking` symbols linked into the image with the calls
+# that can reach them (panic_paths.py). For m0 and rv32, whose chips have 16 KiB of
+# RAM, it also says whether that RAM fits.
 #
 # Goals (M3): text <= 32 KiB and RAM <= 8 KiB; aim: 24 KiB and 4 KiB. With --check the
-# script exits 1 when the M3 image misses a "must" goal or links a panic path.
+# script exits 1 when the M3 image misses a "must" goal or links a panic path (the
+# other boards are reported, not checked).
 # Figures go to stdout; builds and firmware logs to stderr.
 #
 # size.sh --matrix [--tsv] — the footprint matrix instead, as a Markdown table: every
-# image, on M3 and M4F: text, data, bss, stack peak over every transcript, RAM (data +
-# bss + stack peak), and the call sites that can reach `core::panicking`
-# (panic_paths.py). Images: the C board on the C ABI, the Makefile's variants —
+# image, on each cpu it is built for: text, data, bss, stack peak over every
+# transcript, RAM (data + bss + stack peak), and the call sites that can reach
+# `core::panicking` (panic_paths.py). Images: the C board on the C ABI, the Makefile's
+# variants, on m3, m4f, m0 and rv32 —
 # `c-full` (both eras), `c-tools` (tools only: board.c's tools, emcp without the
 # other capabilities), `c-tools-legacy` (the same, initialize era only), `c-legacy`,
 # `c-stateless` (the whole board, one era), `c-plans` (the whole board with its input
@@ -23,7 +27,8 @@
 # `rust-full`, the Rust board on emcp
 # directly (examples/rust-firmware: cortex-m-rt, both eras; its defmt log carries the
 # same stack line), and `rust-tools-legacy`, the same with emcp built for tools and
-# the initialize era only. With --tsv: the same as tab-separated lines
+# the initialize era only, on the cpus in RUST_CPUS (default: m3 m4f m0 rv32). With
+# --tsv: the same as tab-separated lines
 # `image<TAB>cpu<TAB>text<TAB>data<TAB>bss<TAB>stack<TAB>ram`, no header, for scripts.
 #
 # size.sh --by-source — where the M3 image's text goes, as Markdown: the same image
@@ -70,13 +75,24 @@ stack_peak() {
         sed -n 's/^emcp: stack high-water \([0-9]*\) bytes$/\1/p' | sort -n | tail -1
 }
 
+# text, data and bss of an ELF (`sizes ELF`), read by the binutils of its machine.
+sizes() {
+    local tool=arm-none-eabi-size
+    [ "$(od -An -tu2 -j18 -N2 "$1" | tr -d ' ')" = 243 ] && tool=riscv64-unknown-elf-size
+    "$tool" "$1" | tail -1 | cut -f1-3
+}
+
+# The C boards, and the cpus of the Rust firmware's rows in the matrix.
+boards=(m3 m4f m0 rv32)
+read -r -a rust_cpus <<<"${RUST_CPUS:-m3 m4f m0 rv32}"
+
 cargo build -q --manifest-path "$repo/Cargo.toml" -p emcp-tests --bin transcript-input >&2
 
 if [ "$matrix" = 1 ]; then
     # One image: its ELF (built and booted once by its run script) -> a row.
     row() { # NAME BOARD ELF RUN_SCRIPT
         local name=$1 board=$2 elf=$3 run=$4 text data bss peak=0 s t panics
-        read -r text data bss _ < <(arm-none-eabi-size "$elf" | tail -1)
+        read -r text data bss < <(sizes "$elf")
         # The other era's transcripts get errors from a one-era image: still served.
         for t in "$repo"/tests/transcripts/*.txt; do
             s=$(stack_peak "$board" "$t" "$run")
@@ -99,7 +115,7 @@ if [ "$matrix" = 1 ]; then
         variant=${image#c-}
         suffix=
         [ "$variant" = full ] || suffix=-$variant
-        for board in m3 m4f; do
+        for board in "${boards[@]}"; do
             EMCP_FW_VARIANT=$variant "$here/run.sh" "$board" </dev/null >/dev/null
             EMCP_FW_VARIANT=$variant row "$image" "$board" \
                 "$repo/target/firmware/$board$suffix/emcp-firmware.elf" "$here/run.sh"
@@ -107,10 +123,12 @@ if [ "$matrix" = 1 ]; then
     done
     # The Rust board on emcp directly (examples/rust-firmware).
     rust_run=$repo/examples/rust-firmware/run.sh
-    for board in m3 m4f; do
+    for board in "${rust_cpus[@]}"; do
         case $board in
             m3) target=thumbv7m-none-eabi ;;
             m4f) target=thumbv7em-none-eabihf ;;
+            m0) target=thumbv6m-none-eabi ;;
+            rv32) target=riscv32imc-unknown-none-elf ;;
         esac
         "$rust_run" "$board" </dev/null >/dev/null
         row rust-full "$board" "$repo/target/rust-firmware/$target/release/emcp-rust-firmware" "$rust_run"
@@ -121,10 +139,10 @@ if [ "$matrix" = 1 ]; then
     exit 0
 fi
 
-for board in m3 m4f; do
+for board in "${boards[@]}"; do
     "$here/run.sh" "$board" </dev/null >/dev/null # builds (output on stderr) and boots once
     elf=$repo/target/firmware/$board/emcp-firmware.elf
-    read -r text data bss _ < <(arm-none-eabi-size "$elf" | tail -1)
+    read -r text data bss < <(sizes "$elf")
     bad=$(stack_peak "$board" "$repo/tests/transcripts/bad_input.txt")
     all=$bad
     for t in "$repo"/tests/transcripts/*.txt; do
@@ -132,8 +150,10 @@ for board in m3 m4f; do
         [ "${s:-0}" -gt "$all" ] && all=$s
     done
     ram=$((data + bss + all))
-    panics=$(arm-none-eabi-readelf -sW "$elf" | awk '$4 == "FUNC" {print $8}' | grep panicking |
-        arm-none-eabi-c++filt | sed 's/\[[0-9a-f]*\]//g' | sort -u || true)
+    binutils=arm-none-eabi-
+    [ "$board" = rv32 ] && binutils=riscv64-unknown-elf-
+    panics=$("${binutils}readelf" -sW "$elf" | awk '$4 == "FUNC" {print $8}' | grep panicking |
+        "${binutils}c++filt" | sed 's/\[[0-9a-f]*\]//g' | sort -u || true)
     echo "== $board ($elf)"
     printf '  text %6d   data %5d   bss %5d   (bytes)\n' "$text" "$data" "$bss"
     printf '  stack high-water: %d bytes after bad_input.txt, %d after all transcripts\n' "$bad" "$all"
@@ -145,6 +165,10 @@ for board in m3 m4f; do
         echo "$panics" | sed 's/^/    /'
         echo "  calls that can reach them:"
         python3 "$here/panic_paths.py" "$elf" | sed 's/^/  /'
+    fi
+    if [ "$board" = m0 ] || [ "$board" = rv32 ]; then
+        if [ "$ram" -le 16384 ]; then verdict=yes; else verdict=NO; fi
+        printf '  RAM fits the chip'"'"'s 16 KiB: %s\n' "$verdict"
     fi
     if [ "$board" = m3 ]; then
         for goal in "text $text 32768 24576" "RAM $ram 8192 4096"; do
