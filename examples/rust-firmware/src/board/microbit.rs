@@ -1,6 +1,7 @@
 //! The BBC micro:bit in QEMU (`microbit`: nRF51822, Cortex-M0), on cortex-m-rt. What
 //! the application needs of it: a polled driver for the nRF51 UART, the link line, the
-//! semihosting call, and a HardFault handler.
+//! semihosting call, and a HardFault handler; and TIMER0 running, which keeps QEMU
+//! polling the UART's input ([`start_wake_timer`]).
 //!
 //! The nRF51 has one UART (0x40002000): it carries MCP and nothing else, so the relay's
 //! link line is two files over semihosting ([`FileLink`], the relay's `--link files`).
@@ -36,9 +37,12 @@ pub type McpLink = FileLink;
 ///
 /// Called once: nothing else in the program uses UART0.
 pub unsafe fn parts() -> (McpRx, McpTx, McpLink) {
-    // SAFETY: UART0 is the nRF51's UART, and (the caller's contract) this is its only
-    // user.
-    unsafe { init() };
+    // SAFETY: UART0 is the nRF51's UART and TIMER0 one of its timers, and (the caller's
+    // contract) this is their only user.
+    unsafe {
+        init();
+        start_wake_timer();
+    }
     (Rx { _private: () }, Tx { _private: () }, FileLink::new())
 }
 
@@ -114,6 +118,38 @@ unsafe fn init() {
     set(ENABLE, ENABLE_UART);
     set(TASKS_STARTTX, 1);
     set(TASKS_STARTRX, 1);
+}
+
+/// TIMER0's registers.
+const TIMER0_START: usize = 0x4000_8000;
+const TIMER0_SHORTS: usize = 0x4000_8200;
+const TIMER0_MODE: usize = 0x4000_8504;
+const TIMER0_BITMODE: usize = 0x4000_8508;
+const TIMER0_PRESCALER: usize = 0x4000_8510;
+const TIMER0_CC0: usize = 0x4000_8540;
+
+/// Run TIMER0 in circles of 1 ms (1 MHz, cleared on reaching CC[0] = 1000; no
+/// interrupt). Nothing reads it: it is there for QEMU, whose main loop then wakes every
+/// millisecond. Bytes the relay sends before TASKS_STARTRX find the UART refusing
+/// input, and QEMU polls its character backend again only when the main loop next
+/// wakes for another reason: about 1 s later without the timer (a session of one
+/// request took 1.2 s, 0.18 s with it). On hardware it only costs TIMER0's current.
+///
+/// # Safety
+///
+/// Nothing else uses TIMER0.
+unsafe fn start_wake_timer() {
+    let set = |register: usize, value: u32| {
+        // SAFETY: `register` is one of TIMER0's registers above (aligned words,
+        // accessed volatile), and (the caller's contract) nothing else uses TIMER0.
+        unsafe { write_volatile(register as *mut u32, value) }
+    };
+    set(TIMER0_MODE, 0); // timer
+    set(TIMER0_BITMODE, 3); // 32 bits
+    set(TIMER0_PRESCALER, 4); // 16 MHz / 2^4: 1 MHz
+    set(TIMER0_CC0, 1000); // 1 ms
+    set(TIMER0_SHORTS, 1); // COMPARE[0] clears the count
+    set(TIMER0_START, 1);
 }
 
 /// The receive side of UART0.
