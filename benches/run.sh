@@ -17,9 +17,12 @@
 #    emcp's (Rust board, same era). The fast boards run in rounds (5; --quick: 1), every
 #    board and era once per round, and a ratio is the median of the rounds' own ratios.
 #    (--quick builds the rmcp board in the dev profile: its ratios mean nothing then.)
-# 3. The firmware: footprint of the image (examples/firmware/size.sh), instructions per
+# 3. The firmware: footprint of the image on each board (examples/firmware/size.sh:
+#    M3, M4F, M0, RV32IMC), instructions per
 #    message on the Cortex-M3 under QEMU (benches/firmware/instr.sh; --quick:
-#    read_sensor only; and read_sensor on the image with plans, instr.sh --plans), and in full mode the matrix of image variants x Cortex-M3/M4F
+#    read_sensor only; and read_sensor on the image with plans, instr.sh --plans, and
+#    on the Cortex-M0 and RV32IMC images, instr.sh --cpu m0|rv32), and in full mode the
+#    matrix of image variants x Cortex-M3/M4F/M0/RV32IMC
 #    (size.sh --matrix); the networked image's footprint and instructions per HTTP
 #    request (benches/firmware/net.sh; --quick: N=2).
 # 4. Scaling: RAM against response size (benches/inproc scaling).
@@ -233,6 +236,14 @@ echo "schema text."
 echo
 bash benches/firmware/instr.sh --plans read_sensor | tee "$tmp/instr-m3-plans.md"
 echo
+echo "The same full image on the Cortex-M0 (QEMU microbit: thumbv6m, no divider, no"
+echo "atomic read-modify-write) and on RV32IMC (QEMU sifive_e): \`instr.sh --cpu m0|rv32\`."
+echo
+for cpu in m0 rv32; do
+    log "firmware: instructions per message on $cpu (benches/firmware/instr.sh --cpu $cpu)"
+    bash benches/firmware/instr.sh --cpu "$cpu" read_sensor | tee "$tmp/instr-$cpu.md"
+    echo
+done
 if [ "$quick" = 0 ]; then
     log "footprint matrix: examples/firmware/size.sh --matrix"
     echo "### Footprint matrix (examples/firmware/size.sh --matrix; stack peak over every transcript)"

@@ -4,6 +4,12 @@
 #
 #   benches/firmware/instr.sh [MESSAGE...]   # default: read_sensor read_text tools_list read_blob_4k
 #
+#   benches/firmware/instr.sh --cpu m0|rv32|m3 ...
+#
+# Any of the forms below on another cpu's image (default m3): m0, the Cortex-M0 of
+# QEMU's microbit (thumbv6m: no atomic read-modify-write, no divider, fewer and
+# narrower instructions); rv32, the RV32IMC of QEMU's sifive_e.
+#
 # The image is the full board of the firmware with examples/firmware/bench.c as its
 # main (`make VARIANT=bench`): no UART, the request lines read from a host file over
 # semihosting, the last one fed COUNT times through emcp_server_feed (the C ABI, the
@@ -39,16 +45,34 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 variant=bench
-if [ "${1:-}" = "--plans" ]; then
-    variant=bench-plans
+cpu=m3
+while [ $# -gt 0 ]; do
+    case $1 in
+        --plans) variant=bench-plans ;;
+        --cpu)
+            cpu=${2:-}
+            shift
+            ;;
+        *) break ;;
+    esac
     shift
-fi
+done
+# Each cpu's QEMU machine (its UARTs to null: the bench image uses none), and its name.
+case $cpu in
+    m3) qemu=(qemu-system-arm -M mps2-an385 -cpu cortex-m3 -serial null -serial null) name=Cortex-M3 ;;
+    m0) qemu=(qemu-system-arm -M microbit -serial null) name=Cortex-M0 ;;
+    rv32) qemu=(qemu-system-riscv32 -M sifive_e -serial null -serial null) name=RV32IMC ;;
+    *)
+        echo "usage: $0 [--cpu m3|m0|rv32] [--plans] ..." >&2
+        exit 2
+        ;;
+esac
 
-# Tools (arm-none-eabi-gcc, QEMU, the Rust target) as the firmware's own script
-# installs them; it also builds the library the bench image links.
-examples/firmware/run.sh m3 </dev/null >/dev/null
-make -s --no-print-directory -C examples/firmware BOARD=m3 VARIANT=$variant >&2
-elf=target/firmware/m3-$variant/emcp-firmware.elf
+# Tools (the cpu's GCC, QEMU, the Rust target) as the firmware's own script installs
+# them; it also builds the library the bench image links.
+examples/firmware/run.sh "$cpu" </dev/null >/dev/null
+make -s --no-print-directory -C examples/firmware BOARD="$cpu" VARIANT=$variant >&2
+elf=target/firmware/$cpu-$variant/emcp-firmware.elf
 cargo build --release -p emcp-bench --bin instr >&2
 instr=target/release/instr
 tmp=$(mktemp -d)
@@ -58,7 +82,7 @@ N=10
 
 # One instruction per translation block: `-singlestep` up to QEMU 8.0 (Debian 12 has
 # 7.2), the TCG accelerator's `one-insn-per-tb` from 8.1 on.
-read -r major minor < <(qemu-system-arm --version |
+read -r major minor < <("${qemu[0]}" --version |
     sed -n 's/^QEMU emulator version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
 if [ "${major:-0}" -gt 8 ] || { [ "${major:-0}" -eq 8 ] && [ "${minor:-0}" -ge 1 ]; }; then
     one_insn=(-accel tcg,one-insn-per-tb=on)
@@ -69,8 +93,7 @@ fi
 trace() { # lines-file count -> instructions the whole run executed
     local count
     count=$(printf '%07d' "$2") # as many digits in every run: parsing costs the same
-    qemu-system-arm -M mps2-an385 -cpu cortex-m3 -display none -monitor none \
-        -serial null -serial null \
+    "${qemu[@]}" -display none -monitor none \
         -semihosting-config "enable=on,target=native,arg=bench,arg=$count,arg=$1" \
         -kernel "$elf" "${one_insn[@]}" -d exec,nochain -D "$tmp/trace" 2>"$tmp/log" || {
         cat "$tmp/log" >&2
@@ -109,7 +132,7 @@ if [ "${1:-}" = "--profile" ]; then
     per_function >"$tmp/one"
     total2=$(trace "$tmp/lines" $((1 + N)))
     per_function >"$tmp/more"
-    echo "| instructions / msg | function (Cortex-M3, $2, $3) |"
+    echo "| instructions / msg | function ($name, $2, $3) |"
     echo "|---:|---|"
     awk -v n="$N" 'NR == FNR { one[$2] = $1; next } { d = ($1 - one[$2]) / n; if (d > 0) printf "%.0f %s\n", d, $2 }' \
         "$tmp/one" "$tmp/more" | sort -rn | head -n "${4:-25}" | c++filt |
@@ -127,7 +150,7 @@ messages=("$@")
 [ ${#messages[@]} -gt 0 ] || messages=(read_sensor read_text tools_list read_blob_4k)
 
 if [ "$tsv" -eq 0 ]; then
-    echo "| message | era | request B | response B | N | instructions / msg (Cortex-M3) |"
+    echo "| message | era | request B | response B | N | instructions / msg ($name) |"
     echo "|---|---|---:|---:|---:|---:|"
 fi
 for era in 2025-11-25 2026-07-28; do
