@@ -1,8 +1,8 @@
 /*
  * semihost.h — semihosting for logs and exit (and, for the bench image, its arguments
- * and a host file; for a board with one UART, the link-control line's files): the
- * Arm and RISC-V semihosting calls are the same (arch/<arch>/semihost_trap.h says how
- * each is made). The debugger (here QEMU with
+ * and a host file; for a board with one UART, the link-control line's files). Arm and
+ * RISC-V share the operations and their argument blocks; only the instruction that
+ * makes the call differs (arch/<arch>/semihost_trap.h). The debugger (here QEMU with
  * `-semihosting-config enable=on,target=native`) performs the call. Logs go to QEMU's
  * stderr, never to UART0, which carries only MCP bytes.
  *
