@@ -13,6 +13,7 @@ const BOARDS: &[(&str, &str)] = &[
     ("thumbv6m-none-eabi", "microbit"),
     ("thumbv7m-none-eabi", "mps2"),
     ("thumbv7em-none-eabihf", "mps2"),
+    ("thumbv8m.main-none-eabihf", "mps2_an505"),
     ("riscv32imc-unknown-none-elf", "sifive_e"),
 ];
 

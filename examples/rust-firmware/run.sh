@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# run.sh [m3|m4f|m0|rv32] — the Rust sensor-board firmware (emcp::serve, no C ABI) in
+# run.sh [m3|m4f|m33|m0|rv32] — the Rust sensor-board firmware (emcp::serve, no C ABI) in
 # QEMU as an MCP stdio server, exactly as examples/firmware/run.sh runs the C image.
 #
 #   m3    Cortex-M3,     thumbv7m-none-eabi,          QEMU mps2-an385 (default)
 #   m4f   Cortex-M4F,    thumbv7em-none-eabihf,       QEMU mps2-an386
+#   m33   Cortex-M33,    thumbv8m.main-none-eabihf,   QEMU mps2-an505
 #   m0    Cortex-M0,     thumbv6m-none-eabi,          QEMU microbit (nRF51822)
 #   rv32  RV32IMC (E31), riscv32imc-unknown-none-elf, QEMU sifive_e (FE310)
 #
@@ -24,12 +25,13 @@ link=uart serial=unix
 case $board in
     m3) qemu=(qemu-system-arm -M mps2-an385 -cpu cortex-m3) target=thumbv7m-none-eabi ;;
     m4f) qemu=(qemu-system-arm -M mps2-an386 -cpu cortex-m4) target=thumbv7em-none-eabihf ;;
+    m33) qemu=(qemu-system-arm -M mps2-an505 -cpu cortex-m33) target=thumbv8m.main-none-eabihf ;;
     m0) qemu=(qemu-system-arm -M microbit) target=thumbv6m-none-eabi link=files ;;
     rv32)
         qemu=(qemu-system-riscv32 -M sifive_e) target=riscv32imc-unknown-none-elf serial=pipe
         ;;
     *)
-        echo "usage: $0 [m3|m4f|m0|rv32]" >&2
+        echo "usage: $0 [m3|m4f|m33|m0|rv32]" >&2
         exit 2
         ;;
 esac

@@ -13,6 +13,7 @@
 //! | board | QEMU machine | CPU | Rust target | runtime | link line |
 //! |---|---|---|---|---|---|
 //! | `mps2` | `mps2-an385`, `mps2-an386` | Cortex-M3, Cortex-M4F | `thumbv7m-none-eabi`, `thumbv7em-none-eabihf` | cortex-m-rt | UART1 |
+//! | `mps2_an505` | `mps2-an505` | Cortex-M33 | `thumbv8m.main-none-eabihf` | cortex-m-rt | UART1 |
 //! | `microbit` | `microbit` (nRF51822) | Cortex-M0 | `thumbv6m-none-eabi` | cortex-m-rt | files |
 //! | `sifive_e` | `sifive_e` (FE310) | RV32IMC (E31) | `riscv32imc-unknown-none-elf` | riscv-rt | UART1 |
 //!
@@ -26,6 +27,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 #[cfg_attr(board = "mps2", path = "board/mps2.rs")]
+#[cfg_attr(board = "mps2_an505", path = "board/mps2_an505.rs")]
 #[cfg_attr(board = "microbit", path = "board/microbit.rs")]
 #[cfg_attr(board = "sifive_e", path = "board/sifive_e.rs")]
 mod board;
