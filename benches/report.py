@@ -27,7 +27,8 @@ import charts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 STATELESS = "2026-07-28"
-BOARDS = {"m3": "Cortex-M3", "m4f": "Cortex-M4F"}
+BOARDS = {"m3": "Cortex-M3", "m4f": "Cortex-M4F", "m0": "Cortex-M0", "rv32": "RV32IMC",
+          "m33": "Cortex-M33"}
 
 
 # ---- reading the run's outputs ---------------------------------------------------------
@@ -188,6 +189,7 @@ def main():
     stdio = md_tables(read(data, "stdio.md"))
     m3 = md_tables(read(data, "instr-m3.md"))
     m3_plans = md_tables(read(data, "instr-m3-plans.md"))
+    small = {cpu: md_tables(read(data, f"instr-{cpu}.md")) for cpu in ("m0", "rv32")}
     matrix = md_tables(read(data, "matrix.md"))
     scaling = md_tables(read(data, "scaling.md"))
     net = md_tables(read(data, "net.md"))
@@ -292,6 +294,16 @@ def main():
         ratio_note = m3_note(cg, mt)
         if ratio_note:
             p.para(ratio_note)
+        small_rows = small_cpu_table(mt, small)
+        if small_rows:
+            p("### Cortex-M0 and RV32IMC", "")
+            p.para("""The same full image (`make VARIANT=bench`) on the Cortex-M0 (QEMU's
+                `microbit`, an nRF51822: ARMv6-M, no hardware divider, no atomic
+                read-modify-write) and on RV32IMC (QEMU's `sifive_e`, the E31 core: the
+                ESP32-C3's instruction set), counted the same way
+                (`benches/firmware/instr.sh --cpu m0|rv32`):""")
+            p(*small_rows)
+            p("")
         mp = table(m3_plans, "", "message")
         if mp:
             p("### The Cortex-M3 image with compiled schemas", "")
@@ -382,9 +394,12 @@ def main():
             (perf / "footprint.svg").write_text(svg)
             p("![Firmware footprint by image variant: flash and RAM](perf/footprint.svg)", "")
         p.para("""The firmware is the C sensor board (`examples/c-sensor-board`'s device
-            code) on the C ABI, built for the Cortex-M3 (`m3`, QEMU's mps2-an385) and the
-            Cortex-M4F (`m4f`, mps2-an386) in release mode (`examples/firmware`). `text`,
-            `data` and `bss` are `arm-none-eabi-size`'s; flash holds `text` and the initial
+            code) on the C ABI, built for the Cortex-M3 (`m3`, QEMU's mps2-an385), the
+            Cortex-M4F (`m4f`, mps2-an386), the Cortex-M0 (`m0`, `microbit`: nRF51822,
+            16 KiB of RAM) and RV32IMC (`rv32`, `sifive_e`: FE310, 16 KiB of RAM) in
+            release mode (`examples/firmware`). `text`, `data` and `bss` are the
+            binutils `size`'s of each machine (`bss` without a reserved `.stack`
+            region); flash holds `text` and the initial
             values of `data`. The stack peak is the high-water mark the firmware logs over
             semihosting after serving each transcript of `tests/transcripts/` in QEMU (the
             stack is filled with a pattern at start-up); RAM is `data` + `bss` + the
@@ -470,6 +485,28 @@ def main():
 
 
 # ---- tables and sentences computed from the run ------------------------------------------
+
+def small_cpu_table(mt, small):
+    """One row per message and era of the small cpus' instruction tables, beside the
+    Cortex-M3's: [] when a table is missing."""
+    tables = {cpu: table(t, "", "message") for cpu, t in small.items()}
+    if not mt or not all(tables.values()):
+        return []
+    def counts(t):
+        return {(r[0], r[1]): num(r[-1]) for r in t["rows"]}
+    m3 = counts(mt)
+    per = {cpu: counts(t) for cpu, t in tables.items()}
+    names = [BOARDS[cpu] for cpu in tables]
+    lines = ["| message | era | Cortex-M3 | " + " | ".join(f"{n} | {n} / M3" for n in names) + " |",
+             "|---|---|---:|" + "---:|---:|" * len(names)]
+    for key, base in m3.items():
+        cells = []
+        for cpu in tables:
+            n = per[cpu].get(key)
+            cells += [f"{n:,}" if n else "–", f"{n / base:.2f}" if n and base else "–"]
+        lines.append(f"| {key[0]} | {key[1]} | {base:,} | " + " | ".join(cells) + " |")
+    return lines
+
 
 def instr_table(cg, mt):
     """One row per message and era: bytes, host Ir, Cortex-M3 instructions, their ratio."""

@@ -75,11 +75,15 @@ stack_peak() {
         sed -n 's/^emcp: stack high-water \([0-9]*\) bytes$/\1/p' | sort -n | tail -1
 }
 
-# text, data and bss of an ELF (`sizes ELF`), read by the binutils of its machine.
+# text, data and bss of an ELF (`sizes ELF`), read by the binutils of its machine. A
+# `.stack` section (riscv-rt reserves the stack region as one) is the stack, not
+# statics: the stack peak counts what of it is used, so bss leaves it out.
 sizes() {
-    local tool=arm-none-eabi-size
+    local tool=arm-none-eabi-size text data bss stack
     [ "$(od -An -tu2 -j18 -N2 "$1" | tr -d ' ')" = 243 ] && tool=riscv64-unknown-elf-size
-    "$tool" "$1" | tail -1 | cut -f1-3
+    read -r text data bss < <("$tool" "$1" | tail -1 | cut -f1-3)
+    stack=$("$tool" -A "$1" | awk '$1 == ".stack" { print $2 }')
+    echo "$text" "$data" "$((bss - ${stack:-0}))"
 }
 
 # The C boards, and the cpus of the Rust firmware's rows in the matrix.

@@ -9,7 +9,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
 BOARD_TASKS=1 "$root/examples/c-sensor-board/run.sh" </dev/null >/dev/null
 board="$root/target/c-sensor-board-tasks/c-sensor-board"
 timeout 120 "$venv/bin/python" -W ignore::DeprecationWarning "$here/board_2025.py" "$(printf '%q' "$board")"
-# The firmware's tasks image (examples/firmware VARIANT=tasks: the same board.c on the
-# Cortex-M3 in QEMU; not the default image, which must fit 32 KiB without tasks).
-timeout 300 "$venv/bin/python" -W ignore::DeprecationWarning "$here/board_2025.py" \
-    "env EMCP_FW_VARIANT=tasks $(printf '%q' "$root/examples/firmware/run.sh") m3"
+# The firmware's tasks image (examples/firmware VARIANT=tasks: the same board.c in QEMU;
+# not the default image, which must fit 32 KiB without tasks) on the Cortex-M3, and on
+# the 16 KiB-RAM Cortex-M0 and RV32IMC machines, where it fits too.
+for cpu in m3 m0 rv32; do
+    timeout 300 "$venv/bin/python" -W ignore::DeprecationWarning "$here/board_2025.py" \
+        "env EMCP_FW_VARIANT=tasks $(printf '%q' "$root/examples/firmware/run.sh") $cpu"
+done
