@@ -60,7 +60,10 @@ compile_error!("emcp-ffi needs `plans` or `schema-walk` (or both): a tool's argu
 
 pub mod call;
 // Targets without atomic read-modify-write, unless the library masks interrupts itself.
-#[cfg(all(not(target_has_atomic = "32"), not(feature = "critical-section-single-core")))]
+#[cfg(all(
+    not(target_has_atomic = "32"),
+    not(feature = "critical-section-single-core")
+))]
 mod critical_section;
 pub mod descriptor;
 pub mod prompt;
