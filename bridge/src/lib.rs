@@ -14,6 +14,9 @@
 //! - [`message`] — one JSON-RPC line looked at lightly (kind, raw id, method).
 //! - [`http`] — the host side over Streamable HTTP: the core's request checks and
 //!   response framing, each request relayed with a bridge id of its own.
+//! - [`net`] — the other way round: a device serving Streamable HTTP on the host's
+//!   stdio (`emcp-bridge http URL`), each request POSTed on a connection of its own,
+//!   the initialize-era session replayed when the device forgot it.
 //!
 //! **Guarantees.** Every host request — a line the core answers with its id, however
 //! malformed otherwise ([`message::Message::from_host`]) — gets exactly one response:
@@ -35,5 +38,6 @@
 pub mod http;
 pub mod link;
 pub mod message;
+pub mod net;
 pub mod pump;
 pub mod relay;

@@ -1,6 +1,6 @@
 //! `emcp-bridge`: a serial-port or child-process MCP device on stdio or Streamable
-//! HTTP, surviving device resets. stdout carries only protocol; progress and state go
-//! to stderr.
+//! HTTP, or a networked device (Streamable HTTP) on stdio, surviving device resets.
+//! stdout carries only protocol; progress and state go to stderr.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,10 +10,11 @@ use clap::{Parser, Subcommand};
 use emcp_bridge::link::exec::Exec;
 use emcp_bridge::link::serial::Serial;
 use emcp_bridge::link::Link;
-use emcp_bridge::{http, pump, relay};
+use emcp_bridge::{http, net, pump, relay};
 
 /// Connect an MCP device (serial port or child process speaking newline-delimited
-/// JSON-RPC) to MCP hosts over stdio, or over Streamable HTTP with --http.
+/// JSON-RPC) to MCP hosts over stdio, or over Streamable HTTP with --http; or a
+/// networked device serving Streamable HTTP to hosts on stdio (`http URL`).
 #[derive(Parser, Debug)]
 #[command(name = "emcp-bridge", version)]
 struct Cli {
@@ -64,6 +65,12 @@ enum Device {
         )]
         command: Vec<String>,
     },
+    /// A networked device serving MCP's Streamable HTTP at URL (e.g.
+    /// http://192.168.1.50/mcp), on stdio.
+    Http {
+        /// The device's endpoint: http://HOST[:PORT]/PATH.
+        url: String,
+    },
 }
 
 /// `500ms`, `2s`, or plain seconds (`30`, `0.5`).
@@ -86,6 +93,28 @@ fn duration(text: &str) -> Result<Duration, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let timeout = (!cli.timeout.is_zero()).then_some(cli.timeout);
+    if let Device::Http { url } = &cli.device {
+        if cli.http.is_some() {
+            eprintln!(
+                "emcp-bridge: `http URL` serves a networked device on stdio; --http does not apply"
+            );
+            return ExitCode::from(2);
+        }
+        eprintln!("emcp-bridge: {url} on stdio");
+        let options = net::Options {
+            timeout,
+            line_max: cli.line_max,
+        };
+        let stdout = std::io::stdout();
+        return match net::run(url, std::io::stdin(), stdout, options) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("emcp-bridge: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let link: Box<dyn Link> = match cli.device {
         Device::Serial { path, baud } => Box::new(Serial::new(path, baud)),
         Device::Exec {
@@ -96,10 +125,11 @@ fn main() -> ExitCode {
             let program = command.remove(0);
             Box::new(Exec::new(program, command, restart_delay, restart_max))
         }
+        Device::Http { .. } => return ExitCode::FAILURE, // served above
     };
     let options = pump::Options {
         relay: relay::Config {
-            timeout: (!cli.timeout.is_zero()).then_some(cli.timeout),
+            timeout,
             line_max: cli.line_max,
             ..relay::Config::default()
         },

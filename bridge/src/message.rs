@@ -179,6 +179,18 @@ impl Message {
     }
 }
 
+/// The value of a JSON string given as JSON text (`"a\u0062"` → `ab`); `None` when
+/// the text is not a string.
+///
+/// ```
+/// assert_eq!(emcp_bridge::message::string_value(r#""a\u0062""#).as_deref(), Some("ab"));
+/// assert_eq!(emcp_bridge::message::string_value("7"), None);
+/// ```
+pub fn string_value(json_text: &str) -> Option<String> {
+    let v = json::parse_with_depth(json_text.as_bytes(), json::DEPTH_LIMIT).ok()?;
+    v.as_str().map(string)
+}
+
 /// `line` (a JSON object) with the value of its `id` member replaced by the JSON text
 /// `id`, and its line breaks by spaces (outside strings they are whitespace; JSON
 /// strings cannot hold one raw): one device line. `None` when `line` is not such an

@@ -128,6 +128,11 @@ impl Bridge {
         self.stderr.lock().unwrap().clone()
     }
 
+    /// The bridge's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         stdin.write_all(line.as_bytes()).unwrap();

@@ -1,0 +1,161 @@
+//! Server-sent events as they arrive: each event's `data` (its `data:` lines joined by
+//! line breaks), bounded — an event over the limit is dropped whole and reported,
+//! never kept growing. `event:`, `id:`, `retry:` and comment lines are skipped
+//! (the bridge does not resume streams).
+
+use std::io::{self, BufRead, BufReader, Read};
+
+/// What [`Events::next_event`] read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Event {
+    /// An event's data.
+    Data(Vec<u8>),
+    /// An event (or one of its lines) over the limit, dropped.
+    TooLong,
+}
+
+/// The events of a stream.
+pub struct Events<R> {
+    reader: BufReader<R>,
+    max: usize,
+}
+
+impl<R: Read> Events<R> {
+    /// Events of `reader`, each at most `max` bytes of data.
+    pub fn new(reader: R, max: usize) -> Self {
+        Events {
+            reader: BufReader::with_capacity(16 * 1024, reader),
+            max,
+        }
+    }
+
+    /// The reader underneath (to move its deadline).
+    pub fn get_mut(&mut self) -> &mut R {
+        self.reader.get_mut()
+    }
+
+    /// The next event; `None` at the end of the stream (an unfinished event at the end
+    /// is dropped, as the SSE rules say).
+    ///
+    /// ```
+    /// use emcp_bridge::net::sse::{Event, Events};
+    /// let stream = b"event: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n: ping\n\ndata:x\n\ndata: y";
+    /// let mut events = Events::new(&stream[..], 64);
+    /// assert_eq!(events.next_event().unwrap(), Some(Event::Data(b"{\"a\":\n1}".to_vec())));
+    /// assert_eq!(events.next_event().unwrap(), Some(Event::Data(b"x".to_vec())));
+    /// assert_eq!(events.next_event().unwrap(), None);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The reader's error.
+    pub fn next_event(&mut self) -> io::Result<Option<Event>> {
+        let mut data: Vec<u8> = Vec::new();
+        let mut has_data = false;
+        let mut oversize = false;
+        loop {
+            let Some((line, too_long)) = self.line()? else {
+                return Ok(None);
+            };
+            if line.is_empty() && !too_long {
+                if oversize {
+                    return Ok(Some(Event::TooLong));
+                }
+                if has_data {
+                    return Ok(Some(Event::Data(data)));
+                }
+                continue; // a blank line after comments only
+            }
+            if too_long {
+                // Whatever field it was: a data line over the limit drops the event.
+                oversize = true;
+                data = Vec::new();
+                continue;
+            }
+            let (field, value) = match line.iter().position(|&b| b == b':') {
+                Some(i) => {
+                    let v = &line[i + 1..];
+                    (&line[..i], v.strip_prefix(b" ").unwrap_or(v))
+                }
+                None => (&line[..], &b""[..]),
+            };
+            if field != b"data" {
+                continue;
+            }
+            if data.len() + value.len() + 1 > self.max {
+                oversize = true;
+                data = Vec::new();
+                continue;
+            }
+            if oversize {
+                continue;
+            }
+            if has_data {
+                data.push(b'\n');
+            }
+            data.extend_from_slice(value);
+            has_data = true;
+        }
+    }
+
+    /// One line without its end (CRLF, LF or CR-LF tolerated as LF); a line over the
+    /// limit is read to its end and returned empty with `true`.
+    fn line(&mut self) -> io::Result<Option<(Vec<u8>, bool)>> {
+        let mut line = Vec::new();
+        let mut too_long = false;
+        loop {
+            let buf = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                return Ok(None);
+            }
+            let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (&buf[..i], i + 1, true),
+                None => (buf, buf.len(), false),
+            };
+            if line.len() + chunk.len() > self.max + 16 {
+                too_long = true;
+                line.clear();
+            } else if !too_long {
+                line.extend_from_slice(chunk);
+            }
+            self.reader.consume(used);
+            if done {
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                return Ok(Some((line, too_long)));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_over_the_limit_is_dropped_and_the_next_one_read() {
+        let mut stream = b"data: ".to_vec();
+        stream.extend(vec![b'x'; 100]);
+        stream.extend_from_slice(b"\n\ndata: a\ndata: ");
+        stream.extend(vec![b'y'; 60]);
+        stream.extend_from_slice(b"\n\ndata: ok\n\n");
+        let mut e = Events::new(&stream[..], 32);
+        assert_eq!(e.next_event().unwrap(), Some(Event::TooLong));
+        assert_eq!(e.next_event().unwrap(), Some(Event::TooLong));
+        assert_eq!(e.next_event().unwrap(), Some(Event::Data(b"ok".to_vec())));
+        assert_eq!(e.next_event().unwrap(), None);
+    }
+
+    #[test]
+    fn an_endless_line_does_not_grow_memory() {
+        // 8 MiB without a line end, read through a 32-byte limit.
+        let endless = std::io::repeat(b'z').take(8 << 20);
+        let mut e = Events::new(endless, 32);
+        assert_eq!(e.next_event().unwrap(), None);
+    }
+}
