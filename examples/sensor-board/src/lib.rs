@@ -6,6 +6,10 @@
 //! text assembled by hand (no `core::fmt`).
 #![no_std]
 
+mod hardware;
+
+pub use hardware::Hardware;
+
 use emcp::device::{
     Completion, LogLevel, PromptGet, ReadError, Reference, ResourceRead, Role, Target, ToolCall,
 };
@@ -59,34 +63,43 @@ const fn servo_execution(tool: Tool<'static>) -> Tool<'static> {
     tool
 }
 
+/// `read_sensor`, as [`TOOLS`] lists it (a board with hardware describes it anew).
+const READ_SENSOR: Tool<'static> = emcp::tool!(
+    "read_sensor",
+    r#"{"type":"object","properties":{"sensor":{"type":"string","enum":["temperature","humidity","pressure"],"description":"Which sensor to read"}},"required":["sensor"],"additionalProperties":false}"#,
+)
+.title("Read sensor")
+.description("Read the current value of one on-board sensor.")
+.output_schema(
+    r#"{"type":"object","properties":{"sensor":{"type":"string"},"value":{"type":"number"},"unit":{"type":"string"}},"required":["sensor","value","unit"]}"#,
+)
+.annotations(ToolAnnotations::new().read_only(true).open_world(false));
+
+/// `set_led`, as [`TOOLS`] lists it.
+const SET_LED: Tool<'static> = emcp::tool!(
+    "set_led",
+    r#"{"type":"object","properties":{"color":{"type":"string","enum":["off","red","green","blue"]},"brightness":{"type":"integer","minimum":0,"maximum":100}},"required":["color"],"additionalProperties":false}"#,
+)
+.title("Set LED")
+.description("Set the status LED colour and brightness (0-100 %).")
+.annotations(ACTUATOR);
+
+/// `move_servo`, as [`TOOLS`] lists it.
+const MOVE_SERVO_TOOL: Tool<'static> = servo_execution(
+    emcp::tool!(
+        "move_servo",
+        r#"{"type":"object","properties":{"angle":{"type":"number","minimum":-90,"maximum":90}},"required":["angle"],"additionalProperties":false}"#,
+    )
+    .title("Move servo")
+    .description("Move the servo to an angle in degrees; reports progress in 3 steps and can be cancelled.")
+    .annotations(ACTUATOR),
+);
+
 /// The board's tools (their input schemas compiled at compile time: `emcp::tool!`).
 pub static TOOLS: [Tool<'static>; TOOL_COUNT] = [
-    emcp::tool!(
-        "read_sensor",
-        r#"{"type":"object","properties":{"sensor":{"type":"string","enum":["temperature","humidity","pressure"],"description":"Which sensor to read"}},"required":["sensor"],"additionalProperties":false}"#,
-    )
-    .title("Read sensor")
-    .description("Read the current value of one on-board sensor.")
-    .output_schema(
-        r#"{"type":"object","properties":{"sensor":{"type":"string"},"value":{"type":"number"},"unit":{"type":"string"}},"required":["sensor","value","unit"]}"#,
-    )
-    .annotations(ToolAnnotations::new().read_only(true).open_world(false)),
-    emcp::tool!(
-        "set_led",
-        r#"{"type":"object","properties":{"color":{"type":"string","enum":["off","red","green","blue"]},"brightness":{"type":"integer","minimum":0,"maximum":100}},"required":["color"],"additionalProperties":false}"#,
-    )
-    .title("Set LED")
-    .description("Set the status LED colour and brightness (0-100 %).")
-    .annotations(ACTUATOR),
-    servo_execution(
-        emcp::tool!(
-            "move_servo",
-            r#"{"type":"object","properties":{"angle":{"type":"number","minimum":-90,"maximum":90}},"required":["angle"],"additionalProperties":false}"#,
-        )
-        .title("Move servo")
-        .description("Move the servo to an angle in degrees; reports progress in 3 steps and can be cancelled.")
-        .annotations(ACTUATOR),
-    ),
+    READ_SENSOR,
+    SET_LED,
+    MOVE_SERVO_TOOL,
     #[cfg(feature = "tasks")]
     emcp::tool!(
         "calibrate",
@@ -248,10 +261,15 @@ fn push_tenths(out: &mut Line, tenths: i32) {
     let _ = out.push(char::from(b'0' + (v % 10) as u8));
 }
 
-/// `tenths` with one decimal, as a line of its own.
-fn tenths_line(tenths: i32) -> Line {
+/// A reading in tenths with one decimal, as a line of its own (`no reading` for none).
+fn tenths_line(tenths: Option<i32>) -> Line {
     let mut line = Line::new();
-    push_tenths(&mut line, tenths);
+    match tenths {
+        Some(tenths) => push_tenths(&mut line, tenths),
+        None => {
+            let _ = line.push_str("no reading");
+        }
+    }
     line
 }
 
@@ -264,9 +282,12 @@ fn servo_text(call: &mut ToolCall<'_>, tenths: i32) {
     call.text(&text);
 }
 
-/// The simulated board: sensor registers, the LED, the servo.
+/// The board: sensor registers, the LED, the servo; simulated, but for the
+/// [`Hardware`] a firmware hands it ([`Board::with_hardware`]).
 #[derive(Debug)]
 pub struct Board {
+    /// The real hardware's hooks (none: all simulated).
+    hardware: Hardware,
     led: Color,
     brightness: u8,
     /// Servo angle in tenths of a degree.
@@ -303,6 +324,7 @@ impl Board {
     /// The board at power-on.
     pub const fn new() -> Self {
         Self {
+            hardware: Hardware::NONE,
             led: Color::Off,
             brightness: 0,
             servo: 0,
@@ -323,18 +345,42 @@ impl Board {
         self
     }
 
+    /// The board with real hardware where `hardware` has a hook: the temperature
+    /// sensor read by `read_sensor` and the `sensor://temperature` resource, the
+    /// status LED driven by `set_led`. The rest stays simulated, and the tools'
+    /// descriptions say so. (A firmware whose application builds the board installs
+    /// its hooks instead: [`Hardware::install`].)
+    pub const fn with_hardware(mut self, hardware: Hardware) -> Self {
+        self.hardware = hardware;
+        self
+    }
+
+    /// The hooks in force: the board's own ([`Board::with_hardware`]), else those
+    /// installed for the firmware ([`Hardware::install`]), else none.
+    fn hardware(&self) -> Hardware {
+        if self.hardware.any() {
+            self.hardware
+        } else {
+            Hardware::installed()
+        }
+    }
+
     /// Open or close the arm switch (a physical input on a real board): while it is
     /// open, `move_servo` is refused before it runs.
     pub fn set_armed(&mut self, armed: bool) {
         self.armed = armed;
     }
 
-    /// A sensor register, in tenths.
-    fn reading(&self, sensor: Sensor) -> i32 {
+    /// A sensor register, in tenths: the hardware's temperature where the board has a
+    /// sensor (`None` while it has no reading), else the simulated value.
+    fn reading(&self, sensor: Sensor) -> Option<i32> {
         match sensor {
-            Sensor::Temperature => 215,
-            Sensor::Humidity => 400,
-            Sensor::Pressure => 10132,
+            Sensor::Temperature => match self.hardware().temperature {
+                Some(read) => read(),
+                None => Some(215),
+            },
+            Sensor::Humidity => Some(400),
+            Sensor::Pressure => Some(10132),
         }
     }
 
@@ -357,7 +403,10 @@ impl Board {
             call.error("sensor must be one of temperature, humidity, pressure");
             return;
         };
-        let value = self.reading(s);
+        let Some(value) = self.reading(s) else {
+            call.error("the sensor has no reading yet");
+            return;
+        };
         // "temperature: 21.5 C", the value with one decimal.
         let mut text = Line::new();
         let _ = text.push_str(s.name());
@@ -407,6 +456,9 @@ impl Board {
             _ => brightness,
         };
         self.changes |= 1 << LED_RESOURCE;
+        if let Some(set) = self.hardware().led {
+            set(self.brightness > 0);
+        }
         // "led: green 100%"
         let mut text = Line::new();
         let _ = text.push_str("led: ");
@@ -494,7 +546,8 @@ fn decoded<'b>(s: emcp::wire::json::Str<'_>, buf: &'b mut [u8]) -> Option<&'b st
 
 impl Device for Board {
     fn tool(&self, index: usize) -> Option<Tool<'static>> {
-        TOOLS.get(index).copied()
+        let tool = TOOLS.get(index).copied()?;
+        Some(self.hardware().describe(index, tool))
     }
     fn resource(&self, index: usize) -> Option<Resource<'static>> {
         RESOURCES.get(index).copied()
@@ -585,7 +638,7 @@ impl Device for Board {
                 let _ = text.push_str("{\"");
                 let _ = text.push_str(s.json_key());
                 let _ = text.push_str("\":");
-                push_tenths(&mut text, self.reading(s));
+                push_tenths(&mut text, self.reading(s).ok_or(ReadError::Failed)?);
                 let _ = text.push('}');
                 read.text(json, &text);
             }
@@ -615,7 +668,7 @@ impl Device for Board {
                     .var("name")
                     .and_then(Sensor::by_name)
                     .ok_or(ReadError::NotFound)?;
-                let now = self.reading(s);
+                let now = self.reading(s).ok_or(ReadError::Failed)?;
                 read.text_begin(Some("text/csv"));
                 read.part("sample,value\n");
                 for i in 0..8 {
