@@ -10,6 +10,11 @@
 # EMCP_BEARER=<token> builds an image that answers 401 to any request without
 # `Authorization: Bearer <token>` (in a target directory of its own).
 #
+# EMCP_NET_TAP=<tap> attaches the LAN9118 to the existing tap interface <tap>
+# instead of QEMU's user network (PORT is then unused): the device is a board on
+# that LAN, gets its address from the LAN's DHCP server and answers mDNS there
+# (tests/net/mdns.sh makes such a LAN in a network namespace).
+#
 # Installs what is missing (the Rust target thumbv7m-none-eabi, qemu-system-arm,
 # defmt-print), builds the image (cargo rebuilds only when a source changed), then
 # runs QEMU's mps2-an385 board in the foreground with a LAN9118 on QEMU's user
@@ -74,7 +79,13 @@ elf=$target_dir/thumbv7m-none-eabi/release/emcp-net-firmware
 } >&2
 [ "$build_only" = 0 ] || exit 0
 
-echo "run.sh: $device at http://127.0.0.1:$port/mcp" >&2
+if [ -n "${EMCP_NET_TAP:-}" ]; then
+    nic="tap,model=lan9118,ifname=$EMCP_NET_TAP,script=no,downscript=no"
+    echo "run.sh: $device on tap $EMCP_NET_TAP, at the address its DHCP server gives" >&2
+else
+    nic="user,model=lan9118,restrict=on,hostfwd=tcp:127.0.0.1:$port-:80"
+    echo "run.sh: $device at http://127.0.0.1:$port/mcp" >&2
+fi
 # QEMU takes this shell's place (exec), so any signal that ends this process ends
 # QEMU itself, even SIGKILL, and QEMU's exit status is the script's. Semihosting
 # writes the defmt frames to QEMU's stdout (nothing else goes there: no serial port,
@@ -82,5 +93,5 @@ echo "run.sh: $device at http://127.0.0.1:$port/mcp" >&2
 # QEMU's own messages stay plain text on stderr.
 exec qemu-system-arm -M mps2-an385 -cpu cortex-m3 -display none -monitor none -serial null \
     -semihosting-config enable=on,target=native \
-    -nic "user,model=lan9118,restrict=on,hostfwd=tcp:127.0.0.1:$port-:80" \
+    -nic "$nic" \
     -kernel "$elf" </dev/null > >(exec defmt-print -e "$elf" >&2)
