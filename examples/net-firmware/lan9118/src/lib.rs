@@ -71,8 +71,10 @@ const MAC_CSR_READ: u32 = 1 << 30;
 const MAC_CR: u32 = 1;
 const MAC_ADDRH: u32 = 2;
 const MAC_ADDRL: u32 = 3;
-/// Receiver and transmitter on, full duplex; exact address filter, broadcasts in.
-const MAC_CR_ON: u32 = (1 << 20) | (1 << 3) | (1 << 2);
+/// Receiver and transmitter on, full duplex; exact address filter, broadcasts in,
+/// every multicast frame in (MCPAS, bit 19: the stack keeps the groups it joined,
+/// such as mDNS's 224.0.0.251, and drops the rest).
+const MAC_CR_ON: u32 = (1 << 20) | (1 << 19) | (1 << 3) | (1 << 2);
 
 /// Polls of a busy bit before giving up (the emulation is never busy).
 const SPINS: u32 = 100_000;
