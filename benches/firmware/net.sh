@@ -18,6 +18,7 @@
 # Prints Markdown on stdout; builds, QEMU and the device's logs go to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source benches/firmware/panic_sites.sh
 
 n=10
 [ "${1:-}" != --quick ] || n=2
@@ -76,14 +77,13 @@ done | sed -E ':a; s/([0-9])([0-9]{3})([^0-9]|$)/\1,\2\3/; ta'
 echo
 
 # Where a panic could start (examples/firmware/panic_paths.py: calls into code that
-# reaches core::panicking), counted by the crate of the calling function.
+# reaches core::panicking), counted by the crate of the calling function
+# (benches/firmware/panic_sites.sh).
 echo "| image | call sites that can reach a panic, by crate of the caller |"
 echo "|---|---|"
 for device in sensor conformance; do
     elf=${!device}
-    sites=$(python3 examples/firmware/panic_paths.py "$elf" | sed -E 's/^ +//; s/  ->  .*//' |
-        sed -E 's/^<//; s/^&(mut )?//; s/^_+defmt.*/defmt/; s/::.*//' | sort | uniq -c |
-        sort -rn | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $2, $1 } END { if (NR == 0) printf "none" }')
+    sites=$(panic_sites_by_crate "$elf")
     echo "| $device | $sites |"
 done
 echo
