@@ -331,6 +331,8 @@ fn oversized_body_is_413_and_the_connection_closes() {
             let a = answer(&mut client).await;
             assert_eq!(status(&a), "HTTP/1.1 413 Payload Too Large", "{a}");
             assert_eq!(header(&a, "Connection"), Some("close"));
+            assert_eq!(header(&a, "Content-Type"), Some("text/plain"));
+            assert_eq!(body(&a), "413 Payload Too Large: body over 8192 bytes\n");
         },
     ));
     // `join` returned: the device closed on its own, the client never hung up.
@@ -356,6 +358,10 @@ fn a_head_larger_than_the_receive_buffer_is_431() {
                 "HTTP/1.1 431 Request Header Fields Too Large",
                 "{a}"
             );
+            assert_eq!(
+                body(&a),
+                "431 Request Header Fields Too Large: request head too large\n"
+            );
         },
     ));
 }
@@ -369,6 +375,7 @@ fn a_transmit_buffer_below_the_minimum_is_refused_with_500() {
     block_on(join(device(&shared, dev, 4096, tx, Limits::new()), async {
         let a = ask(&mut client, &stateless("ping", None, 1, "")).await;
         assert_eq!(status(&a), "HTTP/1.1 500 Internal Server Error", "{a}");
+        assert!(body(&a).starts_with("500 Internal Server Error: "), "{a}");
     }));
 }
 
@@ -591,7 +598,13 @@ fn a_stalled_request_is_408_after_the_idle_ticks() {
     let pipe = Pipe::default();
     let (dev, mut client) = pipe.ends();
     block_on(join(
-        device(&shared, dev, 4096, 2048, Limits::new().idle_ticks(50)),
+        device(
+            &shared,
+            dev,
+            4096,
+            2048,
+            Limits::new().idle_ticks(50).tick_ms(600),
+        ),
         async {
             use embedded_io_async::Write;
             // A byte now and then, never the whole request.
@@ -601,6 +614,10 @@ fn a_stalled_request_is_408_after_the_idle_ticks() {
             }
             let a = answer(&mut client).await;
             assert_eq!(status(&a), "HTTP/1.1 408 Request Timeout", "{a}");
+            assert_eq!(
+                body(&a),
+                "408 Request Timeout: request not complete within 30 s\n"
+            );
         },
     ));
 }

@@ -107,7 +107,7 @@ fn stateless(method: &str, name: Option<&str>, id: u32, params: &str) -> String 
     )
 }
 
-use emcp_tests::{http_body as body, http_status as status};
+use emcp_tests::{http_body as body, http_body as body_of, http_status as status};
 
 #[test]
 fn json_answer_with_length_and_keep_alive() {
@@ -281,6 +281,7 @@ fn oversized_and_malformed_requests_close_the_connection() {
     );
     let (out, served) = c.feed(big.as_bytes());
     assert_eq!(status(&out), "HTTP/1.1 413 Payload Too Large");
+    assert_eq!(body(&out), "413 Payload Too Large: body over 64 bytes\n");
     assert!(out.contains("Connection: close"));
     assert!(matches!(
         served[..],
@@ -293,13 +294,16 @@ fn oversized_and_malformed_requests_close_the_connection() {
     let mut c = Conn::new();
     let (out, _) = c.feed(b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
     assert_eq!(status(&out), "HTTP/1.1 501 Not Implemented");
+    assert!(body(&out).contains("Transfer-Encoding"), "{out}");
     let mut c = Conn::new();
     let (out, _) = c
         .feed(b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\r\n{}");
     assert_eq!(status(&out), "HTTP/1.1 411 Length Required");
+    assert!(body(&out).contains("without Content-Length"), "{out}");
     let mut c = Conn::new();
     let (out, _) = c.feed(b"P\x00ST /mcp HTTP/1.1\r\n\r\n");
     assert_eq!(status(&out), "HTTP/1.1 400 Bad Request");
+    assert_eq!(body(&out), "400 Bad Request: malformed request head\n");
     let mut c = Conn::new();
     let mut many = String::from("POST /mcp HTTP/1.1\r\n");
     for i in 0..40 {
@@ -315,11 +319,23 @@ fn host_and_origin_must_be_local() {
     let mut c = Conn::new();
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     let evil = post("", body).replace("Host: 127.0.0.1:3000", "Host: evil.example.com");
-    assert_eq!(status(&c.feed(evil.as_bytes()).0), "HTTP/1.1 403 Forbidden");
-    let origin = post("Origin: http://evil.example.com\r\n", body);
+    let out = c.feed(evil.as_bytes()).0;
+    assert_eq!(status(&out), "HTTP/1.1 403 Forbidden");
     assert_eq!(
-        status(&c.feed(origin.as_bytes()).0),
-        "HTTP/1.1 403 Forbidden"
+        body_of(&out),
+        "403 Forbidden: Host \"evil.example.com\" is not this device\n"
+    );
+    let origin = post("Origin: http://evil.example.com\r\n", body);
+    let out = c.feed(origin.as_bytes()).0;
+    assert_eq!(status(&out), "HTTP/1.1 403 Forbidden");
+    assert_eq!(
+        body_of(&out),
+        "403 Forbidden: Origin \"http://evil.example.com\" is not this device\n"
+    );
+    let none = post("", body).replace("Host: 127.0.0.1:3000\r\n", "");
+    assert_eq!(
+        body_of(&c.feed(none.as_bytes()).0),
+        "403 Forbidden: no Host header\n"
     );
     for ok in [
         "Origin: http://127.0.0.1:3000\r\n",
@@ -337,30 +353,79 @@ fn host_and_origin_must_be_local() {
 }
 
 #[test]
+fn the_devices_own_address_and_mdns_name_are_its_hosts() {
+    static OWN: http::OwnHost = http::OwnHost::new("valve");
+    let mut c = Conn::new();
+    c.policy = Policy {
+        hosts: &["bench-pi"],
+        own: Some(&OWN),
+        ..Policy::new()
+    };
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let with_host =
+        |host: &str| post("", body).replace("Host: 127.0.0.1:3000", &format!("Host: {host}"));
+    // No address yet (DHCP has not answered): only the names.
+    for (host, ok) in [
+        ("valve.local", true),
+        ("VALVE.local:80", true),
+        ("bench-pi", true),
+        ("192.168.1.50", false),
+        ("valve", false),
+    ] {
+        let out = c.feed(with_host(host).as_bytes()).0;
+        let want = if ok {
+            "HTTP/1.1 200 OK"
+        } else {
+            "HTTP/1.1 403 Forbidden"
+        };
+        assert_eq!(status(&out), want, "{host}: {out}");
+    }
+    OWN.set_ipv4(Some([192, 168, 1, 50]));
+    let out = c.feed(with_host("192.168.1.50:80").as_bytes()).0;
+    assert_eq!(status(&out), "HTTP/1.1 200 OK", "{out}");
+    let origin = post("Origin: http://192.168.1.50\r\n", body);
+    assert_eq!(status(&c.feed(origin.as_bytes()).0), "HTTP/1.1 200 OK");
+    // A new lease: the old address is no longer the device's.
+    OWN.set_ipv4(Some([192, 168, 1, 77]));
+    let out = c.feed(with_host("192.168.1.50").as_bytes()).0;
+    assert_eq!(
+        body_of(&out),
+        "403 Forbidden: Host \"192.168.1.50\" is not this device\n"
+    );
+}
+
+#[test]
 fn other_paths_methods_and_media_types() {
     let mut c = Conn::new();
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     let other = post("", body).replace("POST /mcp", "POST /other");
+    let out = c.feed(other.as_bytes()).0;
+    assert_eq!(status(&out), "HTTP/1.1 404 Not Found");
     assert_eq!(
-        status(&c.feed(other.as_bytes()).0),
-        "HTTP/1.1 404 Not Found"
+        body_of(&out),
+        "404 Not Found: this device serves MCP at /mcp\n"
     );
     let get = "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n";
     let (out, _) = c.feed(get.as_bytes());
     assert_eq!(status(&out), "HTTP/1.1 405 Method Not Allowed");
     assert!(out.contains("Allow: POST\r\n"));
-    let text = post("", body).replace("Content-Type: application/json", "Content-Type: text/plain");
-    assert_eq!(
-        status(&c.feed(text.as_bytes()).0),
-        "HTTP/1.1 415 Unsupported Media Type"
+    assert!(
+        body_of(&out).starts_with("405 Method Not Allowed: use POST"),
+        "{out}"
     );
+    let text = post("", body).replace("Content-Type: application/json", "Content-Type: text/plain");
+    let out = c.feed(text.as_bytes()).0;
+    assert_eq!(status(&out), "HTTP/1.1 415 Unsupported Media Type");
+    assert!(body_of(&out).contains("application/json"), "{out}");
     let accept = post("", body).replace(
         "Accept: application/json, text/event-stream",
         "Accept: text/html",
     );
-    assert_eq!(
-        status(&c.feed(accept.as_bytes()).0),
-        "HTTP/1.1 406 Not Acceptable"
+    let out = c.feed(accept.as_bytes()).0;
+    assert_eq!(status(&out), "HTTP/1.1 406 Not Acceptable");
+    assert!(
+        body_of(&out).starts_with("406 Not Acceptable: Accept must"),
+        "{out}"
     );
 }
 

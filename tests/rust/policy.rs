@@ -153,6 +153,12 @@ fn bearer_token_when_configured() {
             "{bad:?}: {out}"
         );
         assert!(out.contains("WWW-Authenticate: Bearer\r\n"));
+        assert!(
+            out.ends_with(
+                "\r\n\r\n401 Unauthorized: this device needs \"Authorization: Bearer <token>\"\n"
+            ),
+            "{bad:?}: {out}"
+        );
     }
     for good in [
         "Authorization: Bearer s3cret-token\r\n",

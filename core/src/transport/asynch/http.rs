@@ -8,7 +8,9 @@ use embedded_io_async::{Read, Write};
 use super::{flush, send, Shared, Tick};
 use crate::device::Device;
 use crate::server::Server;
-use crate::transport::http::{self, reply, Policy, Served, Sessions, Status, SESSION_ID_LEN};
+use crate::transport::http::{
+    self, reply, Policy, Refusal, Served, Sessions, Status, SESSION_ID_LEN,
+};
 use crate::transport::serve::ServeError;
 use crate::wire::json::{Sink, SinkError, SliceSink};
 use crate::wire::rpc::OwnedId;
@@ -52,18 +54,39 @@ pub struct Limits {
     /// tick. With a limit, the socket's `read` must be cancel-safe (embassy-net's
     /// `TcpSocket` is): the limit cancels it.
     pub idle_ticks: u32,
+    /// Milliseconds per tick, for the 408's body to say the limit in time
+    /// (`request not complete within 30 s`). Default 0: unknown (`in time`).
+    pub tick_ms: u32,
 }
 
 impl Limits {
     /// No idle limit.
     pub const fn new() -> Self {
-        Limits { idle_ticks: 0 }
+        Limits {
+            idle_ticks: 0,
+            tick_ms: 0,
+        }
     }
 
     /// Close a connection after `ticks` ticks without a complete request.
     pub const fn idle_ticks(mut self, ticks: u32) -> Self {
         self.idle_ticks = ticks;
         self
+    }
+
+    /// A tick lasts `ms` milliseconds (only what a 408 says depends on it).
+    pub const fn tick_ms(mut self, ms: u32) -> Self {
+        self.tick_ms = ms;
+        self
+    }
+
+    /// Why a request that took too long is refused.
+    fn timeout(&self) -> Refusal<'static> {
+        match self.idle_ticks.checked_mul(self.tick_ms) {
+            Some(0) => Refusal::Status(Status::RequestTimeout),
+            Some(ms) => Refusal::Timeout(ms),
+            None => Refusal::Timeout(u32::MAX),
+        }
     }
 }
 
@@ -200,7 +223,7 @@ where
 {
     if tx_buf.len() < MIN_TX_BUF {
         // Too small for a head and a short answer: say so rather than cut answers.
-        return refuse(socket, Status::InternalError).await;
+        return refuse_and_close(socket, Refusal::Status(Status::InternalError)).await;
     }
     let scratch_len = (tx_buf.len().saturating_sub(HEAD_ROOM) / 2).min(SCRATCH_MAX);
     let Some((out_buf, scratch)) = tx_buf.split_at_mut_checked(tx_buf.len() - scratch_len) else {
@@ -272,8 +295,13 @@ where
             });
             let (step, n) = match locked {
                 Some(Some(done)) => done,
-                Some(None) => return refuse(socket, Status::InternalError).await,
-                None => return refuse(socket, Status::ServiceUnavailable).await,
+                Some(None) => {
+                    return refuse_and_close(socket, Refusal::Status(Status::InternalError)).await
+                }
+                None => {
+                    return refuse_and_close(socket, Refusal::Status(Status::ServiceUnavailable))
+                        .await
+                }
             };
             let sent = send(socket, out_buf.get(..n).unwrap_or_default()).await;
             if let (
@@ -294,7 +322,8 @@ where
             }
             let consumed = match step {
                 Step::Incomplete if len == rx_buf.len() => {
-                    return refuse(socket, Status::HeadersTooLarge).await;
+                    return refuse_and_close(socket, Refusal::Status(Status::HeadersTooLarge))
+                        .await;
                 }
                 Step::Incomplete => break,
                 Step::Done {
@@ -327,7 +356,7 @@ where
         flush(socket).await?;
         // Wait for (more of) a request.
         let Some(room) = rx_buf.get_mut(len..).filter(|r| !r.is_empty()) else {
-            return refuse(socket, Status::HeadersTooLarge).await;
+            return refuse_and_close(socket, Refusal::Status(Status::HeadersTooLarge)).await;
         };
         let n = if limits.idle_ticks == 0 {
             socket.read(room).await.map_err(ServeError::Read)?
@@ -349,7 +378,7 @@ where
                         idle = idle.saturating_add(1);
                         if idle >= limits.idle_ticks {
                             if len > 0 {
-                                return refuse(socket, Status::RequestTimeout).await;
+                                return refuse_and_close(socket, limits.timeout()).await;
                             }
                             return Ok(());
                         }
@@ -386,15 +415,16 @@ impl Sink for Watched<'_> {
     }
 }
 
-/// Answer `status` without a body and close: write it, flush, return.
-async fn refuse<S: Write, R>(
+/// Refuse and close: write the refusal, flush, return.
+async fn refuse_and_close<S: Write, R>(
     socket: &mut S,
-    status: Status,
+    why: Refusal<'_>,
 ) -> Result<(), ServeError<R, S::Error>> {
-    // The longest such answer (431, `Retry-After`, `Connection: close`) takes 102 bytes.
-    let mut buf = [0u8; 128];
+    // The longest refusal (an `Origin` shown at its bound) takes under 300 bytes
+    // (`http::refusal`'s tests).
+    let mut buf = [0u8; 320];
     let mut conn = SliceSink::new(&mut buf);
-    http::reject(&mut conn, status);
+    http::refuse(&mut conn, why);
     send(socket, conn.written()).await?;
     flush(socket).await
 }
@@ -551,15 +581,26 @@ async fn event<S: Write, R>(socket: &mut S, line: &[u8]) -> Result<(), ServeErro
     Ok(())
 }
 
-/// Answer `status` without a body and close the connection: for a connection the
-/// device has no task or socket for (503, with `Retry-After: 1`). Then close the
+/// Refuse with `status` and its general reason ([`http::reject`]). Then close the
 /// socket.
 ///
 /// # Errors
 ///
 /// The socket's write error.
 pub async fn reject<S: Write>(socket: &mut S, status: Status) -> Result<(), S::Error> {
-    match refuse::<S, ()>(socket, status).await {
+    refuse(socket, Refusal::Status(status)).await
+}
+
+/// Refuse a connection and say why ([`http::refuse`]): for one the device has no
+/// task or socket for, `Refusal::Busy(connections)` answers `503 Service
+/// Unavailable: all 4 connections busy, retry after 1 s` with `Retry-After: 1`.
+/// Then close the socket.
+///
+/// # Errors
+///
+/// The socket's write error.
+pub async fn refuse<S: Write>(socket: &mut S, why: Refusal<'_>) -> Result<(), S::Error> {
+    match refuse_and_close::<S, ()>(socket, why).await {
         Err(ServeError::Write(Some(e))) => Err(e),
         _ => Ok(()),
     }

@@ -72,17 +72,16 @@
 //! type Endpoint = Shared<CriticalSectionRawMutex, HttpState<Board>>;
 //!
 //! static POLICY: Policy = Policy {
-//!     endpoint: "/mcp",
-//!     hosts: &["10.0.2.15"], // the device's own address or name
+//!     hosts: &["10.0.2.15"], // the device's own address or name (or `own`: a DHCP one)
 //!     max_body: 4096,
-//!     bearer: None,
+//!     ..Policy::new()
 //! };
 //!
 //! #[embassy_executor::task(pool_size = 3)]
 //! async fn mcp(stack: Stack<'static>, endpoint: &'static Endpoint) -> ! {
 //!     let (mut socket_rx, mut socket_tx) = ([0u8; 1024], [0u8; 1024]);
 //!     let (mut rx_buf, mut tx_buf) = ([0u8; 4096 + 512], [0u8; 2048]);
-//!     let limits = Limits::new().idle_ticks(1000); // 10 s of 10 ms ticks
+//!     let limits = Limits::new().idle_ticks(1000).tick_ms(10); // 10 s of 10 ms ticks
 //!     loop {
 //!         let mut socket = TcpSocket::new(stack, &mut socket_rx, &mut socket_tx);
 //!         if socket.accept(80).await.is_err() {
@@ -131,7 +130,7 @@ mod http;
 mod stream;
 
 #[cfg(feature = "http")]
-pub use http::{reject, serve_http_connection, HttpState, Limits, MIN_TX_BUF};
+pub use http::{refuse, reject, serve_http_connection, HttpState, Limits, MIN_TX_BUF};
 pub use stream::serve;
 
 use core::cell::RefCell;

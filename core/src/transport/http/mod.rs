@@ -16,7 +16,7 @@
 //! | POST without `Content-Length` | 411, close |
 //! | body over [`Policy::max_body`] | 413, close |
 //! | path other than [`Policy::endpoint`] | 404 |
-//! | `Host` or `Origin` not loopback nor in [`Policy::hosts`] | 403 |
+//! | `Host` or `Origin` not loopback, in [`Policy::hosts`] nor [`Policy::own`] | 403 |
 //! | [`Policy::bearer`] set, `Authorization: Bearer` missing or another token | 401 |
 //! | GET with the current session / another session | 200 event stream, kept open / 404 |
 //! | GET without a session, or a method other than POST/DELETE | 405 |
@@ -28,6 +28,11 @@
 //! | notification or client response | 202 |
 //! | anything else | the server's answer: JSON, or SSE when notifications precede it |
 //!
+//! **Refusals say why.** Every status above from 400 on, except the -32020 one
+//! (which has its JSON-RPC error), carries a one-line `text/plain` body naming the
+//! reason ([`Refusal`]): `403 Forbidden: Host "evil.example" is not this device`,
+//! `413 Payload Too Large: body over 2048 bytes`.
+//!
 //! **Era.** A request is served in the legacy era when it carries
 //! `Mcp-Session-Id`, or when its body has no `_meta` protocol version and the
 //! `MCP-Protocol-Version` header is absent or a dated version up to 2025-11-25;
@@ -38,6 +43,8 @@
 //! `Mcp-Session-Id`. One session at a time: a new `initialize` replaces the old one.
 
 pub mod head;
+pub mod policy;
+pub mod refusal;
 pub mod reply;
 
 use crate::device::Device;
@@ -45,6 +52,8 @@ use crate::server::{Era, Server};
 use crate::wire::json::{Sink, Str, Value};
 use crate::wire::rpc::{self, Message};
 use crate::wire::version::Version;
+pub use policy::{allowed_host, allowed_origin, OwnHost, Policy};
+pub use refusal::Refusal;
 use reply::Reply;
 
 /// The HTTP statuses this transport sends.
@@ -127,33 +136,6 @@ impl Status {
             Status::InternalError => b"500 Internal Server Error",
             Status::NotImplemented => b"501 Not Implemented",
             Status::ServiceUnavailable => b"503 Service Unavailable",
-        }
-    }
-}
-
-/// What an endpoint accepts.
-#[derive(Clone, Copy, Debug)]
-pub struct Policy {
-    /// The endpoint's path (default `/mcp`); a query string is ignored.
-    pub endpoint: &'static str,
-    /// Host names allowed in `Host` and `Origin` besides `localhost`, `127.0.0.1` and
-    /// `[::1]` (default none: a loopback bind). A device on a network lists its own.
-    pub hosts: &'static [&'static str],
-    /// Largest request body in bytes (default 8192).
-    pub max_body: usize,
-    /// A bearer token every request must carry (`Authorization: Bearer <token>`,
-    /// compared in constant time), for a device on a network; 401 without it. Default
-    /// none.
-    pub bearer: Option<&'static str>,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Policy {
-            endpoint: "/mcp",
-            hosts: &[],
-            max_body: 8192,
-            bearer: None,
         }
     }
 }
@@ -263,8 +245,8 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize, cons
     scratch: &mut [u8],
     conn: &mut dyn Sink,
 ) -> Served<'a> {
-    let close = |conn: &mut dyn Sink, status| -> Served<'a> {
-        simple(conn, status, false, &[]);
+    let close = |conn: &mut dyn Sink, why: Refusal<'_>| -> Served<'a> {
+        why.respond(conn, false);
         Served::Done {
             consumed: input.len(),
             keep_alive: false,
@@ -273,39 +255,46 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize, cons
     let head = match head::parse(input) {
         Ok(Some(head)) => head,
         Ok(None) => return Served::Incomplete,
-        Err(status) => return close(conn, status),
+        Err(status) => return close(conn, Refusal::Status(status)),
     };
     let keep_alive = head.keep_alive;
-    let answer = |conn: &mut dyn Sink, status, consumed: usize, extra: &[u8]| -> Served<'a> {
-        simple(conn, status, keep_alive, extra);
+    let answer = |conn: &mut dyn Sink, why: Refusal<'_>, consumed: usize| -> Served<'a> {
+        why.respond(conn, keep_alive);
         Served::Done {
             consumed,
             keep_alive,
         }
     };
     let path = head.path.split('?').next().unwrap_or("");
+    let too_large = Refusal::TooLarge(policy.max_body);
     let body_len = match head.method {
         head::Method::Post => match head.content_length {
-            _ if head.transfer_encoding => return close(conn, Status::NotImplemented),
-            None => return close(conn, Status::LengthRequired),
-            Some(n) if n > policy.max_body => return close(conn, Status::PayloadTooLarge),
+            _ if head.transfer_encoding => {
+                return close(conn, Refusal::Status(Status::NotImplemented))
+            }
+            None => return close(conn, Refusal::Status(Status::LengthRequired)),
+            Some(n) if n > policy.max_body => return close(conn, too_large),
             Some(n) => n,
         },
         _ => head.content_length.unwrap_or(0),
     };
     let Some(total) = head.len.checked_add(body_len) else {
-        return close(conn, Status::PayloadTooLarge);
+        return close(conn, too_large);
     };
     let Some(body) = input.get(head.len..total) else {
         return Served::Incomplete;
     };
     if path != policy.endpoint {
-        return answer(conn, Status::NotFound, total, &[]);
+        return answer(conn, Refusal::Path(policy.endpoint), total);
     }
-    let host_ok = head.host.is_some_and(|h| allowed_host(h, policy.hosts))
-        && head.origin.is_none_or(|o| allowed_origin(o, policy.hosts));
-    if !host_ok {
-        return answer(conn, Status::Forbidden, total, &[]);
+    let foreign = match (head.host, head.origin) {
+        (None, _) => Some(Refusal::NoHost),
+        (Some(host), _) if !policy.allows_host(host) => Some(Refusal::Host(host)),
+        (_, Some(origin)) if !policy.allows_origin(origin) => Some(Refusal::Origin(origin)),
+        _ => None,
+    };
+    if let Some(why) = foreign {
+        return answer(conn, why, total);
     }
     if let Some(token) = policy.bearer {
         let presented = head
@@ -316,27 +305,27 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize, cons
                     .and(a.get(7..))
             })
             .map(head::trim);
-        if !presented.is_some_and(|p| same_secret(p, token.as_bytes())) {
-            return answer(
-                conn,
-                Status::Unauthorized,
-                total,
-                b"WWW-Authenticate: Bearer\r\n",
-            );
+        if !presented.is_some_and(|p| policy::same_secret(p, token.as_bytes())) {
+            return answer(conn, Refusal::Status(Status::Unauthorized), total);
         }
     }
     let session_ok = head
         .session_id
         .is_none_or(|s| sessions.current() == Some(s));
+    let unknown_session = Refusal::Session;
     match head.method {
         head::Method::Post => {}
         head::Method::Delete if head.session_id.is_some() && session_ok => {
             sessions.end();
             server.reset();
-            return answer(conn, Status::Ok, total, &[]);
+            simple(conn, Status::Ok, keep_alive);
+            return Served::Done {
+                consumed: total,
+                keep_alive,
+            };
         }
         head::Method::Delete if head.session_id.is_some() => {
-            return answer(conn, Status::NotFound, total, &[]);
+            return answer(conn, unknown_session, total);
         }
         head::Method::Get if head.session_id.is_some() && session_ok => {
             // The session's stream of server-initiated messages (resource updates).
@@ -349,15 +338,15 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize, cons
             };
         }
         head::Method::Get if head.session_id.is_some() => {
-            return answer(conn, Status::NotFound, total, &[]);
+            return answer(conn, unknown_session, total);
         }
-        _ => return answer(conn, Status::MethodNotAllowed, total, b"Allow: POST\r\n"),
+        _ => return answer(conn, Refusal::Status(Status::MethodNotAllowed), total),
     }
     if !head
         .content_type
         .is_some_and(|t| head::has_token(t, b"application/json"))
     {
-        return answer(conn, Status::UnsupportedMediaType, total, &[]);
+        return answer(conn, Refusal::Status(Status::UnsupportedMediaType), total);
     }
     let acceptable = head.accept.is_none_or(|a| {
         [&b"application/json"[..], b"text/event-stream", b"*/*"]
@@ -365,10 +354,10 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize, cons
             .any(|t| head::has_token(a, t))
     });
     if !acceptable {
-        return answer(conn, Status::NotAcceptable, total, &[]);
+        return answer(conn, Refusal::Status(Status::NotAcceptable), total);
     }
     if !session_ok {
-        return answer(conn, Status::NotFound, total, &[]);
+        return answer(conn, unknown_session, total);
     }
 
     let message = rpc::parse(body).ok();
@@ -508,74 +497,27 @@ pub fn is_initialize_era(v: &[u8]) -> bool {
     dated && v <= b"2025-11-25".as_slice()
 }
 
-/// `a == b` in time that depends only on the lengths (no early exit on the first
-/// differing byte), for comparing secrets.
-fn same_secret(a: &[u8], b: &[u8]) -> bool {
-    let mut diff = u8::from(a.len() != b.len());
-    for (x, y) in a.iter().zip(b.iter()) {
-        diff |= x ^ y;
-    }
-    diff == 0
-}
-
-/// Whether a `Host` value names this endpoint: loopback or one of `hosts`, any port.
-///
-/// ```
-/// use emcp::transport::http::allowed_host;
-/// assert!(allowed_host(b"localhost:8080", &[]));
-/// assert!(allowed_host(b"[::1]:1", &[]));
-/// assert!(!allowed_host(b"evil.example", &[]));
-/// assert!(allowed_host(b"bench-pi:8080", &["bench-pi"]));
-/// ```
-pub fn allowed_host(value: &[u8], hosts: &[&str]) -> bool {
-    let name = match value {
-        [b'[', ..] => value
-            .iter()
-            .position(|&b| b == b']')
-            .and_then(|i| value.get(..=i))
-            .unwrap_or(value),
-        _ => value.split(|&b| b == b':').next().unwrap_or(value),
-    };
-    ["localhost", "127.0.0.1", "[::1]"]
-        .iter()
-        .chain(hosts.iter())
-        .any(|h| name.eq_ignore_ascii_case(h.as_bytes()))
-}
-
-/// Whether an `Origin` value (`scheme://host[:port]`) names an allowed host.
-///
-/// ```
-/// use emcp::transport::http::allowed_origin;
-/// assert!(allowed_origin(b"http://127.0.0.1:3000", &[]));
-/// assert!(!allowed_origin(b"http://evil.example", &[]));
-/// assert!(!allowed_origin(b"http://localhost/path", &[]));
-/// ```
-pub fn allowed_origin(value: &[u8], hosts: &[&str]) -> bool {
-    let rest = value
-        .strip_prefix(b"http://")
-        .or_else(|| value.strip_prefix(b"https://"));
-    rest.is_some_and(|r| !r.contains(&b'/') && allowed_host(r, hosts))
-}
-
-/// Answer with `status` and no body, then close the connection (for example 431 when
-/// a request does not fit the caller's buffer, or 503 when the caller has no room for
-/// another connection: that answer carries `Retry-After: 1`).
+/// Refuse with `status` and its general reason, then close the connection (for
+/// example 431 when a request does not fit the caller's buffer, or 503 when the
+/// caller has no room for another connection: that answer carries `Retry-After: 1`).
+/// [`refuse`] says more where the caller knows more.
 pub fn reject(conn: &mut dyn Sink, status: Status) {
-    let extra: &[u8] = if status == Status::ServiceUnavailable {
-        b"Retry-After: 1\r\n"
-    } else {
-        b""
-    };
-    simple(conn, status, false, extra);
+    refuse(conn, Refusal::Status(status));
 }
 
-/// A response without a body (`extra`: more header lines, each ending in CRLF).
-fn simple(conn: &mut dyn Sink, status: Status, keep_alive: bool, extra: &[u8]) {
-    let parts: [&[u8]; 5] = [
+/// Refuse a request and close the connection: `why`'s status, its headers and a
+/// one-line `text/plain` body saying why (`503 Service Unavailable: all 4
+/// connections busy, retry after 1 s`).
+pub fn refuse(conn: &mut dyn Sink, why: Refusal<'_>) {
+    why.respond(conn, false);
+}
+
+/// A response without a body (a DELETE that ended the session).
+fn simple(conn: &mut dyn Sink, status: Status, keep_alive: bool) {
+    let parts: [&[u8]; 4] = [
         b"HTTP/1.1 ",
         status.line(),
         b"\r\nContent-Length: 0\r\n",
-        extra,
         if keep_alive {
             b"\r\n"
         } else {

@@ -459,7 +459,7 @@ pub fn chunk_head(len: usize, buf: &mut [u8; 20]) -> &[u8] {
 }
 
 /// `n` in `base` (10 or 16, lowercase), in `buf`.
-fn digits(mut n: usize, base: usize, buf: &mut [u8; 20]) -> &[u8] {
+pub(super) fn digits(mut n: usize, base: usize, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
     loop {
         i -= 1;
