@@ -193,6 +193,7 @@ def main():
     matrix = md_tables(read(data, "matrix.md"))
     scaling = md_tables(read(data, "scaling.md"))
     net = md_tables(read(data, "net.md"))
+    boards = md_tables(read(data, "boards.md"))
     goals = md_tables(read(data, "goals.md"))
     criterion = md_tables(read(data, "criterion.md"))
     size_txt = read(data, "size.txt").replace(f"{ROOT}/", "")
@@ -470,6 +471,21 @@ def main():
                 (`Connection: close`), so TCP's handshake and close are in the count.""")
             p.table(net_instr)
 
+    # ---- the Wi-Fi boards
+    board_sizes = next((t for t in boards if t["header"][:2] == ["image", "target"]), None)
+    if board_sizes:
+        p("## The Wi-Fi boards", "")
+        p.para("""The board images of `docs/boards.md` (`examples/boards/*`: the same
+            application as the networked firmware above, `examples/net-app`, on the
+            boards' own network interfaces), built release with placeholder Wi-Fi
+            credentials and measured by `benches/firmware/boards.sh`; built, not run.
+            `text`, `data` and `bss` are the binutils `size` of the ELF; flash is `text` +
+            `data` against the board's flash, static RAM `data` + `bss` against the chip's
+            RAM (the stack takes what is left). On the Pico W and Pico 2 W, 231,077 B of
+            `text` is the CYW43439's Wi-Fi firmware. The panic call sites are counted as
+            for the networked firmware.""")
+        p.table(board_sizes)
+
     p("## How to reproduce", "")
     p("```sh")
     p("bash benches/run.sh           # everything: writes docs/performance.md and docs/perf/*.svg")
@@ -478,6 +494,7 @@ def main():
     p("benches/firmware/instr.sh --profile read_sensor 2025-11-25   # Cortex-M3, by function")
     p("examples/firmware/size.sh --by-source              # where the M3 image's text goes")
     p("benches/firmware/net.sh                            # the networked image: footprint, instructions")
+    p("benches/firmware/boards.sh                         # the Wi-Fi board images: footprint, panic sites")
     p("```")
     (out / "performance.md").write_text(p.text())
     print(f"report.py: wrote {out / 'performance.md'} and {len(list(perf.glob('*.svg')))} charts in {perf}",

@@ -24,7 +24,8 @@
 #    on the Cortex-M0 and RV32IMC images, instr.sh --cpu m0|rv32), and in full mode the
 #    matrix of image variants x Cortex-M3/M4F/M0/RV32IMC
 #    (size.sh --matrix); the networked image's footprint and instructions per HTTP
-#    request (benches/firmware/net.sh; --quick: N=2).
+#    request (benches/firmware/net.sh; --quick: N=2); the Wi-Fi boards' images
+#    (benches/firmware/boards.sh: text, data, bss, panic call sites).
 # 4. Scaling: RAM against response size (benches/inproc scaling).
 # 5. The goals the benchmark issue sets ("must reach"), each against what this run
 #    measured above: met or not.
@@ -260,6 +261,12 @@ if [ "$quick" = 1 ]; then
 else
     bash benches/firmware/net.sh | tee "$tmp/net.md"
 fi
+echo
+
+log "the Wi-Fi boards: benches/firmware/boards.sh"
+echo "### The Wi-Fi boards (benches/firmware/boards.sh)"
+echo
+bash benches/firmware/boards.sh | tee "$tmp/boards.md"
 echo
 
 # ---- 4. scaling -----------------------------------------------------------------------

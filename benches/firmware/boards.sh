@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Footprint of the Wi-Fi board images (examples/boards/*), each built release with
+# the command docs/boards.md gives, Wi-Fi credentials replaced by placeholders.
+#
+#   benches/firmware/boards.sh [--check] [--src DIR] [BOARD...]
+#
+# BOARD: names from the table below (default: every board). --src DIR: build the
+# crates of the checkout at DIR (CI: a clean clone of HEAD) instead of this one; the
+# build cache stays in this repository's target/boards/. --check: fail when a call
+# that can reach a panic is in the code of emcp, of the application
+# (examples/net-app) or of the device it serves (examples/sensor-board), other than
+# the compiler's guard against polling an `async fn` after it completed
+# (`panic_const_async_fn_resumed`, in every async fn's state machine; an executor
+# never does it).
+#
+# Prints Markdown on stdout: per image, text, data and bss (the binutils `size` of
+# the ELF's architecture), flash (text + data) and static RAM (data + bss) against the
+# chip's, and the call sites that can reach a panic by crate of the caller
+# (benches/firmware/panic_sites.sh). Builds go to stderr.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+source benches/firmware/panic_sites.sh
+
+# One line per board image: name | crate directory | target | cargo arguments besides
+# `--release` | binary | flash bytes | RAM bytes. The image is
+# target/boards/<crate directory's name>/<target>/release/<binary>.
+boards=(
+    "pico-w|examples/boards/pico-w|thumbv6m-none-eabi||emcp-pico-w|2097152|270336"
+    "pico2-w|examples/boards/pico-w|thumbv8m.main-none-eabihf|--no-default-features --features pico2-w|emcp-pico-w|4194304|532480"
+)
+
+check=0
+src=$root
+wanted=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --check) check=1 ;;
+        --src)
+            src=$(realpath "${2:?--src needs a directory}")
+            shift
+            ;;
+        -*)
+            echo "usage: benches/firmware/boards.sh [--check] [--src DIR] [BOARD...]" >&2
+            exit 2
+            ;;
+        *) wanted+=("$1") ;;
+    esac
+    shift
+done
+
+# text, data and bss of an ELF, by the binutils of its machine (as panic_paths.py).
+elf_size() {
+    local machine size
+    machine=$(od -An -tu2 -j18 -N2 "$1" | tr -d ' ')
+    case $machine in
+        40) size=arm-none-eabi-size ;;
+        243) size=riscv64-unknown-elf-size ;;
+        *)
+            echo "boards.sh: no size tool known for ELF machine $machine" >&2
+            return 1
+            ;;
+    esac
+    "$size" "$1" | awk 'NR == 2 { print $1, $2, $3 }'
+}
+
+found=0
+failed=0
+rows=()
+for line in "${boards[@]}"; do
+    IFS='|' read -r name dir target args bin flash_max ram_max <<<"$line"
+    if [ ${#wanted[@]} -gt 0 ] && [[ " ${wanted[*]} " != *" $name "* ]]; then
+        continue
+    fi
+    found=$((found + 1))
+    cache="$root/target/boards/$(basename "$dir")"
+    echo "boards.sh: $name: cargo build --release --target $target $args ($src/$dir)" >&2
+    # shellcheck disable=SC2086 # $args: several arguments
+    (cd "$src/$dir" && WIFI_SSID=emcp-ci WIFI_PASSWORD=not-a-password CARGO_TARGET_DIR="$cache" \
+        cargo build --release --locked --target "$target" $args) >&2
+    elf="$cache/$target/release/$bin"
+    read -r text data bss < <(elf_size "$elf")
+    sites=$(panic_sites_by_crate "$elf")
+    rows+=("$(printf '| %s | %s | %d | %d | %d | %d B of %d | %d B of %d | %s |' "$name" "$target" \
+        "$text" "$data" "$bss" "$((text + data))" "$flash_max" "$((data + bss))" "$ram_max" "$sites")")
+    if [ "$check" = 1 ]; then
+        own=$(panic_sites "$elf" | awk -F '\t' '$1 == "emcp" || $1 == "emcp_net_app" || $1 == "sensor_board"')
+        guards=$(grep -c 'panic_const_async_fn_resumed$' <<<"$own" || true)
+        own=$(grep -v 'panic_const_async_fn_resumed$' <<<"$own" || true)
+        if [ -n "$own" ]; then
+            echo "boards.sh: $name: emcp, the application or the device can reach a panic from:" >&2
+            python3 examples/firmware/panic_paths.py "$elf" |
+                grep -E '^ +<?&?(mut )?(emcp|emcp_net_app|sensor_board)::' | grep -v 'panic_const_async_fn_resumed$' >&2
+            failed=1
+        else
+            echo "boards.sh: $name: no panic path in emcp, the application or the device" \
+                "(but $guards async-fn-resumed guards)" >&2
+        fi
+    fi
+done
+[ "$found" -gt 0 ] || {
+    echo "boards.sh: no board named ${wanted[*]}" >&2
+    exit 2
+}
+
+echo "| image | target | text | data | bss | flash (text + data) | static RAM (data + bss) | call sites that can reach a panic, by crate of the caller |"
+echo "|---|---|---:|---:|---:|---:|---:|---|"
+printf '%s\n' "${rows[@]}" | sed -E ':a; s/([0-9])([0-9]{3})([^0-9]|$)/\1,\2\3/; ta'
+exit "$failed"
