@@ -18,7 +18,7 @@
 mod hardware;
 
 use cyw43::{Control, JoinOptions};
-use cyw43_pio::{PioSpi, DEFAULT_CLOCK_DIVIDER};
+use cyw43_pio::PioSpi;
 use defmt::{error, info, unwrap, warn};
 use embassy_executor::Spawner;
 use embassy_futures::select::{select, Either};
@@ -116,7 +116,7 @@ async fn main(spawner: Spawner) {
     let spi = PioSpi::new(
         &mut pio.common,
         pio.sm0,
-        DEFAULT_CLOCK_DIVIDER,
+        RADIO_CLOCK_DIVIDER,
         pio.irq0,
         cs,
         p.PIN_24,
@@ -179,6 +179,15 @@ static APP: emcp_net_app::Config = emcp_net_app::Config {
 /// The Ethernet address of mDNS's IPv4 group, 224.0.0.251 (RFC 1112: 01:00:5e and
 /// the group's low 23 bits).
 const MDNS_MAC: [u8; 6] = [0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb];
+
+/// The radio's SPI clock: the system clock over 2 on the Pico W (62.5 MHz)...
+#[cfg(feature = "pico-w")]
+const RADIO_CLOCK_DIVIDER: fixed::FixedU32<fixed::types::extra::U8> =
+    cyw43_pio::DEFAULT_CLOCK_DIVIDER;
+/// ...and over 3 on the Pico 2 W (50 MHz), as Embassy's Pico 2 W example: faster
+/// fails there (embassy-rs/embassy#3960).
+#[cfg(feature = "pico2-w")]
+const RADIO_CLOCK_DIVIDER: fixed::FixedU32<fixed::types::extra::U8> = cyw43_pio::RM2_CLOCK_DIVIDER;
 
 /// The board's name in logs.
 #[cfg(feature = "pico-w")]
