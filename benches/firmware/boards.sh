@@ -14,9 +14,11 @@
 # never does it).
 #
 # Prints Markdown on stdout: per image, text, data and bss (the binutils `size` of
-# the ELF's architecture), flash (text + data) and static RAM (data + bss) against the
-# chip's, and the call sites that can reach a panic by crate of the caller
-# (benches/firmware/panic_sites.sh). Builds go to stderr.
+# the ELF's architecture, or the crate's own size.py where it has one: the ESP images,
+# whose linker script reserves address space that `size` counts as text), flash
+# (text + data) and static RAM (data + bss; size.py's adds the code the boot copies
+# into IRAM) against the chip's, and the call sites that can reach a panic by crate of
+# the caller (benches/firmware/panic_sites.sh). Builds go to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -28,6 +30,10 @@ source benches/firmware/panic_sites.sh
 boards=(
     "pico-w|examples/boards/pico-w|thumbv6m-none-eabi||emcp-pico-w|2097152|270336"
     "pico2-w|examples/boards/pico-w|thumbv8m.main-none-eabihf|--no-default-features --features pico2-w|emcp-pico-w|4194304|532480"
+    # ESP: the app partition of a 4 MiB flash; RAM is esp-hal's DRAM (C3) or RAM (C6)
+    # region, which the radio's reclaimed heap is outside of.
+    "esp32c3|examples/boards/esp32c3|riscv32imc-unknown-none-elf||emcp-esp32c3|4128768|320512"
+    "esp32c6|examples/boards/esp32c3|riscv32imac-unknown-none-elf|--no-default-features --features esp32c6|emcp-esp32c3|4128768|452112"
 )
 
 check=0
@@ -49,9 +55,14 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-# text, data and bss of an ELF, by the binutils of its machine (as panic_paths.py).
+# text, data, bss and static RAM of an ELF (`elf_size ELF CRATE_DIR`): the crate's
+# size.py when it has one, else the binutils of the ELF's machine (as panic_paths.py).
 elf_size() {
     local machine size
+    if [ -f "$2/size.py" ]; then
+        python3 "$2/size.py" "$1" | awk '{ print $1, $2, $3, $6 }'
+        return
+    fi
     machine=$(od -An -tu2 -j18 -N2 "$1" | tr -d ' ')
     case $machine in
         40) size=arm-none-eabi-size ;;
@@ -61,7 +72,7 @@ elf_size() {
             return 1
             ;;
     esac
-    "$size" "$1" | awk 'NR == 2 { print $1, $2, $3 }'
+    "$size" "$1" | awk 'NR == 2 { print $1, $2, $3, $2 + $3 }'
 }
 
 found=0
@@ -79,10 +90,10 @@ for line in "${boards[@]}"; do
     (cd "$src/$dir" && WIFI_SSID=emcp-ci WIFI_PASSWORD=not-a-password CARGO_TARGET_DIR="$cache" \
         cargo build --release --locked --target "$target" $args) >&2
     elf="$cache/$target/release/$bin"
-    read -r text data bss < <(elf_size "$elf")
+    read -r text data bss ram < <(elf_size "$elf" "$src/$dir")
     sites=$(panic_sites_by_crate "$elf")
     rows+=("$(printf '| %s | %s | %d | %d | %d | %d B of %d | %d B of %d | %s |' "$name" "$target" \
-        "$text" "$data" "$bss" "$((text + data))" "$flash_max" "$((data + bss))" "$ram_max" "$sites")")
+        "$text" "$data" "$bss" "$((text + data))" "$flash_max" "$ram" "$ram_max" "$sites")")
     if [ "$check" = 1 ]; then
         own=$(panic_sites "$elf" | awk -F '\t' '$1 == "emcp" || $1 == "emcp_net_app" || $1 == "sensor_board"')
         guards=$(grep -c 'panic_const_async_fn_resumed$' <<<"$own" || true)
@@ -103,7 +114,7 @@ done
     exit 2
 }
 
-echo "| image | target | text | data | bss | flash (text + data) | static RAM (data + bss) | call sites that can reach a panic, by crate of the caller |"
+echo "| image | target | text | data | bss | flash (text + data) | static RAM | call sites that can reach a panic, by crate of the caller |"
 echo "|---|---|---:|---:|---:|---:|---:|---|"
 printf '%s\n' "${rows[@]}" | sed -E ':a; s/([0-9])([0-9]{3})([^0-9]|$)/\1,\2\3/; ta'
 exit "$failed"
