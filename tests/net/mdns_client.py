@@ -1,0 +1,210 @@
+"""A client on the device's LAN finds it by mDNS and talks MCP to what it found.
+
+Run by tests/net/mdns.sh inside the test's network namespace, where the only network
+is the tap the device (QEMU) is attached to and dnsmasq hands out addresses:
+
+1. python-zeroconf browses ``_mcp._tcp.local.`` and resolves the instance it finds to
+   an address, a port and TXT ``path``/``protocols``; the address must be the one
+   dnsmasq leased to the device.
+2. ``_services._dns-sd._udp.local.`` lists ``_mcp._tcp.local.``.
+3. ``NAME.local`` (the SRV target) resolves to the same address: through a fresh
+   zeroconf instance (an A query on the group, nothing cached), and through a one-shot
+   legacy query from an ephemeral port, answered to the sender with its id.
+4. The Python SDK's Streamable HTTP client initializes at
+   ``http://ADDRESS:PORT/PATH`` (so ``Host`` is the DHCP address), lists the tools
+   and calls ``read_sensor``; a request with ``Host: NAME.local`` is served too.
+
+Exits 0 when every step passed, 1 otherwise, printing one line per step on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.client
+import json
+import random
+import socket
+import struct
+import sys
+import time
+from pathlib import Path
+
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from zeroconf import (
+    AddressResolverIPv4,
+    DNSIncoming,
+    IPVersion,
+    ServiceBrowser,
+    ServiceInfo,
+    ServiceListener,
+    Zeroconf,
+    ZeroconfServiceTypes,
+)
+
+SERVICE = "_mcp._tcp.local."
+PROTOCOLS = "2026-07-28,2025-11-25,2025-06-18,2025-03-26,2024-11-05"
+GROUP = ("224.0.0.251", 5353)
+TYPE_A = 1
+
+
+class Found(ServiceListener):
+    """The first instance of the service the browser sees."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def add_service(self, zc: Zeroconf, type_: str, name: str) -> None:
+        self.names.append(name)
+
+    def update_service(self, zc: Zeroconf, type_: str, name: str) -> None:
+        pass
+
+    def remove_service(self, zc: Zeroconf, type_: str, name: str) -> None:
+        pass
+
+
+def leased(lease_file: Path, deadline: float) -> str:
+    """The address dnsmasq leased (its lease file: `expiry mac ip name id`)."""
+    while time.monotonic() < deadline:
+        if lease_file.exists():
+            for line in lease_file.read_text().splitlines():
+                fields = line.split()
+                if len(fields) >= 3:
+                    return fields[2]
+        time.sleep(0.2)
+    raise AssertionError("no DHCP lease in time")
+
+
+def browse(zc: Zeroconf, deadline: float) -> str:
+    found = Found()
+    browser = ServiceBrowser(zc, SERVICE, found)
+    try:
+        while not found.names and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        browser.cancel()
+    assert found.names, f"no {SERVICE} instance in time"
+    return found.names[0]
+
+
+def legacy_query(name: str, interface: str, timeout: float) -> str:
+    """A one-shot query for NAME's A record from an ephemeral port (RFC 6762 §6.7):
+    the answer comes back to the sender, with the query's id. Returns the address."""
+    name = name.rstrip(".") + "."
+
+    ident = random.randrange(1, 0xFFFF)
+    question = b"".join(bytes([len(label)]) + label.encode() for label in name.rstrip(".").split("."))
+    query = struct.pack("!HHHHHH", ident, 0, 1, 0, 0, 0) + question + b"\0" + struct.pack("!HH", 1, 1)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.settimeout(timeout)
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 255)
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(interface))
+        s.sendto(query, GROUP)
+        while True:
+            reply = DNSIncoming(s.recvfrom(2048)[0])
+            if reply.valid and reply.is_response() and reply.id == ident:
+                records = [r for r in reply.answers() if r.type == TYPE_A and r.name.lower() == name.lower()]
+                assert records, f"no A record for {name} in the answer"
+                return socket.inet_ntoa(records[0].address)
+
+
+async def mcp_session(url: str) -> list[str]:
+    """Initialize (2025-11-25), list the tools, call read_sensor; the tools' names."""
+    async with streamable_http_client(url) as (read, write, *_):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            tools = await session.list_tools()
+            result = await session.call_tool("read_sensor", {"sensor": "temperature"})
+            assert result.is_error is False, result
+            structured = result.structured_content or {}
+            assert structured.get("sensor") == "temperature", structured
+            return [tool.name for tool in tools.tools]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--interface", required=True, help="this side's address on the tap")
+    parser.add_argument("--leases", required=True, type=Path, help="dnsmasq's lease file")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds for the device to appear")
+    args = parser.parse_args()
+    deadline = time.monotonic() + args.timeout
+
+    address = leased(args.leases, deadline)
+    print(f"dhcp: the device leased {address}")
+
+    zc = Zeroconf(interfaces=[args.interface], ip_version=IPVersion.V4Only)
+    try:
+        instance = browse(zc, deadline)
+        info = ServiceInfo(SERVICE, instance)
+        assert info.request(zc, 5000), f"{instance} not resolved"
+        addresses = info.parsed_addresses(IPVersion.V4Only)
+        txt = {k.decode(): (v or b"").decode() for k, v in info.properties.items()}
+        print(f"browse: {instance} -> {info.server} {addresses} port {info.port} txt {txt}")
+        assert addresses == [address], f"{addresses} is not the leased {address}"
+        assert txt.get("path") == "/mcp", txt
+        assert txt.get("protocols") == PROTOCOLS, txt
+        assert info.port and info.server
+        types = ZeroconfServiceTypes.find(zc=zc, timeout=3)
+        print(f"enumeration: {types}")
+        assert SERVICE in types, types
+    finally:
+        zc.close()
+    host = info.server.rstrip(".")
+
+    fresh = Zeroconf(interfaces=[args.interface], ip_version=IPVersion.V4Only)
+    try:
+        resolver = AddressResolverIPv4(info.server)
+        assert resolver.request(fresh, 5000), f"{info.server} not resolved"
+        by_name = resolver.parsed_addresses(IPVersion.V4Only)
+    finally:
+        fresh.close()
+    print(f"a: {host} -> {by_name}")
+    assert by_name == [address], by_name
+    legacy = legacy_query(host, args.interface, 5.0)
+    print(f"a (one-shot query): {host} -> {legacy}")
+    assert legacy == address, legacy
+
+    url = f"http://{address}:{info.port}{txt['path']}"
+    tools = asyncio.run(mcp_session(url))
+    print(f"mcp: {url}: initialized, tools {tools}, read_sensor answered")
+    assert "read_sensor" in tools, tools
+
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "mdns-test", "version": "1"},
+        },
+    }
+    connection = http.client.HTTPConnection(address, info.port, timeout=10)
+    try:
+        connection.request(
+            "POST",
+            txt["path"],
+            body=json.dumps(initialize),
+            headers={
+                "Host": host,
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+            },
+        )
+        reply = connection.getresponse()
+        body = reply.read()
+    finally:
+        connection.close()
+    print(f"mcp: {url} with Host: {host}: {reply.status}")
+    assert reply.status == 200, f"{reply.status} {body!r}"
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except AssertionError as e:
+        print(f"FAILED: {e}")
+        sys.exit(1)
