@@ -8,8 +8,8 @@
 # DEVICE ARGS --http 127.0.0.1:PORT must serve MCP's Streamable HTTP at /mcp (the
 # sensor board; examples/net-firmware/http-board.sh, the firmware in QEMU). It is
 # started on a free loopback port, its stdout and stderr on this script's stderr;
-# once it accepts connections (within EMCP_DEVICE_WAIT seconds, default 120: QEMU
-# boots), the bridge runs in front of it on this script's stdin and stdout, and the
+# once it answers HTTP (within EMCP_DEVICE_WAIT seconds, default 120: QEMU boots),
+# the bridge runs in front of it on this script's stdin and stdout, and the
 # device is stopped when the bridge ends. Each run is a device of its own: the tests
 # expect a board fresh from reset.
 #
@@ -24,7 +24,17 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 device=$!
 trap 'kill "$device" 2>/dev/null; wait "$device" 2>/dev/null || true' EXIT
 deadline=$((SECONDS + ${EMCP_DEVICE_WAIT:-120}))
-until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+# Up when it answers HTTP (any status): QEMU accepts connections for the guest before
+# the firmware's network is up, and closes them.
+up() {
+    python3 - "$port" 2>/dev/null <<'EOF'
+import http.client, sys
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=2)
+c.request("GET", "/mcp")
+c.getresponse()
+EOF
+}
+until up; do
     if ! kill -0 "$device" 2>/dev/null || ((SECONDS > deadline)); then
         echo "$0: the device did not listen on 127.0.0.1:$port" >&2
         exit 1

@@ -81,8 +81,9 @@ const QUOTED: usize = 300;
 /// How long a notification, a refusal's body or a replayed request may take.
 const SHORT: Duration = Duration::from_secs(10);
 
-/// How long an `initialize` waits for the session's GET stream to open before it is
-/// answered (so that updates of a subscription made right after reach the host).
+/// How long an `initialize` waits for the session's GET stream to be connected
+/// before it is answered (so that updates of a subscription made right after reach
+/// the host).
 const GET_WAIT: Duration = Duration::from_secs(2);
 
 /// How long a host line waits for the line before it to be under way on the device
@@ -700,7 +701,7 @@ impl Bridge {
     /// The session's GET stream while its generation is current: the device's
     /// messages to the host. Re-opened when it ends; a 404 (the device forgot the
     /// session) re-initializes it; any other refusal (405: the device offers none)
-    /// ends it. `opened` hears once that the device answered (or could not).
+    /// ends it. `opened` hears when the connection is open (or could not be).
     fn get_loop(self: &Arc<Self>, generation: u64, opened: &Sender<()>) {
         let mut attempt = 0u32;
         let current = |b: &Bridge| {
@@ -716,6 +717,9 @@ impl Bridge {
             };
             let sent = client::send(&self.url, "GET", &headers, b"", None, |a| {
                 *lock(&self.get_abort) = Some(a);
+                // Connected: the request is on its way ahead of the host's next one (a
+                // device may hold the stream's head until its first event).
+                let _ = opened.send(());
             });
             let _ = opened.send(());
             attempt = attempt.saturating_add(1);
