@@ -482,8 +482,13 @@ def main():
             `text`, `data` and `bss` are the binutils `size` of the ELF; flash is `text` +
             `data` against the board's flash, static RAM `data` + `bss` against the chip's
             RAM (the stack takes what is left). On the Pico W and Pico 2 W, 231,077 B of
-            `text` is the CYW43439's Wi-Fi firmware. The panic call sites are counted as
-            for the networked firmware.""")
+            `text` is the CYW43439's Wi-Fi firmware. On the ESP32-C3 and C6 the sizes come
+            from the section headers (`examples/boards/esp32c3/size.py`: `size` counts the
+            linker's address reservations as text): `text` includes the code the boot
+            copies into IRAM, static RAM adds it to `data` + `bss`, and `bss` holds 36 KiB
+            of the radio's heap (its other 64 KiB is RAM reclaimed from the bootloader,
+            outside the RAM counted). The panic call sites are counted as for the
+            networked firmware.""")
         p.table(board_sizes)
 
     p("## How to reproduce", "")
