@@ -17,8 +17,8 @@ writable:
           (`.dram2_uninit`), which is counted apart as `reclaimed`
   static RAM   iram + data + bss: the SRAM the image claims before it runs
 
-text + data is what the image loads, within a few hundred bytes of `espflash
-save-image`'s app size (which adds segment headers and padding).
+text + data is what the image loads; `espflash save-image`'s app image is a few KiB
+larger (segment headers, padding).
 
 Prints one line `text data bss iram reclaimed static_ram` (bytes), or with --table
 a Markdown table of every section counted.
