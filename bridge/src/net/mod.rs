@@ -692,6 +692,10 @@ impl Bridge {
     /// Start the session's GET stream (generation `generation`) and wait a moment for
     /// the device's answer to it.
     fn open_get_stream(self: &Arc<Self>, generation: u64) {
+        // The old session's stream holds one of the device's few connections.
+        if let Some(old) = lock(&self.get_abort).take() {
+            old.abort();
+        }
         let (tx, rx) = mpsc::channel();
         let bridge = Arc::clone(self);
         thread::spawn(move || bridge.get_loop(generation, &tx));
@@ -716,7 +720,11 @@ impl Bridge {
                 h
             };
             let sent = client::send(&self.url, "GET", &headers, b"", None, |a| {
-                *lock(&self.get_abort) = Some(a);
+                if current(self) {
+                    *lock(&self.get_abort) = Some(a);
+                } else {
+                    a.abort(); // a newer session's stream took its place meanwhile
+                }
                 // Connected: the request is on its way ahead of the host's next one (a
                 // device may hold the stream's head until its first event).
                 let _ = opened.send(());
