@@ -22,25 +22,25 @@
 //! announced twice, one second apart, when the stack gets an address and whenever
 //! it changes. IP TTL 255 on everything sent (RFC 6762 §11).
 //!
-//! # Built on
+//! # Why a responder of our own
 //!
-//! [`edge_mdns`] (no `io` feature) supplies the records ([`edge_mdns::host`]'s
-//! `Host`, `Service`) and the `domain` crate underneath it parses and builds the
-//! messages: its parser is bounds-checked (compression pointers must point
-//! backwards and are limited per name; a malformed message is an error, never a
-//! panic) and its builder refuses to write past the buffer. edge-mdns itself panics
-//! only on a label over 63 bytes, which [`Responder::new`] refuses, so no answer
-//! panics, whatever arrives (the unit tests feed it truncations, compression loops,
-//! every byte of a query changed and random datagrams). Which records answer
-//! which question is [`Responder::answer`]'s, sans-IO: edge-mdns's own handler
-//! (`HostAnswersMdnsHandler`) ignores the question's type and adds every `SRV`,
-//! `TXT` and `A` to every answer, which doubled the answers and the buffers they
-//! need. The I/O loop is this module's too, over an `embassy_net` UDP socket, rather
-//! than `edge_mdns::io::Mdns` with `edge-nal-embassy`: that loop returns on the
-//! first send error (no address yet, an answer larger than its buffer) and takes
-//! its sockets from a pool of its own beside the stack's; here a message that
-//! cannot be answered is dropped and the next one served, and the socket is one of
-//! the stack's ([`SOCKETS`]).
+//! The messages are read and written by [`wire`], a few hundred lines with no
+//! panic path: every read is bounds-checked, a name follows at most 16 compression
+//! pointers, each pointing before itself, and every write checks its room. The
+//! responder crate that fits the versions here, `edge-mdns` 0.8 (over the `domain`
+//! crate; it builds with embassy-net 0.9 and without alloc), was tried first and
+//! left for three reasons: linked into the image, `domain`'s builder and
+//! `edge-mdns`' visitors put calls that can reach a panic into this crate's own
+//! functions once inlined (5 call sites, where the application's own code has
+//! none, which CI checks on the boards' images), besides 20 in `domain` and
+//! `edge-mdns`; its handler ignores the question's type and adds every `SRV`,
+//! `TXT` and `A` to every answer (246 bytes for one `A` question, about 40 here),
+//! which doubled the buffers an image that is short of RAM must give it; and its
+//! I/O loop (`edge_mdns::io`, with `edge-nal-embassy`) returns on the first send
+//! error and takes its sockets from a pool of its own beside the stack's. Here a
+//! sans-IO [`Responder`] turns a datagram into the datagram to send back, and a
+//! small loop over one of the stack's UDP sockets ([`SOCKETS`]) drops what it
+//! cannot answer and goes on.
 //!
 //! # Limits and non-features
 //!
@@ -49,17 +49,19 @@
 //! - No probing for name conflicts (RFC 6762 §8.1): the name is the configured one;
 //!   two devices configured alike answer alike.
 //! - Memory: the task's future holds the socket's rings and the answer buffer
-//!   ([`QUERY`] + 2 × [`ANSWER`] bytes, about 2.6 KiB on a Cortex-M3); the code is
-//!   about 14 KiB of flash (most of it `domain`'s parser and builder).
+//!   ([`QUERY`] + 2 × [`ANSWER`] bytes).
 //! - No known-answer suppression and no goodbye (TTL 0) records; IPv4 only.
 //! - The revisions listed are those of emcp's default build (both eras).
-use core::net::{Ipv4Addr, Ipv6Addr};
+// No panic path of its own: what a hostile network sends must not stop the device.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 
-use edge_mdns::domain::base::iana::{Opcode, Rcode};
-use edge_mdns::domain::base::Ttl;
-use edge_mdns::domain::base::{Message, MessageBuilder, Rtype, ToName};
-use edge_mdns::host::{Host, Service, ServiceAnswers};
-use edge_mdns::{set_header, Buf, HostAnswer, HostAnswers, MdnsError, MdnsRequest, DNS_SD_OWNER};
+use core::net::Ipv4Addr;
+
 use embassy_executor::Spawner;
 use embassy_futures::select::{select, Either};
 use embassy_net::udp::{PacketMetadata, UdpSocket};
@@ -70,6 +72,11 @@ use emcp::wire::version::{LEGACY, STATELESS};
 use crate::fmt::{log_info, log_warn};
 use crate::{Config, StartError};
 
+mod wire;
+
+pub use wire::Error;
+use wire::{Header, Name, Writer, HEADER};
+
 /// The mDNS port.
 pub const PORT: u16 = 5353;
 /// The IPv4 mDNS group.
@@ -78,9 +85,9 @@ pub const GROUP: Ipv4Addr = Ipv4Addr::new(224, 0, 0, 251);
 /// one is dropped by the stack).
 pub const QUERY: usize = 1024;
 /// The largest answer sent, in bytes: the announcement, every record at once, is
-/// 281 + 5 × the name's length (596 for the longest name); a one-shot query's
+/// 203 + 2 × the name's length (329 for the longest name); a one-shot query's
 /// answer also echoes its questions.
-pub const ANSWER: usize = 640;
+pub const ANSWER: usize = 512;
 /// The service type advertised, as its two labels.
 pub const SERVICE: &str = "_mcp";
 /// The service's protocol label.
@@ -94,6 +101,7 @@ const TTL_SECS: u32 = 120;
 const ANNOUNCEMENTS: u8 = 2;
 
 /// Every revision emcp speaks, newest first, comma-separated: TXT `protocols`.
+#[allow(clippy::panic)] // evaluated at compile time
 pub const PROTOCOLS: &str = match core::str::from_utf8(&PROTOCOL_BYTES) {
     Ok(text) => text,
     Err(_) => panic!("revision strings are ASCII"),
@@ -105,6 +113,7 @@ pub const TXT: &[(&str, &str)] = &[("path", PATH), ("protocols", PROTOCOLS)];
 /// A revision string's length (`YYYY-MM-DD`).
 const REVISION_LEN: usize = 10;
 const REVISIONS: usize = STATELESS.len() + LEGACY.len();
+#[allow(clippy::indexing_slicing)] // evaluated at compile time
 const PROTOCOL_BYTES: [u8; REVISIONS * (REVISION_LEN + 1) - 1] = {
     let mut out = [b','; REVISIONS * (REVISION_LEN + 1) - 1];
     let mut i = 0;
@@ -150,134 +159,310 @@ impl Responder {
     /// question about our names), an error when `query` is malformed or the answer
     /// would not fit `out`. `address`: the stack's address, if it has one (without
     /// one the host name is not answered, the service still is).
+    ///
+    /// A question is answered with the records of its name and type (all of its
+    /// name's for `ANY`), each once; the additional section adds what the answers
+    /// point at, unless answered (RFC 6763 §12). A query from a port other than 5353
+    /// (a one-shot resolver, RFC 6762 §6.7) gets its id and questions back, and no
+    /// cache-flush bits. At most [`MAX_QUESTIONS`] questions are read.
     pub fn answer(
         &self,
         address: Option<Ipv4Addr>,
         query: &[u8],
         source_port: u16,
         out: &mut [u8],
-    ) -> Result<usize, MdnsError> {
-        let request = MdnsRequest::Request {
-            legacy: source_port != PORT,
-            multicast: true,
-            data: query,
-        };
-        self.handle(address, request, out)
+    ) -> Result<usize, Error> {
+        let header = Header::read(query).ok_or(Error::Malformed)?;
+        if !header.is_query() {
+            return Ok(0);
+        }
+        let questions = usize::from(header.questions).min(MAX_QUESTIONS);
+        let mut asked = Set::NONE;
+        let mut at = HEADER;
+        for _ in 0..questions {
+            let (name, end) = Name::read(query, at).ok_or(Error::Malformed)?;
+            let qtype = wire::u16_at(query, end).ok_or(Error::Malformed)?;
+            wire::u16_at(query, end.saturating_add(2)).ok_or(Error::Malformed)?;
+            at = end.saturating_add(4);
+            asked = asked.with(self.asked(&name, qtype));
+        }
+        if address.is_none() {
+            asked = asked.without(Set::A);
+        }
+        if asked == Set::NONE {
+            return Ok(0);
+        }
+        let mut additional = asked.wanted().without(asked);
+        if address.is_none() {
+            additional = additional.without(Set::A);
+        }
+        let legacy = source_port != PORT;
+        let mut w = Writer::new(out);
+        let echoed = if legacy { questions } else { 0 };
+        header_of(&mut w, if legacy { header.id } else { 0 }, echoed)?;
+        if legacy {
+            let mut at = HEADER;
+            for _ in 0..questions {
+                let (name, end) = Name::read(query, at).ok_or(Error::Malformed)?;
+                w.put(name.wire())?;
+                w.put(&[0])?;
+                w.put(
+                    query
+                        .get(end..end.saturating_add(4))
+                        .ok_or(Error::Malformed)?,
+                )?;
+                at = end.saturating_add(4);
+            }
+        }
+        let mut names = Names::default();
+        let answers = self.records(&mut w, &mut names, asked, address, !legacy)?;
+        let more = self.records(&mut w, &mut names, additional, address, !legacy)?;
+        w.set_u16(6, answers)?;
+        w.set_u16(10, more)?;
+        Ok(w.finish())
     }
 
     /// Every record, unsolicited (an announcement), written into `out`: its
     /// length, or an error when it would not fit.
-    pub fn announcement(&self, address: Ipv4Addr, out: &mut [u8]) -> Result<usize, MdnsError> {
-        self.handle(Some(address), MdnsRequest::None, out)
+    pub fn announcement(&self, address: Ipv4Addr, out: &mut [u8]) -> Result<usize, Error> {
+        let mut w = Writer::new(out);
+        header_of(&mut w, 0, 0)?;
+        let count = self.records(&mut w, &mut Names::default(), Set::ALL, Some(address), true)?;
+        w.set_u16(6, count)?;
+        Ok(w.finish())
     }
 
-    fn handle(
+    /// The records of ours question `name`, `qtype` asks for.
+    fn asked(&self, name: &Name, qtype: u16) -> Set {
+        let any = qtype == wire::TYPE_ANY;
+        let mut asked = Set::NONE;
+        if name.is(&[self.name, LOCAL]) && (any || qtype == wire::TYPE_A) {
+            asked = asked.with(Set::A);
+        }
+        if name.is(&[self.name, SERVICE, PROTOCOL, LOCAL]) {
+            if any || qtype == wire::TYPE_SRV {
+                asked = asked.with(Set::SRV);
+            }
+            if any || qtype == wire::TYPE_TXT {
+                asked = asked.with(Set::TXT);
+            }
+        }
+        if any || qtype == wire::TYPE_PTR {
+            if name.is(&[SERVICE, PROTOCOL, LOCAL]) {
+                asked = asked.with(Set::SERVICE);
+            }
+            if name.is(&ENUMERATION) {
+                asked = asked.with(Set::ENUMERATION);
+            }
+        }
+        asked
+    }
+
+    /// Write the records in `set` (the `A` record only with an `address`); how many.
+    /// `flush`: set the cache-flush bit on the records only this device has.
+    fn records(
         &self,
+        w: &mut Writer<'_>,
+        names: &mut Names,
+        set: Set,
         address: Option<Ipv4Addr>,
-        request: MdnsRequest<'_>,
-        out: &mut [u8],
-    ) -> Result<usize, MdnsError> {
-        let records = Records {
-            responder: *self,
-            address: address.unwrap_or(Ipv4Addr::UNSPECIFIED),
-        };
-        let mut message = MessageBuilder::from_target(Buf(out, 0))?;
-        let MdnsRequest::Request { legacy, data, .. } = request else {
-            set_header(&mut message, 0, true);
-            let mut answers = message.answer();
-            records.visit(|record| answers.push(record).map_err(MdnsError::from))?;
-            return Ok(answers.finish().1);
-        };
-        let query = Message::from_octets(data)?;
-        let header = query.header();
-        if header.qr() || header.opcode() != Opcode::QUERY || header.rcode() != Rcode::NOERROR {
-            return Ok(0);
-        }
-        // A one-shot query gets its id and questions back (RFC 6762 §6.7).
-        set_header(&mut message, if legacy { header.id() } else { 0 }, true);
-        let mut questions = message.question();
-        if legacy {
-            for question in query.question() {
-                questions.push(question?)?;
-            }
-        }
-        let mut answers = questions.answer();
-        let mut sent = Sent::default();
-        for question in query.question() {
-            let question = question?;
-            let asked = |record: &HostAnswer| {
-                question.qname().name_eq(record.owner())
-                    && (question.qtype() == Rtype::ANY || question.qtype() == record.rtype())
-            };
-            records.visit(|record| {
-                if asked(&record) && !sent.has(&record) {
-                    answers.push(&record)?;
-                    sent.add(&record);
-                }
-                Ok::<_, MdnsError>(())
+        flush: bool,
+    ) -> Result<u16, Error> {
+        let mut count = 0;
+        let unique = if flush { wire::CACHE_FLUSH } else { 0 };
+        if set.has(Set::SERVICE) {
+            self.record(w, names, Owner::Service, wire::TYPE_PTR, 0, |w, names| {
+                self.name(w, names, Owner::Instance)
             })?;
+            count += 1;
         }
-        if sent == Sent::default() {
-            return Ok(0);
+        if set.has(Set::ENUMERATION) {
+            self.record(
+                w,
+                names,
+                Owner::Enumeration,
+                wire::TYPE_PTR,
+                0,
+                |w, names| self.name(w, names, Owner::Service),
+            )?;
+            count += 1;
         }
-        // What the answers point at, unless answered already (RFC 6763 §12): the
-        // instance's SRV and TXT and the address for the service's PTR, the address
-        // for an SRV.
-        let wanted = sent.wanted();
-        let mut additional = answers.additional();
-        records.visit(|record| {
-            if wanted.has(&record) && !sent.has(&record) {
-                additional.push(&record)?;
-            }
-            Ok::<_, MdnsError>(())
-        })?;
-        Ok(additional.finish().1)
+        if set.has(Set::SRV) {
+            self.record(
+                w,
+                names,
+                Owner::Instance,
+                wire::TYPE_SRV,
+                unique,
+                |w, names| {
+                    w.u16(0)?; // priority
+                    w.u16(0)?; // weight
+                    w.u16(self.port)?;
+                    self.name(w, names, Owner::Host)
+                },
+            )?;
+            count += 1;
+        }
+        if set.has(Set::TXT) {
+            self.record(w, names, Owner::Instance, wire::TYPE_TXT, unique, |w, _| {
+                for (key, value) in TXT {
+                    let len = key.len().saturating_add(1).saturating_add(value.len());
+                    w.put(&[u8::try_from(len).map_err(|_| Error::Full)?])?;
+                    w.put(key.as_bytes())?;
+                    w.put(b"=")?;
+                    w.put(value.as_bytes())?;
+                }
+                Ok(())
+            })?;
+            count += 1;
+        }
+        if let (true, Some(address)) = (set.has(Set::A), address) {
+            self.record(w, names, Owner::Host, wire::TYPE_A, unique, |w, _| {
+                w.put(&address.octets())
+            })?;
+            count += 1;
+        }
+        Ok(count)
+    }
+
+    /// One record: its owner, type, class (IN, with `class_bits`), TTL and the data
+    /// `data` writes.
+    fn record(
+        &self,
+        w: &mut Writer<'_>,
+        names: &mut Names,
+        owner: Owner,
+        rtype: u16,
+        class_bits: u16,
+        data: impl FnOnce(&mut Writer<'_>, &mut Names) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.name(w, names, owner)?;
+        w.u16(rtype)?;
+        w.u16(wire::CLASS_IN | class_bits)?;
+        w.u32(TTL_SECS)?;
+        let length_at = w.len();
+        w.u16(0)?;
+        data(w, names)?;
+        let length = w.len().saturating_sub(length_at.saturating_add(2));
+        w.set_u16(length_at, u16::try_from(length).map_err(|_| Error::Full)?)
+    }
+
+    /// One of our names, compressed against those written before in this message
+    /// (RFC 1035 §4.1.4): `NAME._mcp._tcp.local` is `NAME` and a pointer to
+    /// `_mcp._tcp.local`, which points at `local`.
+    fn name(&self, w: &mut Writer<'_>, names: &mut Names, owner: Owner) -> Result<(), Error> {
+        let (written, prefix, suffix): (&mut Option<usize>, &[&str], Option<Owner>) = match owner {
+            Owner::Host => (&mut names.host, &[self.name], Some(Owner::Local)),
+            Owner::Instance => (&mut names.instance, &[self.name], Some(Owner::Service)),
+            Owner::Service => (&mut names.service, &[SERVICE, PROTOCOL], Some(Owner::Local)),
+            Owner::Enumeration => (
+                &mut names.enumeration,
+                &ENUMERATION_PREFIX,
+                Some(Owner::Local),
+            ),
+            Owner::Local => (&mut names.local, &[LOCAL], None),
+        };
+        if let Some(at) = *written {
+            return w.pointer(at);
+        }
+        *written = Some(w.len());
+        for label in prefix {
+            w.label(label)?;
+        }
+        match suffix {
+            Some(suffix) => self.name(w, names, suffix),
+            None => w.put(&[0]),
+        }
     }
 }
 
-/// Which of a device's records a message carries (each owner and type once).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Sent {
-    /// `_mcp._tcp.local PTR` (the service's instance).
-    service: bool,
-    /// `_services._dns-sd._udp.local PTR` (the enumeration).
-    enumeration: bool,
-    srv: bool,
-    txt: bool,
-    a: bool,
+/// The questions of one query read and answered (a query may carry more; they are
+/// not read).
+pub const MAX_QUESTIONS: usize = 16;
+
+/// The top label of every name answered.
+const LOCAL: &str = "local";
+/// The service type enumeration's name (RFC 6763 §9), and all of it but `local`.
+const ENUMERATION: [&str; 4] = ["_services", "_dns-sd", "_udp", LOCAL];
+const ENUMERATION_PREFIX: [&str; 3] = ["_services", "_dns-sd", "_udp"];
+
+/// An answer's header: `id`, the answer flags, `questions` echoed; the record
+/// counts are written once known.
+fn header_of(w: &mut Writer<'_>, id: u16, questions: usize) -> Result<(), Error> {
+    w.u16(id)?;
+    w.u16(wire::FLAGS_ANSWER)?;
+    w.u16(u16::try_from(questions).map_err(|_| Error::Full)?)?;
+    w.u16(0)?; // answers
+    w.u16(0)?; // authority
+    w.u16(0) // additional
 }
 
-impl Sent {
-    fn slot(&mut self, record: &HostAnswer) -> Option<&mut bool> {
-        match record.rtype() {
-            Rtype::PTR if record.owner().name_eq(&DNS_SD_OWNER) => Some(&mut self.enumeration),
-            Rtype::PTR => Some(&mut self.service),
-            Rtype::SRV => Some(&mut self.srv),
-            Rtype::TXT => Some(&mut self.txt),
-            Rtype::A => Some(&mut self.a),
-            _ => None,
-        }
+/// The names a message can hold, for compression.
+#[derive(Clone, Copy, Debug)]
+enum Owner {
+    /// `NAME.local`
+    Host,
+    /// `NAME._mcp._tcp.local`
+    Instance,
+    /// `_mcp._tcp.local`
+    Service,
+    /// `_services._dns-sd._udp.local`
+    Enumeration,
+    /// `local`
+    Local,
+}
+
+/// Where each name was first written in a message.
+#[derive(Clone, Copy, Debug, Default)]
+struct Names {
+    host: Option<usize>,
+    instance: Option<usize>,
+    service: Option<usize>,
+    enumeration: Option<usize>,
+    local: Option<usize>,
+}
+
+/// A set of the device's records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Set(u8);
+
+impl Set {
+    const NONE: Set = Set(0);
+    /// `_mcp._tcp.local PTR NAME._mcp._tcp.local`
+    const SERVICE: Set = Set(1);
+    /// `_services._dns-sd._udp.local PTR _mcp._tcp.local`
+    const ENUMERATION: Set = Set(2);
+    /// `NAME._mcp._tcp.local SRV 0 0 PORT NAME.local`
+    const SRV: Set = Set(4);
+    /// `NAME._mcp._tcp.local TXT path=/mcp protocols=…`
+    const TXT: Set = Set(8);
+    /// `NAME.local A ADDRESS`
+    const A: Set = Set(16);
+    const ALL: Set = Set(31);
+
+    fn has(self, other: Set) -> bool {
+        self.0 & other.0 == other.0
     }
 
-    fn has(&self, record: &HostAnswer) -> bool {
-        let mut copy = *self;
-        copy.slot(record).is_some_and(|sent| *sent)
+    fn with(self, other: Set) -> Set {
+        Set(self.0 | other.0)
     }
 
-    fn add(&mut self, record: &HostAnswer) {
-        if let Some(sent) = self.slot(record) {
-            *sent = true;
-        }
+    fn without(self, other: Set) -> Set {
+        Set(self.0 & !other.0)
     }
 
-    /// The records these answers point at.
-    fn wanted(&self) -> Sent {
-        Sent {
-            srv: self.service,
-            txt: self.service,
-            a: self.service || self.srv,
-            ..Sent::default()
+    /// What these records point at: the instance's SRV, TXT and the address for
+    /// the service's PTR, the address for an SRV.
+    fn wanted(self) -> Set {
+        let mut wanted = Set::NONE;
+        if self.has(Set::SERVICE) {
+            wanted = wanted.with(Set::SRV).with(Set::TXT).with(Set::A);
         }
+        if self.has(Set::SRV) {
+            wanted = wanted.with(Set::A);
+        }
+        wanted
     }
 }
 
@@ -287,47 +472,14 @@ pub const fn is_host_label(name: &[u8]) -> bool {
     if name.is_empty() || name.len() > 63 {
         return false;
     }
-    let mut i = 0;
-    while i < name.len() {
-        if !(name[i].is_ascii_alphanumeric() || name[i] == b'-') {
+    let mut rest = name;
+    while let [byte, tail @ ..] = rest {
+        if !(byte.is_ascii_alphanumeric() || *byte == b'-') {
             return false;
         }
-        i += 1;
+        rest = tail;
     }
     true
-}
-
-/// A [`Responder`]'s records for one address.
-struct Records {
-    responder: Responder,
-    address: Ipv4Addr,
-}
-
-impl HostAnswers for Records {
-    fn visit<F, E>(&self, f: F) -> Result<(), E>
-    where
-        F: FnMut(HostAnswer) -> Result<(), E>,
-        E: From<MdnsError>,
-    {
-        let host = Host {
-            hostname: self.responder.name,
-            // Unspecified: no A record.
-            ipv4: self.address,
-            ipv6: Ipv6Addr::UNSPECIFIED,
-            ttl: Ttl::from_secs(TTL_SECS),
-        };
-        let service = Service {
-            name: self.responder.name,
-            priority: 0,
-            weight: 0,
-            service: SERVICE,
-            protocol: PROTOCOL,
-            port: self.responder.port,
-            service_subtypes: &[],
-            txt_kvs: TXT,
-        };
-        ServiceAnswers::new(&host, &service).visit(f)
-    }
 }
 
 /// The UDP sockets the responder takes from the stack (counted in
@@ -439,6 +591,12 @@ async fn send(socket: &mut UdpSocket<'_>, message: Option<&[u8]>, to: IpEndpoint
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 mod tests {
     extern crate std;
 
@@ -448,8 +606,8 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
-    use edge_mdns::domain::base::{Message, ParsedName};
-    use edge_mdns::domain::rdata::AllRecordData;
+    use domain::base::{Message, ParsedName, RecordSection};
+    use domain::rdata::AllRecordData;
 
     use super::*;
 
@@ -475,13 +633,26 @@ mod tests {
         q
     }
 
-    /// The id, then the answer and additional records of `message`, one line each.
+    /// The id, then the answer and additional records of `message`, one line each
+    /// (`flush` after a record with the cache-flush bit).
     fn records(message: &[u8]) -> (u16, Vec<String>, Vec<String>) {
         let message = Message::from_octets(message).expect("a message");
-        let lines = |section: edge_mdns::domain::base::RecordSection<'_, &[u8]>| {
+        let lines = |section: RecordSection<'_, &[u8]>| {
             section
                 .limit_to::<AllRecordData<&[u8], ParsedName<&[u8]>>>()
-                .map(|r| format!("{}", r.expect("a record")))
+                .map(|r| {
+                    let r = r.expect("a record");
+                    let class = r.class().to_int();
+                    let flush = if class & 0x8000 != 0 { " flush" } else { "" };
+                    assert_eq!(class & 0x7fff, 1, "class IN");
+                    format!(
+                        "{} {} {} {}{flush}",
+                        r.owner(),
+                        r.ttl().as_secs(),
+                        r.rtype(),
+                        r.data()
+                    )
+                })
                 .collect::<Vec<_>>()
         };
         (
@@ -513,13 +684,13 @@ mod tests {
         (len > 0).then(|| out[..len].to_vec())
     }
 
-    const A: &str = "valve.local. 120 IN A 192.168.7.50";
-    // (domain prints an SRV target without its final dot.)
-    const SRV: &str = "valve._mcp._tcp.local. 120 IN SRV 0 0 80 valve.local";
-    const TXT_LINE: &str = "valve._mcp._tcp.local. 120 IN TXT \"path=/mcp\" \
-        \"protocols=2026-07-28,2025-11-25,2025-06-18,2025-03-26,2024-11-05\"";
-    const PTR: &str = "_mcp._tcp.local. 120 IN PTR valve._mcp._tcp.local.";
-    const ENUM: &str = "_services._dns-sd._udp.local. 120 IN PTR _mcp._tcp.local.";
+    // (domain prints an owner name and an SRV target without their final dot.)
+    const A: &str = "valve.local 120 A 192.168.7.50 flush";
+    const SRV: &str = "valve._mcp._tcp.local 120 SRV 0 0 80 valve.local flush";
+    const TXT_LINE: &str = "valve._mcp._tcp.local 120 TXT \"path=/mcp\" \
+        \"protocols=2026-07-28,2025-11-25,2025-06-18,2025-03-26,2024-11-05\" flush";
+    const PTR: &str = "_mcp._tcp.local 120 PTR valve._mcp._tcp.local.";
+    const ENUM: &str = "_services._dns-sd._udp.local 120 PTR _mcp._tcp.local.";
 
     #[test]
     fn protocols_newest_first() {
@@ -539,7 +710,7 @@ mod tests {
         let (id, answers, additional) = records(&reply.expect("a reply"));
         assert_eq!(id, 0, "a multicast answer carries id 0");
         assert_eq!(answers, [PTR]);
-        assert_eq!(additional, [A, SRV, TXT_LINE]);
+        assert_eq!(additional, [SRV, TXT_LINE, A]);
     }
 
     #[test]
@@ -550,7 +721,7 @@ mod tests {
         assert!(additional.is_empty(), "{additional:?}");
         let moved = Ipv4Addr::new(10, 1, 2, 3);
         let (_, answers, _) = records(&answer(Some(moved), &q, PORT).expect("a reply"));
-        assert_eq!(answers, ["valve.local. 120 IN A 10.1.2.3"]);
+        assert_eq!(answers, ["valve.local 120 A 10.1.2.3 flush"]);
         assert_eq!(answer(None, &q, PORT), None, "no address: no A record");
         let aaaa = query(0, &[("valve.local", 28)], false);
         assert_eq!(answer(Some(ADDRESS), &aaaa, PORT), None, "no IPv6 address");
@@ -598,8 +769,13 @@ mod tests {
         let message = Message::from_octets(reply.as_slice()).expect("a message");
         assert_eq!(message.header().id(), 0x1234);
         assert_eq!(message.header_counts().qdcount(), 1);
-        let (_, answers, _) = records(&reply);
-        assert_eq!(answers, [A]);
+        let (_, answers, additional) = records(&reply);
+        assert_eq!(
+            answers,
+            ["valve.local 120 A 192.168.7.50"],
+            "no cache-flush bit"
+        );
+        assert!(additional.is_empty(), "{additional:?}");
     }
 
     #[test]
@@ -625,23 +801,52 @@ mod tests {
         assert!(len < 400, "{len} bytes");
     }
 
-    /// A query whose answer cannot fit is refused, not truncated or overrun: a
-    /// one-shot query's questions are echoed, 60 of them fill more than `ANSWER`.
+    /// At most `MAX_QUESTIONS` questions are read (and echoed to a one-shot query);
+    /// an answer that cannot fit is refused, not truncated or overrun.
     #[test]
-    fn answer_larger_than_out_is_an_error() {
-        let q = query(0, &[("_mcp._tcp.local", 12); 60], false);
-        let mut out = [0; ANSWER];
-        let result = responder().answer(Some(ADDRESS), &q, 40000, &mut out);
-        assert_eq!(result, Err(MdnsError::ShortBuf));
-        let len = responder().answer(Some(ADDRESS), &q, PORT, &mut out);
-        assert!(
-            len.is_ok_and(|len| len < 300),
-            "asked 60 times, answered once: {len:?}"
+    fn many_questions_and_small_buffers() {
+        let q = query(5, &[("_mcp._tcp.local", 12); 60], false);
+        let reply = answer(Some(ADDRESS), &q, 40000).expect("a reply");
+        let message = Message::from_octets(reply.as_slice()).expect("a message");
+        assert_eq!(
+            usize::from(message.header_counts().qdcount()),
+            MAX_QUESTIONS
         );
-        let mut small = [0; 40];
-        let q = query(0, &[("_mcp._tcp.local", 12)], false);
-        let result = responder().answer(Some(ADDRESS), &q, PORT, &mut small);
-        assert_eq!(result, Err(MdnsError::ShortBuf));
+        let (_, answers, additional) = records(&reply);
+        assert_eq!(
+            (answers.len(), additional.len()),
+            (1, 3),
+            "asked 60 times, answered once"
+        );
+        for size in [0, 11, 12, 40, 100, 150] {
+            let mut small = std::vec![0; size];
+            let result = responder().answer(Some(ADDRESS), &q, PORT, &mut small);
+            assert_eq!(result, Err(Error::Full), "{size} bytes");
+            let result = responder().announcement(ADDRESS, &mut small);
+            assert_eq!(result, Err(Error::Full), "{size} bytes");
+        }
+    }
+
+    /// The longest name still fits: its announcement is within `ANSWER`.
+    #[test]
+    fn longest_name_fits() {
+        let name: &'static str = std::boxed::Box::leak("n".repeat(63).into_boxed_str());
+        let responder = Responder::new(name, 80).expect("a host name");
+        let mut out = [0; ANSWER];
+        let len = responder.announcement(ADDRESS, &mut out).expect("fits");
+        let (_, answers, _) = records(&out[..len]);
+        assert_eq!(answers.len(), 5);
+        let q = query(
+            1,
+            &[
+                ("_mcp._tcp.local", 12),
+                (&std::format!("{name}._mcp._tcp.local"), 255),
+            ],
+            false,
+        );
+        assert!(responder
+            .answer(Some(ADDRESS), &q, 40000, &mut out)
+            .is_ok_and(|n| n > 0));
     }
 
     /// Every answer to `packet`, from both kinds of source port, is an error, nothing,
@@ -653,7 +858,9 @@ mod tests {
             if let Ok(len) = responder.answer(Some(ADDRESS), packet, source_port, &mut out) {
                 assert!(len <= ANSWER);
                 if len > 0 {
-                    assert!(Message::from_octets(&out[..len]).is_ok());
+                    // Well-formed to another parser, every record of it.
+                    let (_, answers, _) = records(&out[..len]);
+                    assert!(!answers.is_empty());
                 }
             }
         }
