@@ -81,13 +81,14 @@ use wire::{Header, Name, Writer, HEADER};
 pub const PORT: u16 = 5353;
 /// The IPv4 mDNS group.
 pub const GROUP: Ipv4Addr = Ipv4Addr::new(224, 0, 0, 251);
-/// The largest query read, in bytes: the socket's receive ring holds one (a larger
-/// one is dropped by the stack).
-pub const QUERY: usize = 1024;
+/// The largest query read, in bytes (DNS's classic limit): the socket's receive
+/// ring holds one; a larger one (a long known-answer list) is dropped by the
+/// stack.
+pub const QUERY: usize = 512;
 /// The largest answer sent, in bytes: the announcement, every record at once, is
 /// 203 + 2 × the name's length (329 for the longest name); a one-shot query's
 /// answer also echoes its questions.
-pub const ANSWER: usize = 512;
+pub const ANSWER: usize = 384;
 /// The service type advertised, as its two labels.
 pub const SERVICE: &str = "_mcp";
 /// The service's protocol label.
@@ -806,7 +807,17 @@ mod tests {
     #[test]
     fn many_questions_and_small_buffers() {
         let q = query(5, &[("_mcp._tcp.local", 12); 60], false);
-        let reply = answer(Some(ADDRESS), &q, 40000).expect("a reply");
+        let mut out = [0; 1024];
+        let len = responder()
+            .answer(Some(ADDRESS), &q, 40000, &mut out)
+            .expect("answered");
+        let reply = out[..len].to_vec();
+        let result = responder().answer(Some(ADDRESS), &q, 40000, &mut [0; ANSWER]);
+        assert_eq!(
+            result,
+            Err(Error::Full),
+            "16 questions echoed do not fit ANSWER"
+        );
         let message = Message::from_octets(reply.as_slice()).expect("a message");
         assert_eq!(
             usize::from(message.header_counts().qdcount()),
@@ -836,17 +847,15 @@ mod tests {
         let len = responder.announcement(ADDRESS, &mut out).expect("fits");
         let (_, answers, _) = records(&out[..len]);
         assert_eq!(answers.len(), 5);
-        let q = query(
-            1,
-            &[
-                ("_mcp._tcp.local", 12),
-                (&std::format!("{name}._mcp._tcp.local"), 255),
-            ],
-            false,
-        );
-        assert!(responder
-            .answer(Some(ADDRESS), &q, 40000, &mut out)
-            .is_ok_and(|n| n > 0));
+        // Browsing and resolving at once, to the group; the address alone, one-shot.
+        let instance = std::format!("{name}._mcp._tcp.local");
+        let q = query(1, &[("_mcp._tcp.local", 12), (&instance, 255)], false);
+        let len = responder.answer(Some(ADDRESS), &q, PORT, &mut out);
+        assert!(len.is_ok_and(|n| n > 0), "{len:?}");
+        let host = std::format!("{name}.local");
+        let q = query(1, &[(&host, 1)], false);
+        let len = responder.answer(Some(ADDRESS), &q, 40000, &mut out);
+        assert!(len.is_ok_and(|n| n > 0), "{len:?}");
     }
 
     /// Every answer to `packet`, from both kinds of source port, is an error, nothing,
