@@ -3,6 +3,9 @@
 Run by tests/net/mdns.sh inside the test's network namespace, where the only network
 is the tap the device (QEMU) is attached to and dnsmasq hands out addresses:
 
+0. Listening on the group from the start: the device announces every record (the
+   service's PTR, the enumeration's, SRV, TXT, its A record with the leased address)
+   once it has its address, before anything asked.
 1. python-zeroconf browses ``_mcp._tcp.local.`` and resolves the instance it finds to
    an address, a port and TXT ``path``/``protocols``; the address must be the one
    dnsmasq leased to the device.
@@ -27,6 +30,7 @@ import random
 import socket
 import struct
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -47,6 +51,7 @@ SERVICE = "_mcp._tcp.local."
 PROTOCOLS = "2026-07-28,2025-11-25,2025-06-18,2025-03-26,2024-11-05"
 GROUP = ("224.0.0.251", 5353)
 TYPE_A = 1
+TYPES = {1: "a", 12: "ptr", 16: "txt", 33: "srv"}
 
 
 class Found(ServiceListener):
@@ -110,6 +115,51 @@ def legacy_query(name: str, interface: str, timeout: float) -> str:
                 return socket.inet_ntoa(records[0].address)
 
 
+class Listener:
+    """Every datagram to the mDNS group on `interface`, from the start: the device's
+    announcements come before anyone asks."""
+
+    def __init__(self, interface: str) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        self.sock.bind(("", GROUP[1]))
+        membership = socket.inet_aton(GROUP[0]) + socket.inet_aton(interface)
+        self.sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, membership)
+        self.sock.settimeout(0.2)
+        self.received: list[tuple[str, bytes]] = []
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.done.is_set():
+            try:
+                data, (source, _) = self.sock.recvfrom(4096)
+            except TimeoutError:
+                continue
+            self.received.append((source, data))
+
+    def close(self) -> None:
+        self.done.set()
+        self.thread.join()
+        self.sock.close()
+
+    def announced(self, address: str, deadline: float) -> list[str]:
+        """The records of the first unsolicited answer from `address` that carries
+        its A record (nothing had asked yet): one line per record."""
+        while time.monotonic() < deadline:
+            for source, data in list(self.received):
+                message = DNSIncoming(data)
+                if source != address or not message.valid or not message.is_response():
+                    continue
+                records = message.answers()
+                if any(r.type == TYPE_A and socket.inet_ntoa(r.address) == address for r in records):
+                    return sorted(f"{r.name} {TYPES.get(r.type, r.type)}" for r in records)
+            time.sleep(0.1)
+        raise AssertionError(f"no announcement from {address} in time")
+
+
 async def mcp_session(url: str) -> list[str]:
     """Initialize (2025-11-25), list the tools, call read_sensor; the tools' names."""
     async with streamable_http_client(url) as (read, write, *_):
@@ -131,8 +181,17 @@ def main() -> int:
     args = parser.parse_args()
     deadline = time.monotonic() + args.timeout
 
-    address = leased(args.leases, deadline)
-    print(f"dhcp: the device leased {address}")
+    listener = Listener(args.interface)
+    try:
+        address = leased(args.leases, deadline)
+        print(f"dhcp: the device leased {address}")
+        # Announced within a second of getting the address, before any query.
+        announced = listener.announced(address, time.monotonic() + 5)
+    finally:
+        listener.close()
+    print(f"announcement: {announced}")
+    for record in ("_mcp._tcp.local. ptr", "_services._dns-sd._udp.local. ptr"):
+        assert record in announced, f"{record} not announced"
 
     zc = Zeroconf(interfaces=[args.interface], ip_version=IPVersion.V4Only)
     try:
