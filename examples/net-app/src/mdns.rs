@@ -89,9 +89,9 @@ pub const QUERY: usize = 512;
 /// 203 + 2 × the name's length (329 for the longest name); a one-shot query's
 /// answer also echoes its questions.
 pub const ANSWER: usize = 384;
-/// The service type advertised, as its two labels.
+/// The service type advertised (`_mcp._tcp`): its first label.
 pub const SERVICE: &str = "_mcp";
-/// The service's protocol label.
+/// The service type's protocol label.
 pub const PROTOCOL: &str = "_tcp";
 /// The HTTP path MCP is served at (TXT `path`).
 pub const PATH: &str = "/mcp";
