@@ -13,7 +13,9 @@ is the tap the device (QEMU) is attached to and dnsmasq hands out addresses:
 3. ``NAME.local`` (the SRV target) resolves to the same address: through a fresh
    zeroconf instance (an A query on the group, nothing cached), and through a one-shot
    legacy query from an ephemeral port, answered to the sender with its id.
-4. The Python SDK's Streamable HTTP client initializes at
+4. Malformed datagrams (compression loops, cut-short names, random bytes) to the
+   group and to the device; then the one-shot query is answered still.
+5. The Python SDK's Streamable HTTP client initializes at
    ``http://ADDRESS:PORT/PATH`` (so ``Host`` is the DHCP address), lists the tools
    and calls ``read_sensor``; a request with ``Host: NAME.local`` is served too.
 
@@ -160,6 +162,32 @@ class Listener:
         raise AssertionError(f"no announcement from {address} in time")
 
 
+def hostile(address: str, interface: str) -> int:
+    """Malformed datagrams to the group and to the device: compression loops,
+    pointers past the end, cut-short names, huge question counts, random bytes.
+    Returns how many were sent."""
+    header = struct.pack("!HHHHHH", 0, 0, 1, 0, 0, 0)
+    crafted = [
+        header + b"\xc0\x0c\x00\x01\x00\x01",  # a name pointing at itself
+        struct.pack("!HHHHHH", 0, 0, 2, 0, 0, 0) + b"\xc0\x12\x00\x01\x00\x01\xc0\x0c\x00\x01\x00\x01",
+        header + b"\xc0\xff\x00\x01\x00\x01",  # past the end
+        header + b"\x3fab",  # a label past the end
+        header + b"\x40\x00\x00\x01\x00\x01",  # a reserved label type
+        struct.pack("!HHHHHH", 0, 0, 0xFFFF, 0, 0, 0) + b"\x01x\x00\x00\x01\x00\x01",
+        header + b"\x01x" * 200 + b"\x00\x00\x01\x00\x01",  # a name over 255 bytes
+        b"",
+        header[:5],
+    ]
+    rng = random.Random(36)
+    datagrams = crafted + [rng.randbytes(rng.randrange(1, 600)) for _ in range(300)]
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(interface))
+        for i, datagram in enumerate(datagrams):
+            s.sendto(datagram, GROUP if i % 2 == 0 else (address, GROUP[1]))
+            time.sleep(0.002)
+    return len(datagrams)
+
+
 async def mcp_session(url: str) -> list[str]:
     """Initialize (2025-11-25), list the tools, call read_sensor; the tools' names."""
     async with streamable_http_client(url) as (read, write, *_):
@@ -223,6 +251,11 @@ def main() -> int:
     assert by_name == [address], by_name
     legacy = legacy_query(host, args.interface, 5.0)
     print(f"a (one-shot query): {host} -> {legacy}")
+    assert legacy == address, legacy
+
+    sent = hostile(address, args.interface)
+    legacy = legacy_query(host, args.interface, 5.0)
+    print(f"hostile: {sent} malformed datagrams sent, then {host} -> {legacy}")
     assert legacy == address, legacy
 
     url = f"http://{address}:{info.port}{txt['path']}"
