@@ -537,29 +537,16 @@ pub async fn run(stack: Stack<'static>, name: &'static str, port: u16) -> ! {
     );
     let group = IpEndpoint::new(IpAddress::Ipv4(GROUP), PORT);
 
-    let mut announced = None;
-    let mut announcements = 0u8;
-    let mut next = Instant::now();
+    let mut announcer = Announcer::new();
     loop {
         let address = stack.config_v4().map(|c| c.address.address());
-        if address != announced {
-            announced = address;
-            announcements = if address.is_some() { ANNOUNCEMENTS } else { 0 };
-            next = Instant::now();
-        }
-        if let (Some(address), true) = (address, announcements > 0 && Instant::now() >= next) {
+        let now = Instant::now();
+        if let Some(address) = announcer.due(address, now) {
             if let Ok(len) = responder.announcement(address, &mut out) {
                 send(&mut socket, out.get(..len), group).await;
             }
-            announcements -= 1;
-            next = Instant::now() + Duration::from_secs(1);
         }
-        // Wake for the next announcement, or in a second to look at the address.
-        let wait = Timer::at(if announcements > 0 {
-            next
-        } else {
-            Instant::now() + Duration::from_secs(1)
-        });
+        let wait = Timer::at(announcer.wake(now));
         let received = socket.recv_from_with(|query, meta| {
             // To the sender: a one-shot query, or one sent to the device's address.
             let to_us = matches!(meta.local_address, Some(IpAddress::Ipv4(a)) if a != GROUP);
@@ -576,6 +563,60 @@ pub async fn run(stack: Stack<'static>, name: &'static str, port: u16) -> ! {
             send(&mut socket, out.get(..len), to).await;
         }
     }
+}
+
+/// When to announce: [`ANNOUNCEMENTS`] times, a second apart, whenever the stack's
+/// address becomes a new one. Sans-IO: the loop tells it the address and the time.
+#[derive(Clone, Copy, Debug)]
+struct Announcer {
+    /// The address announced last (or being announced), if any.
+    address: Option<Ipv4Addr>,
+    /// Announcements still to send for it.
+    left: u8,
+    /// When the next one is due.
+    next: Instant,
+}
+
+impl Announcer {
+    const fn new() -> Self {
+        Announcer {
+            address: None,
+            left: 0,
+            next: Instant::from_ticks(0),
+        }
+    }
+
+    /// The address to announce at `now`, if an announcement is due; `address`: the
+    /// stack's.
+    fn due(&mut self, address: Option<Ipv4Addr>, now: Instant) -> Option<Ipv4Addr> {
+        if address != self.address {
+            self.address = address;
+            self.left = if address.is_some() { ANNOUNCEMENTS } else { 0 };
+            self.next = now;
+        }
+        let address = address.filter(|_| self.left > 0 && now >= self.next)?;
+        self.left -= 1;
+        self.next = later(now, ANNOUNCE_GAP);
+        Some(address)
+    }
+
+    /// When to look again: at the next announcement, else in [`ANNOUNCE_GAP`] (the
+    /// address is read that often).
+    fn wake(&self, now: Instant) -> Instant {
+        if self.left > 0 {
+            self.next
+        } else {
+            later(now, ANNOUNCE_GAP)
+        }
+    }
+}
+
+/// The time between announcements, and between two looks at the address.
+const ANNOUNCE_GAP: Duration = Duration::from_secs(1);
+
+/// `now + by`, or the end of time (no overflow check that could panic).
+fn later(now: Instant, by: Duration) -> Instant {
+    now.checked_add(by).unwrap_or(Instant::MAX)
 }
 
 /// Wait forever (the responder cannot run).
@@ -856,6 +897,29 @@ mod tests {
         let q = query(1, &[(&host, 1)], false);
         let len = responder.answer(Some(ADDRESS), &q, 40000, &mut out);
         assert!(len.is_ok_and(|n| n > 0), "{len:?}");
+    }
+
+    #[test]
+    fn announced_twice_per_new_address() {
+        let at = |ms| Instant::from_millis(ms);
+        let b = Ipv4Addr::new(10, 0, 0, 9);
+        let mut a = Announcer::new();
+        assert_eq!(a.due(None, at(0)), None, "no address: nothing");
+        assert_eq!(a.wake(at(0)), at(1000));
+        assert_eq!(a.due(Some(ADDRESS), at(1000)), Some(ADDRESS), "at once");
+        assert_eq!(a.wake(at(1000)), at(2000));
+        assert_eq!(a.due(Some(ADDRESS), at(1500)), None);
+        assert_eq!(
+            a.due(Some(ADDRESS), at(2000)),
+            Some(ADDRESS),
+            "a second later"
+        );
+        assert_eq!(a.due(Some(ADDRESS), at(9000)), None, "twice only");
+        assert_eq!(a.due(Some(b), at(9100)), Some(b), "a new lease: again");
+        assert_eq!(a.due(None, at(9200)), None);
+        assert_eq!(a.due(Some(b), at(9300)), Some(b), "lost and back: again");
+        assert_eq!(a.due(Some(b), Instant::MAX), Some(b));
+        assert_eq!(a.wake(Instant::MAX), Instant::MAX, "no overflow");
     }
 
     /// Every answer to `packet`, from both kinds of source port, is an error, nothing,
