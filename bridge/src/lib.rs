@@ -33,7 +33,8 @@
 //! `id: null` although the core would have read its id (a device that is not emcp,
 //! or one with a smaller line buffer than `line_max`) is answered twice: that `null`
 //! error, and the bridge's timeout. Over HTTP, one initialize-era session at a time,
-//! and no bearer token.
+//! and no bearer token. `http URL`: plain `http://` only (no TLS, proxies or
+//! redirects), one connection per request, no resuming of a broken event stream.
 
 pub mod http;
 pub mod link;
