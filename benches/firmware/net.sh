@@ -36,9 +36,10 @@ n=10
 
 sensor=target/net-firmware/thumbv7m-none-eabi/release/emcp-net-firmware
 conformance=target/net-firmware/conformance/thumbv7m-none-eabi/release/emcp-net-firmware
-src=examples/net-firmware/src
+src=examples/net-app/src
 
-# A device's constant from src/device.rs: const NAME for the build selected by FEATURE.
+# A device's constant from the application's src/device.rs: const NAME for the build
+# selected by FEATURE.
 constant() { # feature name
     awk -v f="\"$1\"" -v c="$2" '
         /#\[cfg\(feature = / { on = index($0, f) > 0 }

@@ -10,16 +10,18 @@ to a free loopback port, and talks to it over raw sockets: more connections than
 has sockets, a client that sends a byte a second, bodies larger than its buffer,
 connections dropped mid-request and mid-stream, a foreign `Host`/`Origin`, requests
 without the token. Every well-formed request that got in must be answered exactly
-once, the others must get their HTTP status, and the device must serve the next
-client normally after each.
+once, the others must get their HTTP status and a body saying why, and the device
+must serve the next client normally after each. The device's own names are served:
+the address DHCP gave it (which it logs) and its mDNS name `NAME.local`.
 
-The device's bounds, as examples/net-firmware/src/device.rs sets them for the sensor
+The device's bounds, as examples/net-app/src/device.rs sets them for the sensor
 board: CONNECTIONS connection tasks, MAX_BODY bytes of body, IDLE seconds for a
-request to arrive.
+request to arrive; NAME is examples/net-firmware/src/main.rs's default.
 """
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -36,6 +38,7 @@ CONNECTIONS = 4
 MAX_BODY = 2048
 IDLE = 30
 TOKEN = "emcp-hostile-test-token"
+NAME = "emcp-qemu"
 STATELESS_META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {},
@@ -95,6 +98,19 @@ def tearDownModule():
     if DEVICE is not None:
         DEVICE.terminate()
         DEVICE.wait(timeout=10)
+
+
+def served_address(timeout=30):
+    """The address the device logged it serves at (from DHCP)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with open(LOG, encoding="utf-8", errors="replace") as log:
+            found = re.search(r"serving MCP at http://(\d+\.\d+\.\d+\.\d+):80/mcp", log.read())
+        if found:
+            return found.group(1)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the device logged no address (log: {LOG})")
+        time.sleep(0.5)
 
 
 # ---- requests ---------------------------------------------------------------------
@@ -239,45 +255,77 @@ class Hostile(unittest.TestCase):
 
     def test_bearer_token(self):
         for auth in [None, "Bearer wrong-token", f"Basic {TOKEN}", f"Bearer {TOKEN}x"]:
-            status, _, body = exchange(
+            status, headers, body = exchange(
                 request(PROBE, 1, auth=False, headers={"Authorization": auth})
             )
             self.assertEqual(status, 401, (auth, body))
+            self.assertEqual(headers.get("content-type"), "text/plain")
+            self.assertEqual(
+                body, b'401 Unauthorized: this device needs "Authorization: Bearer <token>"\n'
+            )
         status, _, body = exchange(request(PROBE, 1))
         self.assertEqual(status, 200)
         [answer] = answers(body, 1)
         self.assertIn("supportedVersions", answer["result"])
 
     def test_dns_rebinding(self):
-        status, _, _ = exchange(request(PROBE, 2, host="evil.example"))
+        status, _, body = exchange(request(PROBE, 2, host="evil.example"))
         self.assertEqual(status, 403)
-        status, _, _ = exchange(request(PROBE, 2, headers={"Origin": "http://evil.example"}))
+        self.assertEqual(body, b'403 Forbidden: Host "evil.example" is not this device\n')
+        status, _, body = exchange(request(PROBE, 2, headers={"Origin": "http://evil.example"}))
         self.assertEqual(status, 403)
-        # The device's own address and loopback are its names.
-        status, _, _ = exchange(request(PROBE, 2, host="10.0.2.15"))
+        self.assertEqual(body, b'403 Forbidden: Origin "http://evil.example" is not this device\n')
+        # What a client sent is shown bounded and without markup.
+        status, _, body = exchange(request(PROBE, 2, host="<b>" + "x" * 200))
+        self.assertEqual(status, 403)
+        self.assertEqual(
+            body, b'403 Forbidden: Host "?b?' + b"x" * 61 + b'..." is not this device\n'
+        )
+        # The device's own names: the address DHCP gave it, its mDNS name (any case,
+        # any port), loopback.
+        address = served_address()
+        for host in [address, f"{address}:80", f"{NAME}.local", f"{NAME.upper()}.Local:80"]:
+            status, _, body = exchange(request(PROBE, 2, host=host))
+            self.assertEqual(status, 200, (host, body))
+            self.assertEqual(len(answers(body, 2)), 1, (host, body))
+        status, _, _ = exchange(
+            request(PROBE, 2, headers={"Origin": f"http://{NAME}.local"})
+        )
         self.assertEqual(status, 200)
         status, _, _ = exchange(
             request(PROBE, 2, headers={"Origin": f"http://localhost:{PORT}"})
         )
         self.assertEqual(status, 200)
+        # Another address, or the name without `.local`, is not the device.
+        other = address.rsplit(".", 1)[0] + ".99"
+        for host in [other, NAME, f"{NAME}.local.evil.example"]:
+            status, _, body = exchange(request(PROBE, 2, host=host))
+            self.assertEqual(status, 403, host)
+            self.assertEqual(
+                body, f'403 Forbidden: Host "{host}" is not this device\n'.encode()
+            )
 
     def test_body_too_large(self):
         big = request(PROBE, 3, params={"pad": "x" * (MAX_BODY + 1)})
-        status, headers, _ = exchange(big)
+        status, headers, body = exchange(big)
         self.assertEqual(status, 413)
         self.assertEqual(headers.get("connection"), "close")
+        self.assertEqual(body, f"413 Payload Too Large: body over {MAX_BODY} bytes\n".encode())
         # Announced larger than the buffer, with no body sent at all.
         head = request(PROBE, 3).split(b"\r\n\r\n")[0]
         head = head.replace(b"Content-Length: ", b"X-Was: ") + b"\r\nContent-Length: 1000000\r\n\r\n"
-        status, _, _ = exchange(head)
+        status, _, body = exchange(head)
         self.assertEqual(status, 413)
+        self.assertEqual(body, f"413 Payload Too Large: body over {MAX_BODY} bytes\n".encode())
         self.assert_serving()
 
     def test_malformed_head(self):
         for junk in [b"\x00\xff garbage\r\n\r\n", b"GET\r\n\r\n", b"POST /mcp HTTP/1.1\r\nHost\r\n\r\n"]:
-            status, _, _ = exchange(junk)
+            status, _, body = exchange(junk)
             self.assertGreaterEqual(status, 400, junk)
             self.assertLess(status, 500, junk)
+            # One line: the status, then why.
+            self.assertRegex(body, rb"^%d [A-Za-z ]+: [^\n]+\n$" % status, junk)
         self.assert_serving()
 
     def test_more_connections_than_sockets(self):
@@ -293,9 +341,13 @@ class Hostile(unittest.TestCase):
                 self.assertEqual(len(answers(body, 100 + i)), 1)
                 held.append(s)
             time.sleep(0.2)  # the overflow socket starts listening
-            status, headers, _ = exchange(request(PROBE, 200))
+            status, headers, body = exchange(request(PROBE, 200))
             self.assertEqual(status, 503)
             self.assertEqual(headers.get("retry-after"), "1")
+            self.assertEqual(
+                body,
+                f"503 Service Unavailable: all {CONNECTIONS} connections busy, retry after 1 s\n".encode(),
+            )
             # The held connections are still served.
             for i, s in enumerate(held):
                 s.sendall(request(PROBE, 300 + i))
@@ -322,7 +374,7 @@ class Hostile(unittest.TestCase):
                     pass  # the device closed the connection after its 408
                 s.settimeout(5)
                 try:
-                    got["status"] = Reader(s).head()[0]
+                    got["status"], _, got["body"] = Reader(s).response()
                 except (OSError, EOFError) as e:
                     got["error"] = repr(e)
 
@@ -333,6 +385,9 @@ class Hostile(unittest.TestCase):
         t.join(IDLE + 30)
         self.assertFalse(t.is_alive())
         self.assertEqual(got.get("status"), 408, got)
+        self.assertEqual(
+            got.get("body"), f"408 Request Timeout: request not complete within {IDLE} s\n".encode()
+        )
         self.assert_serving()
 
     def test_dropped_mid_request(self):

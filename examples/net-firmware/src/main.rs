@@ -1,17 +1,16 @@
 //! emcp on the network: the sensor board as an MCP server speaking Streamable HTTP
-//! at `http://10.0.2.15/mcp`, on QEMU's `mps2-an385` board (Cortex-M3, SMSC
-//! LAN9118 Ethernet).
+//! at `http://ADDRESS/mcp`, ADDRESS being what DHCP gives (10.0.2.15 on QEMU's user
+//! network), on QEMU's `mps2-an385` board (Cortex-M3, SMSC LAN9118 Ethernet).
 //!
-//! Embassy runs everything on one thread-mode executor: the network stack
-//! (embassy-net over smoltcp, static address 10.0.2.15/24 on QEMU's user network),
-//! and [`device::CONNECTIONS`] connection tasks sharing one `emcp::Server`
-//! ([`conn`]). Time comes from SysTick ([`time`]); logs are `defmt` frames over
-//! semihosting, decoded on the host by `defmt-print` (`run.sh`), never on the network.
+//! This crate is the board: the clock ([`time`]), the Ethernet controller, the
+//! network stack (embassy-net over smoltcp, DHCP) and the executor ([`executor`]).
+//! What runs on the network is `emcp_net_app`, the application every board runs:
+//! its connection tasks, overflow task and policy, started by
+//! [`emcp_net_app::start`]. Logs are `defmt` frames over semihosting, decoded on the
+//! host by `defmt-print` (`run.sh`), never on the network.
 #![no_std]
 #![no_main]
 
-mod conn;
-mod device;
 mod executor;
 mod stack;
 mod time;
@@ -20,17 +19,25 @@ use cortex_m::peripheral::NVIC;
 use cortex_m_rt::{entry, exception};
 use defmt_semihosting as _;
 use embassy_executor::Spawner;
-use embassy_net::{Ipv4Address, Ipv4Cidr, StackResources, StaticConfigV4};
-use emcp::transport::asynch::{HttpState, Shared};
+use embassy_net::StackResources;
 use lan9118::Lan9118;
 use static_cell::{ConstStaticCell, StaticCell};
 
-use device::CONNECTIONS;
-
-/// The device's address on QEMU's user network (its DHCP server would hand out the
-/// same), and the host side of that network.
-const ADDRESS: Ipv4Address = Ipv4Address::new(10, 0, 2, 15);
-const GATEWAY: Ipv4Address = Ipv4Address::new(10, 0, 2, 2);
+/// What the application serves: the port, the device's mDNS name (`EMCP_NAME` at
+/// build time, else `emcp-qemu`), and the bearer token every request must carry,
+/// set when the image is built (`EMCP_BEARER=<token> run.sh …`; none when unset or
+/// empty: a product provisions it per device rather than per build). Besides
+/// loopback (the host side of QEMU's port forward), `Host` may name the address
+/// DHCP gave or `NAME.local`.
+static APP: emcp_net_app::Config = emcp_net_app::Config {
+    name: match option_env!("EMCP_NAME") {
+        Some(name) => name,
+        None => "emcp-qemu",
+    },
+    hosts: &[],
+    bearer: option_env!("EMCP_BEARER"),
+    port: 80,
+};
 
 defmt::timestamp!("{=u64:ms}", embassy_time::Instant::now().as_millis());
 
@@ -65,13 +72,13 @@ async fn watch() -> ! {
     stack::watch().await
 }
 
-/// Bring up the controller, the network stack and the server, and spawn the tasks.
-/// A plain function rather than part of `main`'s future, so that the values built
+/// Bring up the controller and the network stack, and start the application. A
+/// plain function rather than part of `main`'s future, so that the values built
 /// here are moved to their statics from the stack and take no room in the future.
 #[inline(never)]
 fn init(spawner: Spawner) {
     time::init();
-    defmt::info!("emcp net firmware: {}", device::NAME);
+    defmt::info!("emcp net firmware on mps2-an385");
 
     static ETH_BUFFERS: ConstStaticCell<lan9118::Buffers> =
         ConstStaticCell::new(lan9118::Buffers::new());
@@ -95,13 +102,10 @@ fn init(spawner: Spawner) {
         NVIC::unmask(Irq(time::ALARM_IRQ));
     }
 
-    let config = embassy_net::Config::ipv4_static(StaticConfigV4 {
-        address: Ipv4Cidr::new(ADDRESS, 24),
-        gateway: Some(GATEWAY),
-        dns_servers: heapless::Vec::new(),
-    });
-    // A socket per connection task and one for the overflow task.
-    static RESOURCES: StaticCell<StackResources<{ CONNECTIONS + 1 }>> = StaticCell::new();
+    // The address from DHCP: QEMU's user network hands out 10.0.2.15.
+    let config = embassy_net::Config::dhcpv4(Default::default());
+    // The application's sockets, and one for the DHCP client.
+    static RESOURCES: StaticCell<StackResources<{ emcp_net_app::SOCKETS + 1 }>> = StaticCell::new();
     let seed = seed(&eth);
     let (stack, runner) = match RESOURCES.try_init(StackResources::new()) {
         Some(resources) => embassy_net::new(eth, config, resources, seed),
@@ -111,31 +115,11 @@ fn init(spawner: Spawner) {
         Ok(token) => spawner.spawn(token),
         Err(_) => fail("network task not spawned"),
     }
-
-    static ENDPOINT: StaticCell<conn::Endpoint> = StaticCell::new();
-    let Ok(server) = device::server(seed) else {
-        fail("invalid server configuration");
-    };
-    let Some(shared) = ENDPOINT.try_init(Shared::new(HttpState::new(server, seed))) else {
-        fail("endpoint built twice");
-    };
-    let shared: &'static conn::Endpoint = shared;
-    for slot in 0..CONNECTIONS {
-        match conn::task(stack, shared, slot) {
-            Ok(token) => spawner.spawn(token),
-            Err(_) => fail("connection task not spawned"),
-        }
+    // The application logs where it serves once DHCP has answered.
+    if let Err(e) = emcp_net_app::start(spawner, stack, &APP, seed) {
+        defmt::error!("application: {}", e);
+        fail("application not started");
     }
-    match conn::overflow(stack) {
-        Ok(token) => spawner.spawn(token),
-        Err(_) => fail("overflow task not spawned"),
-    }
-    defmt::info!(
-        "serving MCP at http://{}:{}/mcp ({} connections)",
-        ADDRESS,
-        conn::PORT,
-        CONNECTIONS
-    );
 }
 
 #[embassy_executor::task]
@@ -143,7 +127,7 @@ async fn net_task(mut runner: embassy_net::Runner<'static, Lan9118<'static>>) ->
     runner.run().await
 }
 
-/// A seed for TCP sequence numbers and session ids. QEMU's board has no random
+/// A seed for TCP sequence numbers, DHCP and session ids. QEMU's board has no random
 /// source; the clock's cycle count at this point depends on host timing. A product
 /// takes its seed from the chip's TRNG.
 fn seed(eth: &Lan9118<'_>) -> u64 {

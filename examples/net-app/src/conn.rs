@@ -1,5 +1,6 @@
-//! One connection task: accept on port 80 and serve the connection with the core's
-//! async HTTP transport (`emcp::transport::asynch::serve_http_connection`).
+//! The connection tasks: each accepts on the configured port and serves the
+//! connection with the core's async HTTP transport
+//! (`emcp::transport::asynch::serve_http_connection`).
 //!
 //! Every task shares one [`Endpoint`]: the server and the legacy era's session behind
 //! a blocking mutex that is never held across an `await`. A task locks it to answer
@@ -10,64 +11,44 @@
 //! is answered -32603 for its id.
 //!
 //! One more socket, [`overflow`], listens only while every connection task is busy
-//! and answers `503 Service Unavailable` with `Retry-After: 1`, so a client that
-//! comes when the device is full learns so instead of meeting a reset. Beyond that
-//! one (while it is answering), the TCP stack resets new connections.
+//! and answers `503 Service Unavailable` with `Retry-After: 1` and a body saying so,
+//! so a client that comes when the device is full learns why instead of meeting a
+//! reset. Beyond that one (while it is answering), the TCP stack resets new
+//! connections.
 
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::cell::Cell;
 
 use embassy_futures::select::{select, Either};
 use embassy_net::tcp::TcpSocket;
 use embassy_net::Stack;
 use embassy_sync::blocking_mutex::raw::{CriticalSectionRawMutex, NoopRawMutex};
+use embassy_sync::blocking_mutex::Mutex;
 use embassy_sync::signal::Signal;
 use embassy_time::{with_timeout, Duration, Timer};
-use emcp::transport::asynch::{reject, serve_http_connection, HttpState, Limits, Shared, Tick};
-use emcp::transport::http::{Policy, Status};
+use emcp::transport::asynch::{refuse, serve_http_connection, HttpState, Limits, Shared, Tick};
+use emcp::transport::http::{Policy, Refusal};
 
-use crate::device::{CONNECTIONS, MAX_BODY, REQUEST, SOCKET_RX, SOCKET_TX};
+use crate::device::{CONNECTIONS, REQUEST, SOCKET_RX, SOCKET_TX};
+use crate::fmt::log_warn;
 
-/// The port served.
-pub const PORT: u16 = 80;
-
-/// What the endpoint accepts. `10.0.2.15` is the device's own address on QEMU's
-/// user network; loopback names (the host side of the port forward) always pass.
-pub const POLICY: Policy = Policy {
-    endpoint: "/mcp",
-    hosts: &["10.0.2.15"],
-    max_body: MAX_BODY,
-    bearer: BEARER,
-};
-
-/// The bearer token every request must carry, set when the image is built
-/// (`EMCP_BEARER=<token> run.sh …`); none when unset or empty. A product provisions
-/// it per device rather than per build.
-const BEARER: Option<&str> = match option_env!("EMCP_BEARER") {
-    Some(token) if !token.is_empty() => Some(token),
-    _ => None,
-};
-
-/// Connection tasks serving a connection now.
-static BUSY: AtomicUsize = AtomicUsize::new(0);
+/// Connection tasks serving a connection now. Counted under a critical section
+/// rather than with an atomic add, which Cortex-M0+ and RV32IMC lack.
+static BUSY: Mutex<CriticalSectionRawMutex, Cell<usize>> = Mutex::new(Cell::new(0));
 
 /// Raised whenever [`BUSY`] changes; [`overflow`] waits on it.
 static BUSY_CHANGED: Signal<CriticalSectionRawMutex, ()> = Signal::new();
 
 fn busy(delta: isize) {
-    if delta > 0 {
-        BUSY.fetch_add(1, Ordering::Relaxed);
-    } else {
-        BUSY.fetch_sub(1, Ordering::Relaxed);
-    }
+    BUSY.lock(|b| b.set(b.get().saturating_add_signed(delta)));
     BUSY_CHANGED.signal(());
 }
 
 fn full() -> bool {
-    BUSY.load(Ordering::Relaxed) >= CONNECTIONS
+    BUSY.lock(Cell::get) >= CONNECTIONS
 }
 
 /// How often an open stream runs its job or collects its notifications, in ms.
-const TICK_MS: u64 = 5;
+const TICK_MS: u32 = 5;
 
 /// A connection waits this many ticks (30 s) for its next request before it is
 /// closed, and a request that has begun must arrive within as many (else 408); open
@@ -81,10 +62,10 @@ struct Ticks;
 
 impl Tick for Ticks {
     fn tick(&mut self) -> impl core::future::Future<Output = ()> {
-        Timer::after_millis(TICK_MS)
+        Timer::after_millis(u64::from(TICK_MS))
     }
     fn ticks(&mut self, n: u32) -> impl core::future::Future<Output = ()> {
-        Timer::after_millis(TICK_MS * u64::from(n))
+        Timer::after_millis(u64::from(TICK_MS) * u64::from(n))
     }
 }
 
@@ -99,17 +80,24 @@ pub type Endpoint = Shared<NoopRawMutex, HttpState<sensor_board::Board>>;
 #[cfg(feature = "conformance")]
 pub type Endpoint = Shared<NoopRawMutex, HttpState<conformance_device::Fixtures, 8, 4, 2>>;
 
+/// One connection task (of [`CONNECTIONS`]).
 #[embassy_executor::task(pool_size = CONNECTIONS)]
-pub async fn task(stack: Stack<'static>, shared: &'static Endpoint, slot: usize) -> ! {
+pub async fn task(
+    stack: Stack<'static>,
+    shared: &'static Endpoint,
+    policy: &'static Policy,
+    port: u16,
+    slot: usize,
+) -> ! {
     // In the task's future, which the executor keeps in a static: not on the stack.
     let mut socket_rx = [0u8; SOCKET_RX];
     let mut socket_tx = [0u8; SOCKET_RING];
     let mut rx_buf = [0u8; REQUEST];
     let mut tx_buf = [0u8; SOCKET_TX];
-    let limits = Limits::new().idle_ticks(IDLE_TICKS);
+    let limits = Limits::new().idle_ticks(IDLE_TICKS).tick_ms(TICK_MS);
     loop {
         let mut socket = TcpSocket::new(stack, &mut socket_rx, &mut socket_tx);
-        if socket.accept(PORT).await.is_err() {
+        if socket.accept(port).await.is_err() {
             continue;
         }
         busy(1);
@@ -119,13 +107,13 @@ pub async fn task(stack: Stack<'static>, shared: &'static Endpoint, slot: usize)
             &mut socket,
             &mut rx_buf,
             &mut tx_buf,
-            &POLICY,
+            policy,
             &limits,
             &mut tick,
         )
         .await;
         if served.is_err() {
-            defmt::warn!("connection {}: socket error", slot);
+            log_warn!("connection {}: socket error", slot);
         }
         socket.close();
         let _ = socket.flush().await;
@@ -138,11 +126,11 @@ pub async fn task(stack: Stack<'static>, shared: &'static Endpoint, slot: usize)
 const OVERFLOW_FLUSH: Duration = Duration::from_secs(2);
 
 /// The overflow socket: while every connection task is busy, accept on the same
-/// port and answer `503` with `Retry-After: 1` without reading the request. It stops
-/// listening as soon as a task is free again, so that it does not take a connection
-/// a task could serve.
+/// port and answer `503` with `Retry-After: 1` (`all N connections busy, retry after
+/// 1 s`) without reading the request. It stops listening as soon as a task is free
+/// again, so that it does not take a connection a task could serve.
 #[embassy_executor::task]
-pub async fn overflow(stack: Stack<'static>) -> ! {
+pub async fn overflow(stack: Stack<'static>, port: u16) -> ! {
     let mut rx = [0u8; 128];
     let mut tx = [0u8; 128];
     loop {
@@ -155,11 +143,11 @@ pub async fn overflow(stack: Stack<'static>) -> ! {
                 BUSY_CHANGED.wait().await;
             }
         };
-        match select(socket.accept(PORT), until_free).await {
+        match select(socket.accept(port), until_free).await {
             Either::First(Ok(())) => {
-                defmt::warn!("connections full: 503");
+                log_warn!("connections full: 503");
                 let _ = with_timeout(OVERFLOW_FLUSH, async {
-                    let _ = reject(&mut socket, Status::ServiceUnavailable).await;
+                    let _ = refuse(&mut socket, Refusal::Busy(CONNECTIONS)).await;
                     socket.close();
                     let _ = socket.flush().await;
                 })

@@ -1,4 +1,4 @@
-//! The device this image serves, chosen by cargo feature: `sensor` (default), the
+//! The device the application serves, chosen by cargo feature: `sensor` (default), the
 //! simulated sensor board of `examples/sensor-board`, or `conformance`, the official
 //! conformance suite's fixtures (`examples/conformance-device`); both `no_std`
 //! libraries shared with their host binaries.

@@ -1,0 +1,179 @@
+//! emcp's networked application: the device served as MCP's Streamable HTTP on any
+//! `embassy-net` [`Stack`], the same on every board. A board crate brings up its
+//! clocks, its network interface (an Ethernet MAC, a Wi-Fi radio) and the stack,
+//! then calls [`start`]; everything on the network is here:
+//!
+//! - [`CONNECTIONS`] connection tasks, each accepting on [`Config::port`] and
+//!   serving one connection at a time with `emcp::transport::asynch`, all sharing
+//!   one `emcp::Server` (`conn`);
+//! - the overflow task: while every connection task is busy, one more socket
+//!   answers `503 Service Unavailable: all N connections busy, retry after 1 s`;
+//! - the policy: the endpoint `/mcp`, `Host`/`Origin` allowed when loopback, the
+//!   address the stack holds now (DHCP), `NAME.local` ([`Config::name`]) or one of
+//!   [`Config::hosts`] (else 403, DNS rebinding), and [`Config::bearer`] (else 401);
+//!   every refusal says why in its body;
+//! - a task that keeps the policy's own address current and logs where MCP is
+//!   served once the stack has an address (`address`).
+//!
+//! The device is chosen by cargo feature: `sensor` (default, the sensor board of
+//! `examples/sensor-board`) or `conformance` (the official conformance suite's
+//! fixtures). Logs go to `defmt` (feature `defmt`), `log` (feature `log`) or
+//! nowhere.
+//!
+//! # On a board
+//!
+//! ```ignore
+//! static APP: emcp_net_app::Config = emcp_net_app::Config {
+//!     name: "emcp-sensor", // answers http://emcp-sensor.local/mcp
+//!     hosts: &[],
+//!     bearer: None,
+//!     port: 80,
+//! };
+//! // The application's sockets and the DHCP client's.
+//! static RESOURCES: StaticCell<StackResources<{ emcp_net_app::SOCKETS + 1 }>> = StaticCell::new();
+//! let (stack, runner) = embassy_net::new(driver, embassy_net::Config::dhcpv4(Default::default()),
+//!     RESOURCES.init(StackResources::new()), seed);
+//! spawner.spawn(net_task(runner).unwrap());
+//! emcp_net_app::start(spawner, stack, &APP, seed)?;
+//! ```
+//!
+//! All tasks must run on one executor (the server is shared through a
+//! `NoopRawMutex`). The stack needs the `tcp` and `proto-ipv4` features (and
+//! `dhcpv4` for DHCP); the target needs a `critical-section` implementation (where
+//! it has no atomic compare-and-swap, Cortex-M0+ and RV32IMC, `emcp` turns on
+//! `portable-atomic`'s `critical-section` fallback, which `static_cell` then uses).
+//!
+//! # Memory
+//!
+//! Every buffer is static: each connection task's future holds its socket buffers
+//! and its request and response buffers (per device, `device`), sized at compile
+//! time; nothing is allocated.
+#![no_std]
+
+mod address;
+mod conn;
+mod device;
+mod fmt;
+
+use embassy_executor::Spawner;
+use embassy_net::Stack;
+use emcp::transport::asynch::{HttpState, Shared};
+use emcp::transport::http::{OwnHost, Policy};
+use emcp::wire::error::ConfigError;
+use static_cell::StaticCell;
+
+pub use device::CONNECTIONS;
+use device::MAX_BODY;
+
+/// The sockets the application uses: a TCP socket per connection task
+/// ([`CONNECTIONS`]), one for the overflow task, and one UDP socket for the mDNS
+/// responder. Size the stack's resources `StackResources<{ SOCKETS + 1 }>`: the one
+/// more is the DHCP client's (add one more for each socket of the board's own, such
+/// as a DNS client's).
+pub const SOCKETS: usize = CONNECTIONS + 1 + 1;
+
+/// What the application serves and to whom.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// The device's mDNS host name without `.local` (`"emcp-sensor"`): `Host:
+    /// emcp-sensor.local` is allowed, and the mDNS responder answers for it. Empty
+    /// for none.
+    pub name: &'static str,
+    /// More names allowed in `Host` and `Origin` (a DNS name the network gives the
+    /// device, a fixed address), besides loopback, the stack's current address and
+    /// `NAME.local`.
+    pub hosts: &'static [&'static str],
+    /// A bearer token every request must carry (`Authorization: Bearer <token>`),
+    /// else 401; `None` (or empty) for none. A product provisions it per device.
+    pub bearer: Option<&'static str>,
+    /// The TCP port served (80).
+    pub port: u16,
+}
+
+/// Why [`start`] did not start the application.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum StartError {
+    /// `start` ran before: the application runs once per boot.
+    AlreadyStarted,
+    /// The device's descriptors are not a valid server configuration.
+    Device(ConfigError),
+    /// A task could not be spawned (its pool is full): which one.
+    Spawn(&'static str),
+}
+
+/// Start the application on `stack`: build the server (its session ids seeded from
+/// `seed`: take it from the chip's random source), spawn the [`CONNECTIONS`]
+/// connection tasks, the overflow task and the address task on `spawner`, and
+/// return. The tasks run for ever; the device is served once the stack has an
+/// address (DHCP) and logs `serving MCP at http://ADDRESS:PORT/mcp` then.
+///
+/// # Errors
+///
+/// [`StartError`]: called twice, an invalid device, a task pool full.
+pub fn start(
+    spawner: Spawner,
+    stack: Stack<'static>,
+    config: &'static Config,
+    seed: u64,
+) -> Result<(), StartError> {
+    static OWN: StaticCell<OwnHost> = StaticCell::new();
+    static POLICY: StaticCell<Policy> = StaticCell::new();
+    static ENDPOINT: StaticCell<conn::Endpoint> = StaticCell::new();
+
+    fmt::log_info!("emcp net app: {}", device::NAME);
+    let own: &'static OwnHost = OWN
+        .try_init(OwnHost::new(config.name))
+        .ok_or(StartError::AlreadyStarted)?;
+    let policy: &'static Policy = POLICY
+        .try_init(Policy {
+            hosts: config.hosts,
+            own: Some(own),
+            max_body: MAX_BODY,
+            bearer: config.bearer.filter(|token| !token.is_empty()),
+            ..Policy::new()
+        })
+        .ok_or(StartError::AlreadyStarted)?;
+    let endpoint = endpoint(&ENDPOINT, seed)?;
+
+    spawn(spawner, address::watch(stack, own, config.port), "address")?;
+    for slot in 0..CONNECTIONS {
+        let task = conn::task(stack, endpoint, policy, config.port, slot);
+        spawn(spawner, task, "connection")?;
+    }
+    spawn(spawner, conn::overflow(stack, config.port), "overflow")?;
+    // The mDNS responder (feature `mdns`, src/mdns.rs) is spawned here: it has the
+    // UDP socket SOCKETS counts.
+    fmt::log_info!("{} connections on port {}", CONNECTIONS, config.port);
+    Ok(())
+}
+
+/// Build the shared server into its static. Not inlined into [`start`], so that
+/// the server is on the stack only for this call, and written into the claimed
+/// static at once (`try_init` of the whole value would take a second copy on the
+/// stack: the conformance server is 5 KiB).
+#[inline(never)]
+fn endpoint(
+    cell: &'static StaticCell<conn::Endpoint>,
+    seed: u64,
+) -> Result<&'static conn::Endpoint, StartError> {
+    let slot = cell.try_uninit().ok_or(StartError::AlreadyStarted)?;
+    let server = device::server(seed).map_err(StartError::Device)?;
+    Ok(slot.write(Shared::new(HttpState::new(server, seed))))
+}
+
+/// Spawn a task, or say which could not be.
+fn spawn<S>(
+    spawner: Spawner,
+    token: Result<embassy_executor::SpawnToken<S>, embassy_executor::SpawnError>,
+    name: &'static str,
+) -> Result<(), StartError> {
+    match token {
+        Ok(token) => {
+            spawner.spawn(token);
+            Ok(())
+        }
+        Err(_) => Err(StartError::Spawn(name)),
+    }
+}
