@@ -14,6 +14,9 @@
 //!   every refusal says why in its body;
 //! - a task that keeps the policy's own address current and logs where MCP is
 //!   served once the stack has an address (`address`).
+//! - the mDNS / DNS-SD responder (feature `mdns`, on by default; `mdns`): answers
+//!   for `NAME.local` with the stack's current address and advertises `_mcp._tcp`
+//!   with TXT `path=/mcp` and the protocol revisions served; one UDP socket.
 //!
 //! The device is chosen by cargo feature: `sensor` (default, the sensor board of
 //! `examples/sensor-board`) or `conformance` (the official conformance suite's
@@ -54,6 +57,23 @@ mod address;
 mod conn;
 mod device;
 mod fmt;
+#[cfg(feature = "mdns")]
+mod mdns;
+/// Without the feature `mdns`: no responder, no socket for it.
+#[cfg(not(feature = "mdns"))]
+mod mdns {
+    /// The UDP sockets the responder takes.
+    pub const SOCKETS: usize = 0;
+
+    /// Spawns nothing.
+    pub(crate) fn spawn(
+        _: embassy_executor::Spawner,
+        _: embassy_net::Stack<'static>,
+        _: &'static crate::Config,
+    ) -> Result<(), crate::StartError> {
+        Ok(())
+    }
+}
 
 use embassy_executor::Spawner;
 use embassy_net::Stack;
@@ -67,10 +87,10 @@ use device::MAX_BODY;
 
 /// The sockets the application uses: a TCP socket per connection task
 /// ([`CONNECTIONS`]), one for the overflow task, and one UDP socket for the mDNS
-/// responder. Size the stack's resources `StackResources<{ SOCKETS + 1 }>`: the one
-/// more is the DHCP client's (add one more for each socket of the board's own, such
-/// as a DNS client's).
-pub const SOCKETS: usize = CONNECTIONS + 1 + 1;
+/// responder (feature `mdns`). Size the stack's resources
+/// `StackResources<{ SOCKETS + 1 }>`: the one more is the DHCP client's (add one
+/// more for each socket of the board's own, such as a DNS client's).
+pub const SOCKETS: usize = CONNECTIONS + 1 + mdns::SOCKETS;
 
 /// What the application serves and to whom.
 #[derive(Clone, Copy, Debug)]
@@ -143,8 +163,7 @@ pub fn start(
         spawn(spawner, task, "connection")?;
     }
     spawn(spawner, conn::overflow(stack, config.port), "overflow")?;
-    // The mDNS responder (feature `mdns`, src/mdns.rs) is spawned here: it has the
-    // UDP socket SOCKETS counts.
+    mdns::spawn(spawner, stack, config)?;
     fmt::log_info!("{} connections on port {}", CONNECTIONS, config.port);
     Ok(())
 }
