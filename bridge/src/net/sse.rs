@@ -151,6 +151,44 @@ mod tests {
         assert_eq!(e.next_event().unwrap(), None);
     }
 
+    /// A reader that hands out one byte per read.
+    struct Bytewise<'a>(&'a [u8]);
+
+    impl Read for Bytewise<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            match (self.0.split_first(), out.first_mut()) {
+                (Some((&b, rest)), Some(o)) => {
+                    *o = b;
+                    self.0 = rest;
+                    Ok(1)
+                }
+                _ => Ok(0),
+            }
+        }
+    }
+
+    #[test]
+    fn events_split_anywhere_read_the_same() {
+        let stream = b": hello\r\n\r\nevent: message\r\nid: 7\r\ndata: {\"a\":1}\r\n\r\ndata:two\ndata: lines\n\nretry: 10\n\ndata: last\n\n";
+        fn all<R: Read>(r: &mut Events<R>) -> Vec<Event> {
+            let mut v = Vec::new();
+            while let Some(e) = r.next_event().unwrap() {
+                v.push(e);
+            }
+            v
+        }
+        let whole = all(&mut Events::new(&stream[..], 64));
+        assert_eq!(
+            whole,
+            [
+                Event::Data(b"{\"a\":1}".to_vec()),
+                Event::Data(b"two\nlines".to_vec()),
+                Event::Data(b"last".to_vec())
+            ]
+        );
+        assert_eq!(all(&mut Events::new(Bytewise(stream), 64)), whole);
+    }
+
     #[test]
     fn an_endless_line_does_not_grow_memory() {
         // 8 MiB without a line end, read through a 32-byte limit.
