@@ -6,7 +6,8 @@
 DEVICE ARGS --http 127.0.0.1:PORT serves MCP's Streamable HTTP at /mcp (the sensor
 board; examples/net-firmware/http-board.sh, the firmware in QEMU). With a legacy
 session (a resource subscribed) and a 2026-07-28 listen stream open, the device is
-killed: a request meanwhile gets the bridge's error at once, never a hang. The device
+stopped (SIGSTOP) with a call on it, then killed: that call, and a request meanwhile,
+get the bridge's error at once, never a hang. The device
 is started again on the same port, fresh: the next request is served (the bridge
 replays the session the device forgot), and a change of the LED reaches the host both
 ways — the legacy update (the subscription was replayed) and the update on the listen
@@ -23,6 +24,7 @@ import http.client
 import json
 import os
 import queue
+import signal
 import socket
 import subprocess
 import sys
@@ -142,7 +144,17 @@ def main() -> None:
     ack = b.recv()
     check(ack.get("method") == "notifications/subscriptions/acknowledged", "listen acknowledged", ack)
 
+    # The device hangs (stopped) with a call on it, then is gone: the call fails at
+    # once, and only once.
+    os.killpg(device.pid, signal.SIGSTOP)
+    b.send({"jsonrpc": "2.0", "id": 30, "method": "tools/call", "params": {
+        "name": "read_sensor", "arguments": {"sensor": "pressure"}}})
+    time.sleep(1)
     stop_device(device)
+    started = time.monotonic()
+    lost = b.recv()
+    check(lost.get("id") == 30 and lost.get("error", {}).get("code") == -32000
+          and time.monotonic() - started < 10, "a call on the device when it goes: -32000 at once", lost)
     started = time.monotonic()
     b.send({"jsonrpc": "2.0", "id": 3, "method": "ping"})
     down = b.recv()
