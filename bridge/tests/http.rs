@@ -81,6 +81,16 @@ impl Server {
         self.exchange(&request)
     }
 
+    /// The whole answer to a request sent on its own connection, as text.
+    fn raw(&self, request: &str) -> String {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.set_read_timeout(Some(WAIT)).unwrap();
+        s.write_all(request.as_bytes()).unwrap();
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).unwrap();
+        String::from_utf8(raw).unwrap()
+    }
+
     fn exchange(&self, request: &str) -> (u16, Vec<(String, String)>, Vec<Value>) {
         let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         s.set_read_timeout(Some(WAIT)).unwrap();
@@ -223,8 +233,19 @@ fn requests_the_endpoint_refuses() {
         ping.len()
     );
     assert_eq!(srv.exchange(&bad_host).0, 403);
+    // A refusal says why in its body.
+    let text = srv.raw(&bad_host);
+    assert!(
+        text.ends_with("\r\n\r\n403 Forbidden: Host \"evil.example\" is not this device\n"),
+        "{text}"
+    );
     let wrong_path = "GET /other HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
     assert_eq!(srv.exchange(wrong_path).0, 404);
+    let text = srv.raw(wrong_path);
+    assert!(
+        text.ends_with("\r\n\r\n404 Not Found: this device serves MCP at /mcp\n"),
+        "{text}"
+    );
     assert_eq!(
         srv.post(&ping, &[("Content-Type", "text/plain")]).0,
         200,

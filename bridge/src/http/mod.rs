@@ -37,7 +37,7 @@ use emcp::transport::http::reply::{self, Reply};
 use emcp_host::Tcp;
 
 use emcp::transport::http::{
-    self as core_http, allowed_host, allowed_origin, is_initialize_era, Sessions, Status,
+    self as core_http, allowed_host, allowed_origin, is_initialize_era, Refusal, Sessions, Status,
 };
 use emcp::wire::error::RequestError;
 use emcp::wire::json::Sink;
@@ -169,7 +169,10 @@ fn connection(mut stream: TcpStream, shared: &Shared) -> io::Result<()> {
                 }
                 Method::Post => match head.content_length {
                     None => return reject(&mut stream, Status::LengthRequired),
-                    Some(n) if n > MAX_BODY => return reject(&mut stream, Status::PayloadTooLarge),
+                    Some(n) if n > MAX_BODY => {
+                        core_http::refuse(&mut Tcp(&mut stream), Refusal::TooLarge(MAX_BODY));
+                        return Ok(());
+                    }
                     Some(n) => n,
                 },
                 _ => head.content_length.unwrap_or(0).min(MAX_BODY),
@@ -224,6 +227,16 @@ fn simple(
     })
 }
 
+/// Refuse a request with a body saying why (the core's [`Refusal`]).
+fn refused(stream: &mut TcpStream, why: Refusal<'_>, keep_alive: bool) -> io::Result<Next> {
+    why.respond(&mut Tcp(stream), keep_alive);
+    Ok(if keep_alive {
+        Next::KeepAlive
+    } else {
+        Next::Close
+    })
+}
+
 /// Answer one request.
 fn request(
     stream: &mut TcpStream,
@@ -234,14 +247,18 @@ fn request(
     let keep = head.keep_alive;
     let path = head.path.split('?').next().unwrap_or("");
     if path != ENDPOINT {
-        return simple(stream, Status::NotFound, keep, "");
+        return refused(stream, Refusal::Path(ENDPOINT), keep);
     }
     let hosts: Vec<&str> = shared.hosts.iter().map(String::as_str).collect();
     let hosts = &hosts[..];
-    let host_ok = head.host.is_some_and(|h| allowed_host(h, hosts))
-        && head.origin.is_none_or(|o| allowed_origin(o, hosts));
-    if !host_ok {
-        return simple(stream, Status::Forbidden, keep, "");
+    let foreign = match (head.host, head.origin) {
+        (None, _) => Some(Refusal::NoHost),
+        (Some(h), _) if !allowed_host(h, hosts) => Some(Refusal::Host(h)),
+        (_, Some(o)) if !allowed_origin(o, hosts) => Some(Refusal::Origin(o)),
+        _ => None,
+    };
+    if let Some(why) = foreign {
+        return refused(stream, why, keep);
     }
     let current = shared
         .session
@@ -266,15 +283,15 @@ fn request(
             return session_stream(stream, shared);
         }
         Method::Delete | Method::Get if head.session_id.is_some() => {
-            return simple(stream, Status::NotFound, keep, "");
+            return refused(stream, Refusal::Session, keep);
         }
-        _ => return simple(stream, Status::MethodNotAllowed, keep, "Allow: POST\r\n"),
+        _ => return refused(stream, Refusal::Status(Status::MethodNotAllowed), keep),
     }
     if !head
         .content_type
         .is_some_and(|t| has_token(t, b"application/json"))
     {
-        return simple(stream, Status::UnsupportedMediaType, keep, "");
+        return refused(stream, Refusal::Status(Status::UnsupportedMediaType), keep);
     }
     let acceptable = head.accept.is_none_or(|a| {
         [&b"application/json"[..], b"text/event-stream", b"*/*"]
@@ -282,10 +299,10 @@ fn request(
             .any(|t| has_token(a, t))
     });
     if !acceptable {
-        return simple(stream, Status::NotAcceptable, keep, "");
+        return refused(stream, Refusal::Status(Status::NotAcceptable), keep);
     }
     if !session_ok {
-        return simple(stream, Status::NotFound, keep, "");
+        return refused(stream, Refusal::Session, keep);
     }
 
     // The core's rules (`Message::from_host`): a request is what the core answers
