@@ -2,8 +2,8 @@
 //! RV32 without the A extension), taken from the C firmware.
 //!
 //! There, the resource-changed flags (`emcp_server_resource_changed`, callable from an
-//! interrupt handler) are updated inside a critical section, which `portable-atomic`
-//! takes through the `critical-section` crate. Built without the feature
+//! interrupt handler) are updated inside a critical section, which emcp takes through
+//! the `critical-section` crate. Built without the feature
 //! `critical-section-single-core` (which masks interrupts itself), the library asks the
 //! firmware for it through two C functions the firmware defines:
 //!

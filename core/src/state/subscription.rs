@@ -7,16 +7,18 @@
 //! `L` at once). Resources are identified by their index, so at most [`MAX_RESOURCES`]
 //! resources can be subscribed to.
 
-use core::sync::atomic::Ordering;
-
-// The one place the flags' atomic is chosen: the core's own, lock-free, wherever the
-// target has atomic read-modify-write; elsewhere (Cortex-M0/M0+, RV32 without the A
-// extension) `portable-atomic` on the `critical-section` the device provides, as
-// Embassy does (docs/porting.md).
+// The one place the flags' storage is chosen: the core's atomic, lock-free, wherever
+// the target has atomic read-modify-write; elsewhere (Cortex-M0/M0+, RV32 without the
+// A extension) a word behind the `critical-section` the device provides, as
+// embassy-sync's `CriticalSectionRawMutex` is (docs/porting.md). Not `portable-atomic`: its fallback is a choice
+// the firmware makes once for the whole build (esp-hal makes it, and refuses a library
+// that makes another), while every HAL provides `critical-section`.
 #[cfg(target_has_atomic = "32")]
-use core::sync::atomic::AtomicU32;
+#[path = "subscription/word_atomic.rs"]
+mod word;
 #[cfg(not(target_has_atomic = "32"))]
-use portable_atomic::AtomicU32;
+#[path = "subscription/word_critical.rs"]
+mod word;
 
 use crate::wire::rpc::OwnedId;
 
@@ -38,22 +40,22 @@ pub const MAX_RESOURCES: usize = 32;
 /// assert_eq!(CHANGED.take(), 0);
 /// ```
 #[derive(Debug, Default)]
-pub struct ChangeFlags(AtomicU32);
+pub struct ChangeFlags(word::Word);
 
 impl ChangeFlags {
     /// No flags raised.
     pub const fn new() -> Self {
-        Self(AtomicU32::new(0))
+        Self(word::Word::new())
     }
     /// Mark resource `index` changed (ignored past [`MAX_RESOURCES`]).
     pub fn raise(&self, index: usize) {
         if let Some(bit) = bit(index) {
-            self.0.fetch_or(bit, Ordering::Release);
+            self.0.or(bit);
         }
     }
     /// Take and clear all raised flags.
     pub fn take(&self) -> u32 {
-        self.0.swap(0, Ordering::Acquire)
+        self.0.take()
     }
 }
 

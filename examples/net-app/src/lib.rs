@@ -43,8 +43,9 @@
 //! All tasks must run on one executor (the server is shared through a
 //! `NoopRawMutex`). The stack needs the `tcp` and `proto-ipv4` features (and
 //! `dhcpv4` for DHCP); the target needs a `critical-section` implementation (where
-//! it has no atomic compare-and-swap, Cortex-M0+ and RV32IMC, `emcp` turns on
-//! `portable-atomic`'s `critical-section` fallback, which `static_cell` then uses).
+//! it has no atomic compare-and-swap, Cortex-M0+ and RV32IMC, `emcp`'s change flags
+//! take it; `static_cell` there needs `portable-atomic` with a backend the firmware or
+//! its HAL chooses: embassy-rp leaves it to the firmware, esp-hal chooses it).
 //!
 //! # Memory
 //!

@@ -9,8 +9,8 @@
 //! EVENTS_TXDRDY; each is cleared by writing 0. QEMU's receiver holds 6 bytes and takes
 //! more from the relay as the firmware reads them, so none is lost while it polls.
 //!
-//! thumbv6m has no atomic read-modify-write: emcp's change flags take portable-atomic
-//! on the `critical-section` that cortex-m's `critical-section-single-core` provides.
+//! thumbv6m has no atomic read-modify-write: emcp's change flags take the
+//! `critical-section` that cortex-m's `critical-section-single-core` provides.
 
 pub use cortex_m_rt::{entry, STACK_PAINT_VALUE as STACK_PAINT};
 

@@ -10,8 +10,8 @@
 //! (it never reports TXDATA full), so `run.sh rv32` joins the UARTs through the relay's
 //! pipes, which take everything.
 //!
-//! riscv32imc has no atomic read-modify-write: emcp's change flags take portable-atomic
-//! on the `critical-section` that riscv's `critical-section-single-hart` provides.
+//! riscv32imc has no atomic read-modify-write: emcp's change flags take the
+//! `critical-section` that riscv's `critical-section-single-hart` provides.
 
 pub use riscv_rt::entry;
 
