@@ -54,8 +54,9 @@
 //!   pending jobs, the output guard; [`Era`].
 //! - [`transport`] — [`serve`](transport::serve) ([`feed`](transport::serve::feed) for
 //!   any transport, and a blocking `embedded-io` serve loop), `http` (feature `http`:
-//!   Streamable HTTP, sans-IO) and `asynch` (feature `async`: both over
-//!   `embedded-io-async`, for Embassy or any executor).
+//!   Streamable HTTP, sans-IO), `asynch` (feature `async`: both over
+//!   `embedded-io-async`, for Embassy or any executor) and `mqtt` (feature `mqtt`:
+//!   MCP over an MQTT 5 broker, async).
 //!
 //! ## Limits
 //!
@@ -117,6 +118,11 @@
 //!   (with `http`) one task per HTTP connection sharing one server through an
 //!   `embassy-sync` mutex (`embedded-io-async`, `embassy-futures`, `embassy-sync`; no
 //!   executor, timer or allocator).
+//! - `mqtt` — `transport::mqtt`: the device as an MCP server on an MQTT 5 broker
+//!   (EMQX's "MCP over MQTT": retained presence with the tools, per-client RPC
+//!   topics, `S` client sessions each in its own era), over one `embedded-io-async`
+//!   connection, reconnecting by calling again; its own bounded MQTT 5 codec, no
+//!   further dependency (implies `async` and `routes`).
 //! - `defmt` — logging through `defmt`; never on the protocol stream.
 //! - `routes` — the server tells its sink which request each line of [`Server::poll`]
 //!   belongs to ([`Sink::route`](wire::json::Sink::route)), for transports with one

@@ -43,6 +43,7 @@ mod params;
 mod prompts;
 mod resources;
 mod result;
+mod session;
 mod subscribe;
 #[cfg(feature = "tasks")]
 mod tasks;
@@ -51,6 +52,7 @@ mod tests;
 mod tools;
 
 pub use config::Config;
+pub use session::Session;
 
 /// Longest resource URI a request may name, in bytes after unescaping.
 pub const MAX_URI_LEN: usize = 256;

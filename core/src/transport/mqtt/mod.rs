@@ -1,0 +1,241 @@
+//! MCP over MQTT 5 (cargo feature `mqtt`): the device as an MCP server on a broker,
+//! as EMQX's "MCP over MQTT" specifies it, over one `embedded-io-async` connection
+//! to the broker (an `embassy-net` TCP socket, a `std` TCP stream).
+//!
+//! [`serve_mqtt`] connects (CONNECT: client id = the server id, clean start, session
+//! expiry 0, `MCP-COMPONENT-TYPE: mcp-server`, a will that empties the retained
+//! presence), adopts the server name the broker suggests in its CONNACK
+//! (`MCP-SERVER-NAME`), subscribes to its control topic, publishes its retained
+//! online notification, then serves until the link ends. Call it again on a new
+//! connection to reconnect: every client session is forgotten and the presence
+//! published again (the specification's rule after any reconnect).
+//!
+//! | topic | what the device does |
+//! |---|---|
+//! | `$mcp-server/presence/{id}/{name}` | publishes, retained: `notifications/server/online` with `server_name`, `description` and `meta.tools` (the device's tools as `tools/list` lists them: EMQX's MCP bridge reads them from there); its will empties it |
+//! | `$mcp-server/{id}/{name}` (control) | takes `initialize` (and `server/discover`) with the sender's client id from the `MCP-MQTT-CLIENT-ID` user property; a message without it is ignored, as the specification says |
+//! | `$mcp-rpc/{client}/{id}/{name}` | subscribed (No Local) when that client's session opens; every request, response and notification of the session; answers go back on it |
+//! | `$mcp-client/presence/{client}` | subscribed with the session: the client's `notifications/disconnected` (or its will) ends the session |
+//! | `$mcp-client/capability/{client}` | subscribed with the session (`roots/list_changed`: nothing to do) |
+//! | `$mcp-server/capability/{id}/{name}` | publishes change notifications (`notifications/resources/updated`) |
+//!
+//! Every PUBLISH carries `MCP-COMPONENT-TYPE: mcp-server` and `MCP-MQTT-CLIENT-ID`
+//! (the server id). QoS 0 out; in, QoS 0, 1 and 2 are acknowledged (the device
+//! subscribes at QoS 0, so a broker sends none above it).
+//!
+//! **Sessions.** At most `S` clients at once ([`Mqtt<S>`](Mqtt)), each with its own
+//! [`Session`](crate::server::Session): its own era, negotiated version, log level and
+//! input capabilities, swapped into the one [`Server`] for that client's messages.
+//! An `initialize` (or `server/discover`) from a client with a session starts it
+//! afresh; one from a new client when all `S` are taken is answered with -32603
+//! (`too many MQTT client sessions`) on its RPC topic. Resource subscriptions are
+//! the server's, shared: their notifications go to the capability topic, where
+//! every client hears them. A long tool call (a pending job) is continued at every
+//! tick and its progress and answer go to its client's RPC topic; at most
+//! [`MAX_JOBS`] at once are followed (one more is answered -32603 and cancelled).
+//!
+//! **The 2026-07-28 era over MQTT.** The specification is stateful (`initialize` on
+//! the control topic opens the RPC topics); 2026-07-28 has no `initialize`. A
+//! 2026-07-28 client opens its session the same way with its first request,
+//! `server/discover` on the control topic (with `MCP-MQTT-CLIENT-ID`): the device
+//! subscribes its topics and answers on its RPC topic as for `initialize`. From
+//! then on each of its requests carries its `_meta` and is served statelessly, one
+//! by one, on the RPC topic; the session is only the topics (its presence and
+//! `notifications/disconnected` end it). `subscriptions/listen` is not offered over
+//! MQTT: change notifications already reach every client on the capability topic.
+//!
+//! **Hostile payloads.** A PUBLISH longer than the receive buffer is kept up to the
+//! buffer's end and answered with -32600 (`line too long`, id `null`) on the
+//! sender's RPC topic; malformed JSON, invalid UTF-8 and anything else the server
+//! refuses get its usual error, and the next message is served. A malformed MQTT
+//! packet from the broker ends the link ([`MqttError::Malformed`]): reconnect.
+//!
+//! **Not done (yet).** The answer to `initialize` is published right after the
+//! SUBSCRIBE of the client's topics, not after its SUBACK: a broker serves one
+//! connection's packets in order (Mosquitto and EMQX do), so the subscription is in
+//! place before the client can send its next request. A SUBACK that refuses a
+//! topic then ends that session with `notifications/disconnected` on its RPC
+//! topic, rather than answering `initialize` with -32603 (`Failed to subscribe to
+//! client topics`). No TLS, user name or password (the connection is the caller's:
+//! a TLS stream is another `Read + Write`). The will's topic carries the configured
+//! name, also when the broker suggests another.
+
+mod inbox;
+pub mod packet;
+mod serve;
+#[cfg(test)]
+mod tests;
+pub mod topic;
+
+pub use serve::{leave, serve_mqtt};
+
+use crate::server::Session;
+use crate::wire::rpc::OwnedId;
+
+/// Pending tool jobs the transport follows at once (each continued at every tick).
+pub const MAX_JOBS: usize = 4;
+
+/// Bytes of the transmit buffer kept for the head of each PUBLISH (fixed header,
+/// topic, user properties); the rest holds the messages written.
+pub const HEAD_LEN: usize = 400;
+
+/// Smallest transmit buffer [`serve_mqtt`] takes: [`HEAD_LEN`] and 256 bytes of
+/// messages (CONNECT is written there too).
+pub const MIN_TX_BUF: usize = HEAD_LEN + 256;
+
+/// Smallest receive buffer: the head of any PUBLISH must fit it (topic and
+/// properties), or the message is dropped unanswered.
+pub const MIN_RX_BUF: usize = 512;
+
+/// How the device appears on the broker.
+#[derive(Clone, Copy, Debug)]
+pub struct MqttConfig<'a> {
+    /// The server id: the MQTT client id, unique on the broker, without `/`, `+`,
+    /// `#`, at most [`topic::MAX_CLIENT_ID`] bytes.
+    pub server_id: &'a str,
+    /// The server name, hierarchical (`type/sub/name`, at least one `/`, no `+`,
+    /// `#`), at most [`topic::MAX_SERVER_NAME`] bytes. The broker may suggest another
+    /// (adopted).
+    pub server_name: &'a str,
+    /// The online notification's `description`.
+    pub description: &'a str,
+    /// MQTT keep-alive in seconds (default 30): a PINGREQ every half of it; no byte
+    /// from the broker for twice it ends the link ([`MqttError::Timeout`]). 0: none.
+    pub keep_alive_s: u16,
+    /// The length of one [`Tick`](crate::transport::asynch::Tick) in milliseconds
+    /// (default 10), to count the keep-alive in ticks.
+    pub tick_ms: u32,
+}
+
+impl<'a> MqttConfig<'a> {
+    /// A configuration with the defaults above.
+    pub const fn new(server_id: &'a str, server_name: &'a str, description: &'a str) -> Self {
+        Self {
+            server_id,
+            server_name,
+            description,
+            keep_alive_s: 30,
+            tick_ms: 10,
+        }
+    }
+}
+
+/// Why [`serve_mqtt`] returned: the link is over, reconnect (after a pause).
+#[derive(Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MqttError<R, W> {
+    /// The reader failed.
+    Read(R),
+    /// The writer failed (`None`: it accepted no byte).
+    Write(Option<W>),
+    /// The broker closed the connection (end of input, or its DISCONNECT).
+    Closed,
+    /// The broker refused the CONNECT with this reason code.
+    Refused(u8),
+    /// The broker sent a packet that is not MQTT 5, or refused the control topic's
+    /// subscription.
+    Malformed,
+    /// Nothing from the broker for twice the keep-alive (or no CONNACK within it).
+    Timeout,
+    /// The configuration cannot be served: an invalid server id or name, or buffers
+    /// under [`MIN_TX_BUF`] / [`MIN_RX_BUF`].
+    Config,
+}
+
+/// A client id, copied.
+type ClientId = heapless::Vec<u8, { topic::MAX_CLIENT_ID }>;
+
+/// One client's session.
+#[derive(Debug)]
+struct Client {
+    id: ClientId,
+    session: Session,
+}
+
+/// A pending job and its client.
+#[derive(Debug)]
+struct Job {
+    client: ClientId,
+    id: OwnedId,
+}
+
+/// What the transport keeps between messages and across reconnects: up to `S` client
+/// sessions, the jobs it follows, the server name in use. Put it beside the
+/// [`Server`](crate::Server) and pass both to every [`serve_mqtt`].
+#[derive(Debug)]
+pub struct Mqtt<const S: usize = 4> {
+    clients: heapless::Vec<Client, S>,
+    jobs: heapless::Vec<Job, MAX_JOBS>,
+    /// SUBSCRIBEs of client topics awaiting their SUBACK: packet id and client.
+    subscribing: heapless::Vec<(u16, ClientId), S>,
+    /// The control topic's SUBSCRIBE packet id, until its SUBACK.
+    control: Option<u16>,
+    /// The server name in use (configured, or suggested by the broker).
+    name: heapless::Vec<u8, { topic::MAX_SERVER_NAME }>,
+    next_packet: u16,
+    connected: bool,
+}
+
+impl<const S: usize> Default for Mqtt<S> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const S: usize> Mqtt<S> {
+    /// No sessions.
+    pub const fn new() -> Self {
+        Self {
+            clients: heapless::Vec::new(),
+            jobs: heapless::Vec::new(),
+            subscribing: heapless::Vec::new(),
+            control: None,
+            name: heapless::Vec::new(),
+            next_packet: 1,
+            connected: false,
+        }
+    }
+
+    /// The server name in use: the configured one, or the broker's suggestion once
+    /// connected.
+    pub fn server_name(&self) -> &str {
+        core::str::from_utf8(&self.name).unwrap_or_default()
+    }
+
+    /// Client sessions open.
+    pub fn sessions(&self) -> usize {
+        self.clients.len()
+    }
+
+    /// Whether the broker accepted the connection (its CONNACK came).
+    pub fn is_connected(&self) -> bool {
+        self.connected
+    }
+
+    /// Forget everything of the last connection; take the configured name.
+    fn forget(&mut self, config: &MqttConfig<'_>) -> bool {
+        self.clients.clear();
+        self.jobs.clear();
+        self.subscribing.clear();
+        self.control = None;
+        self.connected = false;
+        self.name.clear();
+        topic::valid_id(config.server_id.as_bytes())
+            && topic::valid_name(config.server_name.as_bytes())
+            && self
+                .name
+                .extend_from_slice(config.server_name.as_bytes())
+                .is_ok()
+    }
+
+    /// The next packet identifier (never 0).
+    fn packet_id(&mut self) -> u16 {
+        let id = self.next_packet;
+        self.next_packet = self.next_packet.checked_add(1).unwrap_or(1);
+        id
+    }
+
+    fn find(&self, client: &[u8]) -> Option<usize> {
+        self.clients.iter().position(|c| c.id.as_slice() == client)
+    }
+}

@@ -1,0 +1,305 @@
+//! The serve loop against a scripted broker, in process: what it sends for what it
+//! receives, byte for byte where it matters.
+
+extern crate std;
+use std::string::String;
+use std::vec::Vec;
+
+use super::packet::{self, kind};
+use super::*;
+use crate::model::registry::Tool;
+use crate::{Config, Device, Server, Step};
+
+static TOOLS: [Tool<'static>; 1] = [Tool::new("echo", r#"{"type":"object"}"#)];
+
+struct Echo;
+
+impl Device for Echo {
+    fn tool(&self, i: usize) -> Option<Tool<'static>> {
+        TOOLS.get(i).copied()
+    }
+    fn call_tool(&mut self, call: &mut crate::device::ToolCall<'_>) -> Step {
+        call.text("hi");
+        Step::Done
+    }
+}
+
+/// The broker's side: chunks to read, then end of input.
+struct Script(Vec<Vec<u8>>);
+
+impl embedded_io_async::ErrorType for Script {
+    type Error = core::convert::Infallible;
+}
+
+impl embedded_io_async::Read for Script {
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+        if self.0.is_empty() {
+            return Ok(0);
+        }
+        let chunk = &mut self.0[0];
+        let n = chunk.len().min(buf.len());
+        buf[..n].copy_from_slice(&chunk[..n]);
+        chunk.drain(..n);
+        if chunk.is_empty() {
+            self.0.remove(0);
+        }
+        Ok(n)
+    }
+}
+
+#[derive(Default)]
+struct Sent(Vec<u8>);
+
+impl embedded_io_async::ErrorType for Sent {
+    type Error = core::convert::Infallible;
+}
+
+impl embedded_io_async::Write for Sent {
+    async fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    async fn flush(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+fn packet(first: u8, body: &[u8]) -> Vec<u8> {
+    let mut p = std::vec![first];
+    let mut n = body.len();
+    loop {
+        let b = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            p.push(b);
+            break;
+        }
+        p.push(b | 0x80);
+    }
+    p.extend_from_slice(body);
+    p
+}
+
+fn bin(s: &[u8]) -> Vec<u8> {
+    let mut v = (s.len() as u16).to_be_bytes().to_vec();
+    v.extend_from_slice(s);
+    v
+}
+
+fn connack(props: &[(&str, &str)]) -> Vec<u8> {
+    let mut p = Vec::new();
+    for (k, v) in props {
+        p.push(0x26);
+        p.extend(bin(k.as_bytes()));
+        p.extend(bin(v.as_bytes()));
+    }
+    let mut body = std::vec![0, 0, p.len() as u8];
+    body.extend(p);
+    packet(kind::CONNACK << 4, &body)
+}
+
+fn publish(topic: &str, client: Option<&str>, payload: &[u8]) -> Vec<u8> {
+    let mut p = Vec::new();
+    if let Some(c) = client {
+        p.push(0x26);
+        p.extend(bin(b"MCP-MQTT-CLIENT-ID"));
+        p.extend(bin(c.as_bytes()));
+    }
+    let mut body = bin(topic.as_bytes());
+    body.push(p.len() as u8);
+    body.extend(p);
+    body.extend_from_slice(payload);
+    packet(kind::PUBLISH << 4, &body)
+}
+
+/// A packet sent: its type, its topic (or filters), its payload.
+type Packet = (u8, String, String);
+
+/// Why the link ended, in these tests.
+type End = MqttError<core::convert::Infallible, core::convert::Infallible>;
+
+/// What was sent, packet by packet: (type, topic or filters, payload).
+fn decode(mut bytes: &[u8]) -> Vec<Packet> {
+    let mut out = Vec::new();
+    while !bytes.is_empty() {
+        let (h, len) = packet::fixed_header(bytes).unwrap().unwrap();
+        let (pkt, rest) = bytes.split_at(h + len);
+        bytes = rest;
+        let body = &pkt[h..];
+        let kind = pkt[0] >> 4;
+        let mut r = packet::Reader::new(body);
+        let (topic, payload) = match kind {
+            kind::PUBLISH => {
+                let t = r.bin().unwrap();
+                let props = r.properties().unwrap();
+                assert_eq!(props.user("MCP-COMPONENT-TYPE"), Some(&b"mcp-server"[..]));
+                assert_eq!(props.user("MCP-MQTT-CLIENT-ID"), Some(&b"dev"[..]));
+                (
+                    String::from_utf8(t.to_vec()).unwrap(),
+                    String::from_utf8(r.rest().to_vec()).unwrap(),
+                )
+            }
+            kind::SUBSCRIBE | kind::UNSUBSCRIBE => {
+                r.u16().unwrap();
+                r.properties().unwrap();
+                let mut filters = Vec::new();
+                while !r.rest().is_empty() {
+                    filters.push(String::from_utf8(r.bin().unwrap().to_vec()).unwrap());
+                    if kind == kind::SUBSCRIBE {
+                        assert_eq!(r.u8().unwrap(), 0x04, "QoS 0 with No Local");
+                    }
+                }
+                (filters.join(" "), String::new())
+            }
+            _ => (String::new(), String::new()),
+        };
+        out.push((kind, topic, payload));
+    }
+    out
+}
+
+fn run(script: Vec<Vec<u8>>) -> (Vec<Packet>, End) {
+    let mut server: Server<Echo> = Server::new(Echo, Config::new("echo", "1")).unwrap();
+    let mut mqtt: Mqtt<2> = Mqtt::new();
+    let config = MqttConfig::new("dev", "lab/echo", "an echo");
+    let (mut rx, mut tx) = ([0u8; 600], [0u8; 2048]);
+    let mut reader = Script(script);
+    let mut writer = Sent::default();
+    let mut tick = || core::future::ready(());
+    let ended = embassy_futures::block_on(serve_mqtt(
+        &mut server,
+        &mut mqtt,
+        &config,
+        &mut reader,
+        &mut writer,
+        &mut rx,
+        &mut tx,
+        &mut tick,
+    ));
+    (decode(&writer.0), ended.unwrap_err())
+}
+
+const INIT: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+
+#[test]
+fn connects_announces_and_serves() {
+    let (sent, ended) = run(std::vec![
+        connack(&[]),
+        publish("$mcp-server/dev/lab/echo", Some("c1"), INIT),
+        publish(
+            "$mcp-rpc/c1/dev/lab/echo",
+            None,
+            br#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"echo"}}"#
+        ),
+        publish("$mcp-rpc/c1/dev/lab/echo", None, b"{oops"),
+        publish(
+            "$mcp-rpc/c1/dev/lab/echo",
+            None,
+            br#"{"jsonrpc":"2.0","method":"notifications/disconnected"}"#
+        ),
+    ]);
+    assert_eq!(ended, MqttError::Closed);
+    assert_eq!(sent[0].0, kind::CONNECT);
+    assert_eq!(
+        sent[1],
+        (
+            kind::SUBSCRIBE,
+            "$mcp-server/dev/lab/echo".into(),
+            String::new()
+        )
+    );
+    let (k, t, p) = &sent[2];
+    assert_eq!(
+        (*k, t.as_str()),
+        (kind::PUBLISH, "$mcp-server/presence/dev/lab/echo")
+    );
+    assert!(p.starts_with(r#"{"jsonrpc":"2.0","method":"notifications/server/online","params":{"server_name":"lab/echo","description":"an echo","meta":{"tools":[{"name":"echo""#), "{p}");
+    assert_eq!(
+        sent[3].1,
+        "$mcp-rpc/c1/dev/lab/echo $mcp-client/presence/c1 $mcp-client/capability/c1"
+    );
+    let rpc = "$mcp-rpc/c1/dev/lab/echo";
+    assert_eq!(sent[4].1, rpc);
+    assert!(sent[4].2.contains(r#""protocolVersion":"2025-06-18""#));
+    assert_eq!(sent[5].1, rpc);
+    assert!(
+        sent[5].2.starts_with(
+            r#"{"jsonrpc":"2.0","id":"x","result":{"content":[{"type":"text","text":"hi"}]"#
+        ),
+        "{}",
+        sent[5].2
+    );
+    assert!(
+        sent[6]
+            .2
+            .starts_with(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700"#),
+        "{}",
+        sent[6].2
+    );
+    assert_eq!(sent[7].0, kind::UNSUBSCRIBE);
+    assert_eq!(sent.len(), 8);
+}
+
+#[test]
+fn adopts_the_suggested_name_and_ignores_a_control_message_without_client_id() {
+    let (sent, _) = run(std::vec![
+        connack(&[("MCP-SERVER-NAME", "site/a/echo")]),
+        publish("$mcp-server/dev/site/a/echo", None, INIT),
+        publish("$mcp-server/dev/lab/echo", Some("c1"), INIT),
+    ]);
+    assert_eq!(sent[1].1, "$mcp-server/dev/site/a/echo");
+    assert_eq!(sent[2].1, "$mcp-server/presence/dev/site/a/echo");
+    // Neither initialize is answered: no client id, then the old name.
+    assert_eq!(sent.len(), 3);
+}
+
+#[test]
+fn bounded_sessions_and_oversized_payloads() {
+    let big = std::vec![b'x'; 5000];
+    let (sent, _) = run(std::vec![
+        connack(&[]),
+        publish("$mcp-server/dev/lab/echo", Some("a"), INIT),
+        publish("$mcp-server/dev/lab/echo", Some("b"), INIT),
+        publish("$mcp-server/dev/lab/echo", Some("c"), INIT),
+        publish("$mcp-rpc/a/dev/lab/echo", None, &big),
+        publish(
+            "$mcp-rpc/a/dev/lab/echo",
+            None,
+            br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#
+        ),
+    ]);
+    let rpc_c: Vec<_> = sent
+        .iter()
+        .filter(|s| s.1 == "$mcp-rpc/c/dev/lab/echo")
+        .collect();
+    assert_eq!(rpc_c.len(), 1);
+    assert!(
+        rpc_c[0].2.contains(
+            r#""id":1,"error":{"code":-32603,"message":"too many MQTT client sessions"}"#
+        ),
+        "{}",
+        rpc_c[0].2
+    );
+    let rpc_a: Vec<_> = sent
+        .iter()
+        .filter(|s| s.0 == kind::PUBLISH && s.1 == "$mcp-rpc/a/dev/lab/echo")
+        .collect();
+    assert_eq!(rpc_a.len(), 3);
+    assert!(
+        rpc_a[1].2.contains(r#""id":null,"error":{"code":-32600"#),
+        "{}",
+        rpc_a[1].2
+    );
+    assert_eq!(rpc_a[2].2, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
+}
+
+#[test]
+fn a_malformed_packet_ends_the_link() {
+    let (_, ended) = run(std::vec![
+        connack(&[]),
+        std::vec![0x30, 0xff, 0xff, 0xff, 0xff, 0x01]
+    ]);
+    assert_eq!(ended, MqttError::Malformed);
+    let (_, ended) = run(std::vec![packet(kind::CONNACK << 4, &[0, 0x87, 0])]);
+    assert_eq!(ended, MqttError::Refused(0x87));
+}
