@@ -10,6 +10,9 @@
 //! served at once. The server sits behind a mutex; each request is answered while it
 //! is held, and a poller thread continues pending jobs.
 //!
+//! `run_mqtt` (feature `mqtt`) serves it as an MCP-over-MQTT device on a broker,
+//! reconnecting whenever the link ends.
+//!
 //! Output of [`Server::poll`] is routed by [`Sink::route`] to the open stream of the
 //! request it belongs to.
 //!
@@ -21,7 +24,11 @@
 //! waiting for it, a further one is closed at once). A slot frees when its connection
 //! closes, and the next connection is served again.
 
+#[cfg(feature = "mqtt")]
+mod mqtt;
 mod stdio;
+#[cfg(feature = "mqtt")]
+pub use mqtt::{run_mqtt, MQTT_BUF, MQTT_SESSIONS};
 pub use stdio::{serve_stdio, Stdin, Stdout};
 
 use std::io::{self, Read, Write};

@@ -1,5 +1,7 @@
 //! `sensor-board`: the simulated sensor board as an MCP server on stdin/stdout, or
-//! with `--http ADDR` over Streamable HTTP at `http://ADDR/mcp`.
+//! with `--http ADDR` over Streamable HTTP at `http://ADDR/mcp`, or with `--mqtt
+//! HOST:PORT --server-id ID --server-name NAME [--description TEXT]` as an
+//! MCP-over-MQTT device on an MQTT 5 broker (reconnecting for ever).
 //!
 //! Nothing but protocol goes to stdout; diagnostics go to stderr. On stdio it exits 0
 //! at end of input.
@@ -47,15 +49,52 @@ fn board() -> Board {
     Board::new()
 }
 
+/// Where to serve.
+enum Mode {
+    Stdio,
+    Http(String),
+    Mqtt {
+        broker: String,
+        id: String,
+        name: String,
+        description: String,
+    },
+}
+
+const USAGE: &str = "usage: sensor-board [--http ADDR | --mqtt HOST:PORT --server-id ID --server-name NAME [--description TEXT]]";
+
+fn mode(args: &[String]) -> Option<Mode> {
+    match args {
+        [] => return Some(Mode::Stdio),
+        [flag, addr] if flag == "--http" => return Some(Mode::Http(addr.clone())),
+        _ => {}
+    }
+    let (mut broker, mut id, mut name) = (None, None, None);
+    let mut description = String::from("The emcp simulated sensor board");
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let value = it.next()?.clone();
+        match flag.as_str() {
+            "--mqtt" => broker = Some(value),
+            "--server-id" => id = Some(value),
+            "--server-name" => name = Some(value),
+            "--description" => description = value,
+            _ => return None,
+        }
+    }
+    Some(Mode::Mqtt {
+        broker: broker?,
+        id: id?,
+        name: name?,
+        description,
+    })
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let http = match args.as_slice() {
-        [] => None,
-        [flag, addr] if flag == "--http" => Some(addr.clone()),
-        _ => {
-            eprintln!("usage: sensor-board [--http ADDR]");
-            return ExitCode::FAILURE;
-        }
+    let Some(mode) = mode(&args) else {
+        eprintln!("{USAGE}");
+        return ExitCode::FAILURE;
     };
     let mut server: BoardServer = match Server::new(board(), CONFIG) {
         Ok(s) => s,
@@ -72,9 +111,21 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    if let Some(addr) = http {
-        let policy = emcp::transport::http::Policy::default();
-        return emcp_host::run_http("sensor-board", &addr, server, policy);
+    match mode {
+        Mode::Stdio => {}
+        Mode::Http(addr) => {
+            let policy = emcp::transport::http::Policy::default();
+            return emcp_host::run_http("sensor-board", &addr, server, policy);
+        }
+        Mode::Mqtt {
+            broker,
+            id,
+            name,
+            description,
+        } => {
+            let config = emcp::transport::mqtt::MqttConfig::new(&id, &name, &description);
+            return emcp_host::run_mqtt("sensor-board", &broker, server, config);
+        }
     }
     eprintln!("sensor-board: serving MCP on stdin/stdout");
     match emcp_host::serve_stdio(&mut server) {
