@@ -7,6 +7,13 @@
 #   sensor       the simulated sensor board (default)
 #   conformance  the official conformance suite's device
 #
+# run.sh --mqtt BROKER_PORT [--build] — MQTT mode: the sensor board as an MCP server
+# on the MQTT 5 broker listening on the host's 127.0.0.1:BROKER_PORT, which the
+# guest reaches as 10.0.2.2:BROKER_PORT through QEMU's user network (built into the
+# image: EMCP_MQTT_BROKER; server id EMCP_MQTT_SERVER_ID, default
+# emcp-net-firmware; server name emcp/net-firmware). No port is forwarded to the
+# device, and the user network is not restricted (the guest must reach the host).
+#
 # EMCP_BEARER=<token> builds an image that answers 401 to any request without
 # `Authorization: Bearer <token>` (in a target directory of its own).
 #
@@ -27,11 +34,23 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 [sensor|conformance] PORT | $0 --build [sensor|conformance]" >&2
+    echo "usage: $0 [sensor|conformance] PORT | $0 --build [sensor|conformance] | $0 --mqtt BROKER_PORT [--build]" >&2
     exit 2
 }
 device=sensor
 build_only=0
+mqtt_port=
+if [ "${1:-}" = --mqtt ]; then
+    [ $# -ge 2 ] && [[ $2 =~ ^[0-9]+$ ]] && (($2 > 0 && $2 < 65536)) || usage
+    mqtt_port=$2
+    shift 2
+    case "${1:-}" in
+        "") ;;
+        --build) build_only=1 ;;
+        *) usage ;;
+    esac
+    set -- sensor 1
+fi
 if [ "${1:-}" = --build ]; then
     build_only=1
     shift
@@ -59,6 +78,12 @@ repo=$(cd "$here/../.." && pwd)
 target_dir=$repo/target/net-firmware
 [ "$device" = sensor ] || target_dir=$target_dir/$device
 [ -z "${EMCP_BEARER:-}" ] || target_dir=$target_dir/bearer
+if [ -n "$mqtt_port" ]; then
+    # An image of its own: the broker's address is built in.
+    target_dir=$repo/target/net-firmware/mqtt
+    features=(--features mqtt)
+    export EMCP_MQTT_BROKER=10.0.2.2:$mqtt_port
+fi
 elf=$target_dir/thumbv7m-none-eabi/release/emcp-net-firmware
 
 {
@@ -79,7 +104,10 @@ elf=$target_dir/thumbv7m-none-eabi/release/emcp-net-firmware
 } >&2
 [ "$build_only" = 0 ] || exit 0
 
-if [ -n "${EMCP_NET_TAP:-}" ]; then
+if [ -n "$mqtt_port" ]; then
+    nic="user,model=lan9118"
+    echo "run.sh: sensor board on the MQTT broker at 10.0.2.2:$mqtt_port (the host's 127.0.0.1:$mqtt_port)" >&2
+elif [ -n "${EMCP_NET_TAP:-}" ]; then
     nic="tap,model=lan9118,ifname=$EMCP_NET_TAP,script=no,downscript=no"
     echo "run.sh: $device on tap $EMCP_NET_TAP, at the address its DHCP server gives" >&2
 else

@@ -18,6 +18,10 @@
 //!   for `NAME.local` with the stack's current address and advertises `_mcp._tcp`
 //!   with TXT `path=/mcp` and the protocol revisions served; one UDP socket.
 //!
+//! MQTT mode (feature `mqtt`, `mqtt`): [`start_mqtt`] instead of [`start`] serves
+//! the device as an MCP server on an MQTT 5 broker (EMQX's "MCP over MQTT"), one
+//! task and one socket ([`MQTT_SOCKETS`]), no HTTP task.
+//!
 //! The device is chosen by cargo feature: `sensor` (default, the sensor board of
 //! `examples/sensor-board`) or `conformance` (the official conformance suite's
 //! fixtures). Logs go to `defmt` (feature `defmt`), `log` (feature `log`) or
@@ -60,6 +64,8 @@ mod device;
 mod fmt;
 #[cfg(feature = "mdns")]
 mod mdns;
+#[cfg(feature = "mqtt")]
+mod mqtt;
 /// Without the feature `mdns`: no responder, no socket for it.
 #[cfg(not(feature = "mdns"))]
 mod mdns {
@@ -85,6 +91,8 @@ use static_cell::StaticCell;
 
 pub use device::CONNECTIONS;
 use device::MAX_BODY;
+#[cfg(feature = "mqtt")]
+pub use mqtt::{start_mqtt, MqttApp, SESSIONS as MQTT_SESSIONS, SOCKETS as MQTT_SOCKETS};
 
 /// The sockets the application uses: a TCP socket per connection task
 /// ([`CONNECTIONS`]), one for the overflow task, and one UDP socket for the mDNS

@@ -39,6 +39,51 @@ static APP: emcp_net_app::Config = emcp_net_app::Config {
     port: 80,
 };
 
+/// MQTT mode (feature `mqtt`): the broker (`EMCP_MQTT_BROKER` at build time, else
+/// the host's port 1883 as QEMU's user network shows it) and how the device appears
+/// there (`EMCP_MQTT_SERVER_ID`, else `emcp-net-firmware`).
+#[cfg(feature = "mqtt")]
+static MQTT: emcp_net_app::MqttApp = emcp_net_app::MqttApp {
+    broker: match option_env!("EMCP_MQTT_BROKER") {
+        Some(b) => b,
+        None => "10.0.2.2:1883",
+    },
+    server_id: match option_env!("EMCP_MQTT_SERVER_ID") {
+        Some(id) => id,
+        None => "emcp-net-firmware",
+    },
+    server_name: "emcp/net-firmware",
+    description: "emcp's networked firmware (QEMU mps2-an385): the simulated sensor board",
+};
+
+/// The application's sockets: HTTP's, or MQTT mode's one.
+#[cfg(not(feature = "mqtt"))]
+const APP_SOCKETS: usize = emcp_net_app::SOCKETS;
+/// The application's sockets: HTTP's, or MQTT mode's one.
+#[cfg(feature = "mqtt")]
+const APP_SOCKETS: usize = emcp_net_app::MQTT_SOCKETS;
+
+/// Start the application: HTTP (and mDNS).
+#[cfg(not(feature = "mqtt"))]
+fn start_app(
+    spawner: Spawner,
+    stack: embassy_net::Stack<'static>,
+    seed: u64,
+) -> Result<(), emcp_net_app::StartError> {
+    emcp_net_app::start(spawner, stack, &APP, seed)
+}
+
+/// Start the application: MQTT mode.
+#[cfg(feature = "mqtt")]
+fn start_app(
+    spawner: Spawner,
+    stack: embassy_net::Stack<'static>,
+    seed: u64,
+) -> Result<(), emcp_net_app::StartError> {
+    let _ = &APP;
+    emcp_net_app::start_mqtt(spawner, stack, &MQTT, seed)
+}
+
 defmt::timestamp!("{=u64:ms}", embassy_time::Instant::now().as_millis());
 
 /// An external interrupt of the board: the Ethernet controller's or the alarm's.
@@ -105,7 +150,7 @@ fn init(spawner: Spawner) {
     // The address from DHCP: QEMU's user network hands out 10.0.2.15.
     let config = embassy_net::Config::dhcpv4(Default::default());
     // The application's sockets, and one for the DHCP client.
-    static RESOURCES: StaticCell<StackResources<{ emcp_net_app::SOCKETS + 1 }>> = StaticCell::new();
+    static RESOURCES: StaticCell<StackResources<{ APP_SOCKETS + 1 }>> = StaticCell::new();
     let seed = seed(&eth);
     let (stack, runner) = match RESOURCES.try_init(StackResources::new()) {
         Some(resources) => embassy_net::new(eth, config, resources, seed),
@@ -116,7 +161,7 @@ fn init(spawner: Spawner) {
         Err(_) => fail("network task not spawned"),
     }
     // The application logs where it serves once DHCP has answered.
-    if let Err(e) = emcp_net_app::start(spawner, stack, &APP, seed) {
+    if let Err(e) = start_app(spawner, stack, seed) {
         defmt::error!("application: {}", e);
         fail("application not started");
     }
