@@ -24,8 +24,8 @@
 //! subscribes at QoS 0, so a broker sends none above it).
 //!
 //! **Sessions.** At most `S` clients at once ([`Mqtt<S>`](Mqtt)), each with its own
-//! [`Session`](crate::server::Session): its own era, negotiated version, log level and
-//! input capabilities, swapped into the one [`Server`] for that client's messages.
+//! [`Session`]: its own era, negotiated version, log level and
+//! input capabilities, swapped into the one [`Server`](crate::Server) for that client's messages.
 //! An `initialize` (or `server/discover`) from a client with a session starts it
 //! afresh; one from a new client when all `S` are taken is answered with -32603
 //! (`too many MQTT client sessions`) on its RPC topic. Resource subscriptions are
