@@ -14,6 +14,8 @@
 //! - [`message`] — one JSON-RPC line looked at lightly (kind, raw id, method).
 //! - [`http`] — the host side over Streamable HTTP: the core's request checks and
 //!   response framing, each request relayed with a bridge id of its own.
+//! - [`mqtt`] — devices behind an MQTT 5 broker (MCP over MQTT), as links: one device
+//!   by server name, or the whole fleet as one MCP server (`emcp-bridge mqtt`).
 //! - [`net`] — the other way round: a device serving Streamable HTTP on the host's
 //!   stdio (`emcp-bridge http URL`), each request POSTed on a connection of its own,
 //!   the initialize-era session replayed when the device forgot it.
@@ -39,6 +41,7 @@
 pub mod http;
 pub mod link;
 pub mod message;
+pub mod mqtt;
 pub mod net;
 pub mod pump;
 pub mod relay;

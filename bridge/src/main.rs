@@ -1,5 +1,6 @@
 //! `emcp-bridge`: a serial-port or child-process MCP device on stdio or Streamable
-//! HTTP, or a networked device (Streamable HTTP) on stdio, surviving device resets.
+//! HTTP, or a networked device (Streamable HTTP) on stdio, surviving device resets;
+//! or devices behind an MQTT 5 broker, one or the whole fleet.
 //! stdout carries only protocol; progress and state go to stderr.
 
 use std::path::PathBuf;
@@ -10,6 +11,8 @@ use clap::{Parser, Subcommand};
 use emcp_bridge::link::exec::Exec;
 use emcp_bridge::link::serial::Serial;
 use emcp_bridge::link::Link;
+use emcp_bridge::mqtt::device::MqttDevice;
+use emcp_bridge::mqtt::fleet::Fleet;
 use emcp_bridge::{http, net, pump, relay};
 
 /// Connect an MCP device (serial port or child process speaking newline-delimited
@@ -64,6 +67,27 @@ enum Device {
             value_name = "CMD"
         )]
         command: Vec<String>,
+    },
+    /// Devices behind an MQTT 5 broker (MCP over MQTT): one by its server name, or the
+    /// whole fleet as one MCP server (--fleet).
+    Mqtt {
+        /// The broker, HOST:PORT (e.g. 127.0.0.1:1883).
+        #[arg(long, value_name = "HOST:PORT")]
+        broker: String,
+        /// The device's server name (e.g. greenhouse/bed-3).
+        #[arg(
+            long,
+            value_name = "NAME",
+            required_unless_present = "fleet",
+            conflicts_with = "fleet"
+        )]
+        server_name: Option<String>,
+        /// Serve every device online as one MCP server, names prefixed by device.
+        #[arg(long)]
+        fleet: bool,
+        /// With --fleet: the server names to take, as an MQTT topic filter.
+        #[arg(long, value_name = "FILTER", default_value = "#", requires = "fleet")]
+        filter: String,
     },
     /// A networked device serving MCP's Streamable HTTP at URL (e.g.
     /// http://192.168.1.50/mcp), on stdio.
@@ -125,6 +149,15 @@ fn main() -> ExitCode {
             let program = command.remove(0);
             Box::new(Exec::new(program, command, restart_delay, restart_max))
         }
+        Device::Mqtt {
+            broker,
+            server_name,
+            fleet,
+            filter,
+        } => match server_name {
+            Some(name) if !fleet => Box::new(MqttDevice::new(broker, name)),
+            _ => Box::new(Fleet::new(broker, filter)),
+        },
         Device::Http { .. } => return ExitCode::FAILURE, // served above
     };
     let options = pump::Options {
