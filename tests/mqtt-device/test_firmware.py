@@ -59,6 +59,18 @@ def test_firmware_initialize_list_call(broker, firmware):
     assert "read_sensor" in [t["name"] for t in r["result"]["tools"]]
     r = s.request(3, "tools/call", {"name": "read_sensor", "arguments": {"sensor": "humidity"}})
     assert r["result"]["structuredContent"]["sensor"] == "humidity"
+    # The board's longest response (over 5 KiB) fits the firmware's buffer.
+    r = s.request(7, "resources/read", {"uri": "log://samples"})
+    assert "result" in r and len(json.dumps(r["result"])) > 5000, r
+    # A long call: its progress and answer on the client's RPC topic.
+    s.send({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "move_servo", "arguments": {"angle": 10}, "_meta": {"progressToken": "p"}}})
+    seen = []
+    while not seen or seen[-1].get("id") != 8:
+        m = s.reply()
+        assert m is not None, f"move_servo never answered: {seen}"
+        seen.append(m)
+    assert any(x.get("method") == "notifications/progress" for x in seen)
+    assert "result" in seen[-1]
     # Hostile payloads: precise errors, then served again.
     s.send(b"{not json")
     assert s.reply()["error"]["code"] == -32700

@@ -26,11 +26,12 @@ pub const SESSIONS: usize = 2;
 pub const SOCKETS: usize = 1;
 
 /// One received packet: a longer request is answered -32600.
-const RX: usize = 1024;
+const RX: usize = 2048;
 
-/// One step's messages (a response longer than this is answered -32603; the online
-/// notification carries the tools when they fit).
-const TX: usize = HEAD_LEN + 4096;
+/// One step's messages: the board's longest response, the `log://samples` read,
+/// is over 5 KiB (a longer one is answered -32603; the online notification carries
+/// the tools when they fit).
+const TX: usize = HEAD_LEN + 6400;
 
 /// The socket's own rings.
 const SOCKET_RX: usize = 1024;
