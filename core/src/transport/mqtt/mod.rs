@@ -50,15 +50,18 @@
 //! refuses get its usual error, and the next message is served. A malformed MQTT
 //! packet from the broker ends the link ([`MqttError::Malformed`]): reconnect.
 //!
-//! **Not done (yet).** The answer to `initialize` is published right after the
-//! SUBSCRIBE of the client's topics, not after its SUBACK: a broker serves one
-//! connection's packets in order (Mosquitto and EMQX do), so the subscription is in
-//! place before the client can send its next request. A SUBACK that refuses a
-//! topic then ends that session with `notifications/disconnected` on its RPC
-//! topic, rather than answering `initialize` with -32603 (`Failed to subscribe to
-//! client topics`). No TLS, user name or password (the connection is the caller's:
-//! a TLS stream is another `Read + Write`). The will's topic carries the configured
-//! name, also when the broker suggests another.
+//! **`initialize` after the SUBACK.** The opening request is held (up to
+//! [`MAX_HELD`] bytes, one at a time) until the broker's SUBACK for the client's
+//! topics, then served, so that the client's next request finds the device
+//! subscribed; a SUBACK that refuses a topic answers it -32603 (`Failed to
+//! subscribe to client topics`) and ends the session. A longer opening request, or
+//! one that comes while another is held, is answered right after the SUBSCRIBE (a
+//! broker handles one connection's packets in order, as Mosquitto and EMQX do).
+//!
+//! **Not done (yet).** No TLS, user name or password (the connection is the
+//! caller's: a TLS stream is another `Read + Write`). `MCP-META` is not sent in
+//! CONNECT. The will's topic carries the configured name, also when the broker
+//! suggests another.
 
 mod inbox;
 pub mod packet;
@@ -152,6 +155,18 @@ struct Client {
     session: Session,
 }
 
+/// Longest opening request (`initialize`, `server/discover`) held until the SUBACK
+/// of its client's topics; a longer one is answered at once, after the SUBSCRIBE.
+pub const MAX_HELD: usize = 512;
+
+/// An opening request waiting for the SUBACK of its client's topics.
+#[derive(Debug)]
+struct Held {
+    pid: u16,
+    client: ClientId,
+    payload: heapless::Vec<u8, MAX_HELD>,
+}
+
 /// A pending job and its client.
 #[derive(Debug)]
 struct Job {
@@ -170,6 +185,8 @@ pub struct Mqtt<const S: usize = 4> {
     subscribing: heapless::Vec<(u16, ClientId), S>,
     /// The control topic's SUBSCRIBE packet id, until its SUBACK.
     control: Option<u16>,
+    /// The opening request waiting for its client's SUBACK (one at a time).
+    held: Option<Held>,
     /// The server name in use (configured, or suggested by the broker).
     name: heapless::Vec<u8, { topic::MAX_SERVER_NAME }>,
     next_packet: u16,
@@ -190,6 +207,7 @@ impl<const S: usize> Mqtt<S> {
             jobs: heapless::Vec::new(),
             subscribing: heapless::Vec::new(),
             control: None,
+            held: None,
             name: heapless::Vec::new(),
             next_packet: 1,
             connected: false,
@@ -218,6 +236,7 @@ impl<const S: usize> Mqtt<S> {
         self.jobs.clear();
         self.subscribing.clear();
         self.control = None;
+        self.held = None;
         self.connected = false;
         self.name.clear();
         topic::valid_id(config.server_id.as_bytes())

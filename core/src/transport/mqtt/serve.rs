@@ -10,7 +10,9 @@ use embedded_io_async::{Read, Write};
 use super::inbox::Inbox;
 use super::packet::{self, kind, Connect, Publish};
 use super::topic::{self, Topic};
-use super::{Client, ClientId, Job, Mqtt, MqttConfig, MqttError, HEAD_LEN, MIN_RX_BUF, MIN_TX_BUF};
+use super::{
+    Client, ClientId, Held, Job, Mqtt, MqttConfig, MqttError, HEAD_LEN, MIN_RX_BUF, MIN_TX_BUF,
+};
 use crate::device::Device;
 use crate::server::{Era, Server, Session};
 use crate::transport::asynch::Tick;
@@ -409,6 +411,15 @@ where
                     Err(end(MqttError::Malformed))
                 };
             }
+            if mqtt.held.as_ref().is_some_and(|h| h.pid == pid) {
+                if let Some(i) = mqtt.subscribing.iter().position(|(p, _)| *p == pid) {
+                    let _ = crate::state::subscription::swap_remove(&mut mqtt.subscribing, i);
+                }
+                if let Some(held) = mqtt.held.take() {
+                    release(server, mqtt, out, &held, ok).await?;
+                }
+                return Ok(());
+            }
             let Some(i) = mqtt.subscribing.iter().position(|(p, _)| *p == pid) else {
                 return Ok(());
             };
@@ -545,7 +556,6 @@ where
     // (initialize, server/discover) starts it afresh; another control message is
     // served in a fresh one that is not kept.
     let opens = control && !truncated && opens_session(p.payload);
-    let mut fresh = Session::new();
     let mut busy = false;
     if opens {
         match mqtt.find(client) {
@@ -570,42 +580,124 @@ where
             let pid = mqtt.packet_id();
             let mut id = ClientId::new();
             let _ = id.extend_from_slice(client);
-            let _ = mqtt.subscribing.push((pid, id));
+            let _ = mqtt.subscribing.push((pid, id.clone()));
             let rpc = topic::rpc(client, out.sid, &mqtt.name);
             let presence = topic::client_presence(client);
             let capability = topic::client_capability(client);
             out.packet(|b| packet::subscribe(b, pid, &[&rpc, &presence, &capability]))
                 .await?;
+            // Answered once the SUBACK says the client's topics are ours (when the
+            // request fits the hold and no other waits; otherwise at once).
+            if mqtt.held.is_none() {
+                if let Ok(payload) = heapless::Vec::from_slice(p.payload) {
+                    mqtt.held = Some(Held {
+                        pid,
+                        client: id,
+                        payload,
+                    });
+                    return Ok(());
+                }
+            }
         }
     }
+    if busy || truncated {
+        let len = {
+            let mut sink = SliceSink::new(out.body);
+            if busy {
+                let id = match rpc::parse(p.payload) {
+                    Ok(Message::Request(r)) => Some(r.id),
+                    _ => None,
+                };
+                let error = DispatchError::Busy("too many MQTT client sessions");
+                rpc::write_error(&mut sink, id, error.into(), None);
+            } else {
+                server.handle_frame(Frame::TooLong, &mut sink);
+            }
+            sink.len()
+        };
+        let rpc = topic::rpc(client, out.sid, &mqtt.name);
+        return out.publish_lines(&rpc, false, len).await;
+    }
+    // A control message that opens no session is served in a fresh one, not kept.
+    answer(server, mqtt, out, client, p.payload, !control || opens).await
+}
+
+/// Serve one message of `client` in its session (`kept`; else in a fresh one that
+/// is not kept) and publish what the server wrote on the client's RPC topic.
+async fn answer<
+    D,
+    W,
+    const S: usize,
+    const L: usize,
+    const J: usize,
+    const WAIT: usize,
+    const K: usize,
+>(
+    server: &mut Server<D, L, J, WAIT, K>,
+    mqtt: &mut Mqtt<S>,
+    out: &mut Out<'_, W>,
+    client: &[u8],
+    payload: &[u8],
+    kept: bool,
+) -> Result<(), Ended<W::Error>>
+where
+    D: Device,
+    W: Write,
+{
     let len = {
         let mut sink = SliceSink::new(out.body);
-        if busy {
-            let id = match rpc::parse(p.payload) {
-                Ok(Message::Request(r)) => Some(r.id),
-                _ => None,
-            };
-            let error = DispatchError::Busy("too many MQTT client sessions");
-            rpc::write_error(&mut sink, id, error.into(), None);
-        } else if truncated {
-            server.handle_frame(Frame::TooLong, &mut sink);
-        } else {
-            let slot = match control && !opens {
-                true => None,
-                false => mqtt.find(client),
-            };
-            let session = match slot.and_then(|i| mqtt.clients.get_mut(i)) {
-                Some(c) => &mut c.session,
-                None => &mut fresh,
-            };
-            server.swap_session(session);
-            server.handle_in(p.payload, Era::Auto, &mut sink);
-            server.swap_session(session);
-            follow_job(server, mqtt, client, p.payload, &mut sink);
-        }
+        let mut fresh = Session::new();
+        let slot = if kept { mqtt.find(client) } else { None };
+        let session = match slot.and_then(|i| mqtt.clients.get_mut(i)) {
+            Some(c) => &mut c.session,
+            None => &mut fresh,
+        };
+        server.swap_session(session);
+        server.handle_in(payload, Era::Auto, &mut sink);
+        server.swap_session(session);
+        follow_job(server, mqtt, client, payload, &mut sink);
         sink.len()
     };
     let rpc = topic::rpc(client, out.sid, &mqtt.name);
+    out.publish_lines(&rpc, false, len).await
+}
+
+/// The SUBACK of a held opening request: serve it now, or, when a topic was refused,
+/// answer it -32603 (`Failed to subscribe to client topics`) and end the session.
+async fn release<
+    D,
+    W,
+    const S: usize,
+    const L: usize,
+    const J: usize,
+    const WAIT: usize,
+    const K: usize,
+>(
+    server: &mut Server<D, L, J, WAIT, K>,
+    mqtt: &mut Mqtt<S>,
+    out: &mut Out<'_, W>,
+    held: &Held,
+    ok: bool,
+) -> Result<(), Ended<W::Error>>
+where
+    D: Device,
+    W: Write,
+{
+    if ok {
+        return answer(server, mqtt, out, &held.client, &held.payload, true).await;
+    }
+    end_session(server, mqtt, out, &held.client).await?;
+    let len = {
+        let mut sink = SliceSink::new(out.body);
+        let id = match rpc::parse(&held.payload) {
+            Ok(Message::Request(r)) => Some(r.id),
+            _ => None,
+        };
+        let error = DispatchError::Internal("Failed to subscribe to client topics");
+        rpc::write_error(&mut sink, id, error.into(), None);
+        sink.len()
+    };
+    let rpc = topic::rpc(&held.client, out.sid, &mqtt.name);
     out.publish_lines(&rpc, false, len).await
 }
 

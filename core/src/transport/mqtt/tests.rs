@@ -112,6 +112,13 @@ fn publish(topic: &str, client: Option<&str>, payload: &[u8]) -> Vec<u8> {
     packet(kind::PUBLISH << 4, &body)
 }
 
+fn suback(pid: u16, codes: &[u8]) -> Vec<u8> {
+    let mut body = pid.to_be_bytes().to_vec();
+    body.push(0);
+    body.extend_from_slice(codes);
+    packet(kind::SUBACK << 4, &body)
+}
+
 /// A packet sent: its type, its topic (or filters), its payload.
 type Packet = (u8, String, String);
 
@@ -186,6 +193,8 @@ fn connects_announces_and_serves() {
     let (sent, ended) = run(std::vec![
         connack(&[]),
         publish("$mcp-server/dev/lab/echo", Some("c1"), INIT),
+        suback(1, &[0]),
+        suback(2, &[0, 0, 0]),
         publish(
             "$mcp-rpc/c1/dev/lab/echo",
             None,
@@ -259,7 +268,9 @@ fn bounded_sessions_and_oversized_payloads() {
     let (sent, _) = run(std::vec![
         connack(&[]),
         publish("$mcp-server/dev/lab/echo", Some("a"), INIT),
+        suback(2, &[0, 0, 0]),
         publish("$mcp-server/dev/lab/echo", Some("b"), INIT),
+        suback(3, &[0, 0, 0]),
         publish("$mcp-server/dev/lab/echo", Some("c"), INIT),
         publish("$mcp-rpc/a/dev/lab/echo", None, &big),
         publish(
@@ -291,6 +302,32 @@ fn bounded_sessions_and_oversized_payloads() {
         rpc_a[1].2
     );
     assert_eq!(rpc_a[2].2, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
+}
+
+#[test]
+fn initialize_waits_for_the_suback_and_a_refusal_is_an_error() {
+    let rpc = "$mcp-rpc/c1/dev/lab/echo";
+    let (sent, _) = run(std::vec![
+        connack(&[]),
+        publish("$mcp-server/dev/lab/echo", Some("c1"), INIT),
+    ]);
+    // Subscribed, not answered: no SUBACK came.
+    assert_eq!(sent.len(), 4);
+    assert_eq!(sent[3].0, kind::SUBSCRIBE);
+    let (sent, _) = run(std::vec![
+        connack(&[]),
+        publish("$mcp-server/dev/lab/echo", Some("c1"), INIT),
+        suback(2, &[0, 0x87, 0]),
+        publish(rpc, None, br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#),
+    ]);
+    assert_eq!(sent[4].0, kind::UNSUBSCRIBE);
+    assert_eq!(sent[5].1, rpc);
+    assert_eq!(
+        sent[5].2,
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Failed to subscribe to client topics"}}"#
+    );
+    // The session is gone: the ping is not served.
+    assert_eq!(sent.len(), 6);
 }
 
 #[test]
