@@ -41,7 +41,7 @@ use super::client::{self, Client, Incoming};
 use super::topic::{self, Parsed};
 use super::{new_client_id, LineWriter};
 use crate::link::{backoff, Connection, Link};
-use crate::message::{error_line, Message};
+use crate::message::{error_line, Kind as MessageKind, Message};
 use emcp::wire::error::RpcError;
 
 /// Devices tracked at once.
@@ -241,7 +241,7 @@ enum Purpose {
     /// A page of a list, with what earlier pages gave.
     List(Kind, Vec<Value>, u32),
     /// The host's request: its id; for `resources/read`, the URI prefix to put back.
-    Host { id: Value, prefix: Option<String> },
+    Host { id: String, prefix: Option<String> },
 }
 
 #[derive(Debug)]
@@ -270,13 +270,31 @@ struct Gateway {
     full_noted: bool,
 }
 
-fn response(id: &Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+/// A response with the host's id as it wrote it (`id`: raw JSON text, so an integer
+/// past 64 bits or an escaped string comes back byte for byte): `"key": value`.
+fn reply(id: &str, key: &str, value: &Value) -> Vec<u8> {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"{key}":{value}}}"#).into_bytes()
 }
 
-fn error(id: &Value, code: i64, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+fn response(id: &str, result: &Value) -> Vec<u8> {
+    reply(id, "result", result)
 }
+
+fn error(id: &str, code: i64, message: &str) -> Vec<u8> {
+    error_line(id, code, message)
+}
+
+/// MCP's log levels (`logging/setLevel`).
+const LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
 
 /// `name` as MCP names may read: `/` → `.`, others outside `[A-Za-z0-9_.-]` → `_`.
 pub fn label_of(name: &str) -> String {
@@ -330,12 +348,16 @@ impl Gateway {
         }
     }
 
-    fn to_host(&self, message: &Value) {
+    /// A line to the host (its newline added).
+    fn send(&self, mut line: Vec<u8>) {
         if let Some(out) = &self.out {
-            let mut line = message.to_string().into_bytes();
             line.push(b'\n');
             let _ = out.send(line);
         }
+    }
+
+    fn to_host(&self, message: &Value) {
+        self.send(message.to_string().into_bytes());
     }
 
     fn connect(&mut self) {
@@ -494,7 +516,7 @@ impl Gateway {
                     "device {} ({sid}) went away before answering: {why}",
                     device.name
                 );
-                self.to_host(&error(&id, -32000, &message));
+                self.send(error(&id, -32000, &message));
             }
         }
         eprintln!(
@@ -634,9 +656,9 @@ impl Gateway {
             (Some(m), Some(id)) => {
                 // The device asks the gateway: ping is answered, the rest unsupported.
                 let reply = if m == "ping" {
-                    response(id, json!({}))
+                    json!({"jsonrpc": "2.0", "id": id, "result": {}})
                 } else {
-                    error(id, -32601, "Method not found")
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}})
                 };
                 self.notify_device(sid, &reply);
             }
@@ -715,10 +737,6 @@ impl Gateway {
             }
             Purpose::Host { id, prefix } => {
                 let mut out = message.clone();
-                if let Some(obj) = out.as_object_mut() {
-                    obj.insert("id".into(), id);
-                    obj.insert("jsonrpc".into(), "2.0".into());
-                }
                 if let (Some(prefix), Some(contents)) = (
                     prefix,
                     out.pointer_mut("/result/contents")
@@ -733,7 +751,14 @@ impl Gateway {
                         }
                     }
                 }
-                self.to_host(&out);
+                let line = match (out.get("result"), out.get("error")) {
+                    (Some(result), _) => response(&id, result),
+                    (None, Some(e)) => reply(&id, "error", e),
+                    (None, None) => {
+                        error(&id, -32603, "the device answered without result or error")
+                    }
+                };
+                self.send(line);
             }
         }
     }
@@ -773,7 +798,7 @@ impl Gateway {
             match call.purpose {
                 Purpose::Host { id, .. } => {
                     let message = format!("device {name} ({}) did not answer in time", call.sid);
-                    self.to_host(&error(&id, -32001, &message));
+                    self.send(error(&id, -32001, &message));
                 }
                 Purpose::Init => self.remove(&call.sid, "it did not answer initialize"),
                 Purpose::List(kind, ..) => {
@@ -790,72 +815,54 @@ impl Gateway {
         }
     }
 
-    /// One line from the host: answered here, or forwarded to its device. A line the
-    /// core would reject is answered as the core answers it (its check, its error);
-    /// serde_json reads the rest (nesting bounded at 128).
+    /// One line from the host: answered here, or forwarded to its device. The line is
+    /// read as the core reads it ([`Message::from_host`]): a line the core rejects
+    /// gets the core's error, with the id as written; the id of a request is kept as
+    /// its raw text and echoed byte for byte; `params` are then read by serde_json
+    /// (nesting bounded at 128).
     fn host_line(&mut self, line: &[u8]) {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return; // as the core's framer: blank lines are no messages
+        }
         let classified = Message::from_host(line);
         if let Some(rejected) = classified.rejected {
             let e = RpcError::from(rejected);
             let (prefix, rest) = e.message();
             let id = classified.id.as_deref().unwrap_or("null");
-            let mut answer = error_line(id, i64::from(e.code()), &format!("{prefix}{rest}"));
-            answer.push(b'\n');
-            if let Some(out) = &self.out {
-                let _ = out.send(answer);
-            }
-            return;
+            return self.send(error(id, i64::from(e.code()), &format!("{prefix}{rest}")));
         }
-        let message: Value = match serde_json::from_slice(line) {
-            Ok(v) => v,
-            Err(_) => return self.to_host(&error(&Value::Null, -32700, "Parse error")),
-        };
-        let Some(obj) = message.as_object() else {
-            return self.to_host(&error(&Value::Null, -32600, "Invalid Request"));
-        };
-        let id = obj.get("id").cloned();
-        let id_ok = matches!(&id, Some(Value::String(_) | Value::Number(_)));
-        let method = obj.get("method");
-        if method.is_none() && (obj.contains_key("result") || obj.contains_key("error")) {
-            return; // a response: the gateway asks the host nothing
-        }
-        let Some(method) = method.and_then(Value::as_str) else {
-            let id = if id_ok {
-                id.unwrap_or(Value::Null)
-            } else {
-                Value::Null
-            };
-            return self.to_host(&error(&id, -32600, "Invalid Request"));
-        };
-        let Some(id) = id else {
-            return self.host_notification(method, obj.get("params"));
-        };
-        if !id_ok || obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            let id = if id_ok { id } else { Value::Null };
-            return self.to_host(&error(&id, -32600, "Invalid Request"));
-        }
-        let params = match obj.get("params") {
+        let params = match classified.params.as_deref() {
             None => Value::Object(Map::new()),
-            Some(p @ Value::Object(_)) => p.clone(),
-            Some(_) => return self.to_host(&error(&id, -32602, "params must be an object")),
+            // A number serde_json cannot hold (1e999999) leaves params unreadable: a
+            // method that needs them says so (-32602).
+            Some(text) => serde_json::from_str(text).unwrap_or(Value::Null),
         };
-        self.host_request(id, method, params);
+        let method = classified.method.clone().unwrap_or_default();
+        match (classified.kind, classified.id) {
+            (MessageKind::Request, Some(id)) => self.host_request(id, &method, params),
+            (MessageKind::Notification, _) => self.host_notification(&method, &params),
+            _ => {} // responses (the gateway asks the host nothing), nothing the core answers
+        }
     }
 
-    fn host_notification(&mut self, method: &str, params: Option<&Value>) {
+    fn host_notification(&mut self, method: &str, params: &Value) {
         if method != "notifications/cancelled" {
             return;
         }
-        let Some(target) = params.and_then(|p| p.get("requestId")) else {
+        let Some(target) = params.get("requestId") else {
             return;
         };
         let found = self.calls.iter().find_map(|(n, c)| match &c.purpose {
-            Purpose::Host { id, .. } if id == target => Some((*n, c.sid.clone())),
+            Purpose::Host { id, .. }
+                if serde_json::from_str::<Value>(id).ok().as_ref() == Some(target) =>
+            {
+                Some((*n, c.sid.clone()))
+            }
             _ => None,
         });
         if let Some((n, sid)) = found {
             self.calls.remove(&n);
-            let mut p = params.cloned().unwrap_or(Value::Null);
+            let mut p = params.clone();
             if let Some(o) = p.as_object_mut() {
                 o.insert("requestId".into(), n.into());
             }
@@ -866,8 +873,21 @@ impl Gateway {
         }
     }
 
-    fn host_request(&mut self, id: Value, method: &str, mut params: Value) {
-        let reply = match method {
+    /// The device, own URI and fleet prefix of the fleet's URI `uri`.
+    fn find_uri(&self, uri: &str) -> Option<(String, String, String)> {
+        let rest = uri.strip_prefix(SCHEME)?;
+        let (label, own) = rest.split_once('/')?;
+        let sid = self
+            .devices
+            .iter()
+            .find(|(_, d)| d.ready() && d.label == label)?
+            .0;
+        Some((sid.clone(), own.to_string(), format!("{SCHEME}{label}/")))
+    }
+
+    /// A host request (`id`: its raw JSON text).
+    fn host_request(&mut self, id: String, method: &str, mut params: Value) {
+        let line = match method {
             "initialize" => {
                 self.host_initialized = true;
                 let asked = params.get("protocolVersion").and_then(Value::as_str);
@@ -876,19 +896,24 @@ impl Gateway {
                     .unwrap_or(VERSIONS[VERSIONS.len() - 1]);
                 response(
                     &id,
-                    json!({
+                    &json!({
                         "protocolVersion": version,
                         "capabilities": {
                             "tools": {"listChanged": true},
                             "resources": {"listChanged": true},
                             "prompts": {"listChanged": true},
+                            "completions": {},
                         },
                         "serverInfo": {"name": "emcp-bridge-fleet", "version": env!("CARGO_PKG_VERSION")},
                         "instructions": "Every MCP device online behind the MQTT broker. Tools and prompts are named DEVICE.NAME, resources emcp-fleet://DEVICE/URI.",
                     }),
                 )
             }
-            "ping" | "logging/setLevel" => response(&id, json!({})),
+            "ping" => response(&id, &json!({})),
+            "logging/setLevel" => match params.get("level").and_then(Value::as_str) {
+                Some(level) if LEVELS.contains(&level) => response(&id, &json!({})),
+                _ => error(&id, -32602, "params.level must be a log level"),
+            },
             "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
                 if params.get("cursor").is_some() {
                     error(
@@ -905,7 +930,7 @@ impl Gateway {
                     };
                     let mut result = Map::new();
                     result.insert(kind.key().into(), Value::Array(self.list(kind)));
-                    response(&id, Value::Object(result))
+                    response(&id, &Value::Object(result))
                 }
             }
             "tools/call" | "prompts/get" => {
@@ -915,7 +940,7 @@ impl Gateway {
                     Kind::Prompts
                 };
                 let Some(name) = params.get("name").and_then(Value::as_str) else {
-                    return self.to_host(&error(&id, -32602, "params.name must be a string"));
+                    return self.send(error(&id, -32602, "params.name must be a string"));
                 };
                 let Some((sid, own)) = self.find(kind, name) else {
                     let what = if kind == Kind::Tools {
@@ -923,7 +948,7 @@ impl Gateway {
                     } else {
                         "prompt"
                     };
-                    return self.to_host(&error(
+                    return self.send(error(
                         &id,
                         -32602,
                         &format!("Unknown {what}: {name} (no device online has it)"),
@@ -934,26 +959,46 @@ impl Gateway {
             }
             "resources/read" => {
                 let Some(uri) = params.get("uri").and_then(Value::as_str) else {
-                    return self.to_host(&error(&id, -32602, "params.uri must be a string"));
+                    return self.send(error(&id, -32602, "params.uri must be a string"));
                 };
-                let found = uri.strip_prefix(SCHEME).and_then(|rest| {
-                    let (label, own) = rest.split_once('/')?;
-                    let sid = self
-                        .devices
-                        .iter()
-                        .find(|(_, d)| d.ready() && d.label == label)?
-                        .0;
-                    Some((sid.clone(), own.to_string(), format!("{SCHEME}{label}/")))
-                });
-                let Some((sid, own, prefix)) = found else {
-                    return self.to_host(&json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32002, "message": "Resource not found (no device online has it)", "data": {"uri": uri}}}));
+                let Some((sid, own, prefix)) = self.find_uri(uri) else {
+                    let data = json!({"code": -32002, "message": "Resource not found (no device online has it)", "data": {"uri": uri}});
+                    return self.send(reply(&id, "error", &data));
                 };
                 params["uri"] = Value::String(own);
                 return self.forward(&sid, method, params, id, Some(prefix));
             }
+            "completion/complete" => {
+                let reference = params.get("ref");
+                let kind = reference
+                    .and_then(|r| r.get("type"))
+                    .and_then(Value::as_str);
+                let found = match kind {
+                    Some("ref/prompt") => reference
+                        .and_then(|r| r.get("name"))
+                        .and_then(Value::as_str)
+                        .and_then(|name| self.find(Kind::Prompts, name))
+                        .map(|(sid, own)| (sid, "name", own)),
+                    Some("ref/resource") => reference
+                        .and_then(|r| r.get("uri"))
+                        .and_then(Value::as_str)
+                        .and_then(|uri| self.find_uri(uri))
+                        .map(|(sid, own, _)| (sid, "uri", own)),
+                    _ => None,
+                };
+                let Some((sid, key, own)) = found else {
+                    return self.send(error(
+                        &id,
+                        -32602,
+                        "params.ref must name a prompt or resource of a device online",
+                    ));
+                };
+                params["ref"][key] = Value::String(own);
+                return self.forward(&sid, method, params, id, None);
+            }
             _ => error(&id, -32601, "Method not found"),
         };
-        self.to_host(&reply);
+        self.send(line);
     }
 
     fn forward(
@@ -961,7 +1006,7 @@ impl Gateway {
         sid: &str,
         method: &str,
         params: Value,
-        id: Value,
+        id: String,
         prefix: Option<String>,
     ) {
         let purpose = Purpose::Host {
@@ -974,7 +1019,7 @@ impl Gateway {
                 .get(sid)
                 .map(|d| d.name.clone())
                 .unwrap_or_default();
-            self.to_host(&error(
+            self.send(error(
                 &id,
                 -32000,
                 &format!("device {name} ({sid}) unreachable: {e}"),
@@ -1070,6 +1115,10 @@ mod tests {
         g.host_line(br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":[]}"#);
         g.host_line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         g.host_line(br#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#);
+        g.host_line(b" \t ");
+        g.host_line(
+            br#"{"jsonrpc":"2.0","id":10,"method":"logging/setLevel","params":{"level":"loud"}}"#,
+        );
         let got = answers(&rx);
         let codes: Vec<(Value, i64)> = got
             .iter()
@@ -1092,7 +1141,29 @@ mod tests {
                 (json!("x"), -32602),
                 (json!(8), -32602),
                 (json!(9), 0),
+                (json!(10), -32602),
             ]
+        );
+    }
+
+    #[test]
+    fn ids_come_back_as_written() {
+        let (mut g, rx) = gateway();
+        g.host_line(br#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}"#);
+        g.host_line(br#"{"jsonrpc":"2.0","id":"a\u0041","method":"ping","method":7}"#);
+        g.host_line(br#"{"jsonrpc":"2.0","id":5,"id":"dup","method":"ping"}"#);
+        let lines: Vec<Vec<u8>> = rx.try_iter().collect();
+        assert_eq!(
+            lines,
+            [
+                br#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":{}}"#.to_vec(),
+                br#"{"jsonrpc":"2.0","id":"a\u0041","result":{}}"#.to_vec(),
+                br#"{"jsonrpc":"2.0","id":5,"result":{}}"#.to_vec(),
+            ]
+            .map(|mut l| {
+                l.push(b'\n');
+                l
+            })
         );
     }
 
@@ -1153,7 +1224,7 @@ mod tests {
             Call {
                 sid: "s1".into(),
                 purpose: Purpose::Host {
-                    id: json!("call-1"),
+                    id: r#""call-1""#.into(),
                     prefix: None,
                 },
                 deadline: Instant::now() + TIMEOUT,

@@ -144,7 +144,7 @@ pub fn one_line(payload: &[u8]) -> Vec<u8> {
     line
 }
 
-/// Bytes in, one call per complete line out (without its newline and `\r`; empty
+/// Bytes in, one call per complete line out (without its newline and `\r`; blank
 /// lines skipped); a line over `max` bytes is dropped to its newline.
 pub struct LineWriter<F> {
     line: Vec<u8>,
@@ -183,7 +183,7 @@ impl<F: FnMut(&[u8]) -> std::io::Result<()>> std::io::Write for LineWriter<F> {
             if ends {
                 let line = std::mem::take(&mut self.line);
                 let line = line.strip_suffix(b"\r").unwrap_or(&line);
-                if !self.skipping && !line.is_empty() {
+                if !self.skipping && !line.iter().all(u8::is_ascii_whitespace) {
                     (self.each)(line)?;
                 }
                 self.skipping = false;
