@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# Run a command with a mosquitto of its own on a free loopback port: every BROKER in
-# the arguments becomes 127.0.0.1:PORT; the broker is stopped when the command ends,
-# whose exit status is this script's.
+# Run a command with a mosquitto of its own on a free loopback port, and devices on it:
+# every BROKER in the arguments becomes 127.0.0.1:PORT; each `--device 'COMMAND'`
+# (before the command) is started on the broker first (a shell command line); devices
+# and broker are stopped when the command ends, whose exit status is this script's.
 #
 #   tests/mqtt/with-broker.sh target/debug/hostile-check "emcp-bridge mqtt --broker BROKER --fleet"
+#   tests/mqtt/with-broker.sh --device "sensor-board --mqtt BROKER --server-id d1 --server-name lab/d1" \
+#       target/debug/hostile-check "emcp-bridge mqtt --broker BROKER --server-name lab/d1"
 #
 # The broker comes from scripts/setup-mqtt.sh (Debian's mosquitto), without persistence.
 set -euo pipefail
+devices=()
+while [ "${1:-}" = --device ]; do
+    devices+=("$2")
+    shift 2
+done
 mosquitto="${MOSQUITTO:-$(command -v mosquitto || echo /usr/sbin/mosquitto)}"
 [ -x "$mosquitto" ] || {
     echo "with-broker: mosquitto missing: run scripts/setup-mqtt.sh" >&2
@@ -17,7 +25,16 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' "$port" >"$dir/mosquitto.conf"
 "$mosquitto" -c "$dir/mosquitto.conf" >"$dir/log" 2>&1 &
 pid=$!
-trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
+pids=()
+stop() {
+    local p
+    for p in "${pids[@]}" "$pid"; do
+        kill "$p" 2>/dev/null || true
+        wait "$p" 2>/dev/null || true
+    done
+    rm -rf "$dir"
+}
+trap stop EXIT
 for _ in $(seq 100); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
         break
@@ -27,6 +44,10 @@ for _ in $(seq 100); do
         exit 2
     }
     sleep 0.05
+done
+for d in "${devices[@]}"; do
+    bash -c "exec ${d//BROKER/127.0.0.1:$port}" </dev/null >/dev/null &
+    pids+=($!)
 done
 args=()
 for a in "$@"; do

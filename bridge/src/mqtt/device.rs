@@ -22,6 +22,12 @@ use crate::message::Message;
 /// How long `open` waits for the subscriptions and an online instance.
 const FIND: Duration = Duration::from_secs(3);
 
+/// How long `open` waits for the answer to its opening `server/discover`.
+const OPENING: Duration = Duration::from_millis(1500);
+
+/// The id of the link's opening request.
+const OPENING_ID: &str = "\"emcp-bridge/mqtt/open\"";
+
 /// Longest line taken from the host side (the pump's bound).
 const MAX_LINE: usize = crate::pump::MAX_LINE;
 
@@ -102,6 +108,12 @@ impl Link for MqttDevice {
         }
         let sid = sid.unwrap_or_default();
         eprintln!("emcp-bridge: MQTT device {} is server {sid}", self.name);
+        if !open_session(&client, &rx, &sid, &self.name) {
+            eprintln!(
+                "emcp-bridge: MQTT device {} did not answer server/discover: its RPC topic opens with the host's initialize",
+                self.name
+            );
+        }
         self.current = Some((Arc::clone(&client), sid.clone()));
         Ok(Connection {
             reader: Box::new(Lines {
@@ -133,6 +145,41 @@ impl Link for MqttDevice {
 
     fn describe(&self) -> String {
         format!("MQTT device {} at {}", self.name, self.broker)
+    }
+}
+
+/// Opens the client's RPC topics on the device before any host line: over MQTT only a
+/// request on the control topic does (the device subscribes the client's topics, then
+/// answers), and a host may start with anything — a 2026-07-28 request, a ping, a
+/// malformed line — that would otherwise go to a topic nobody hears. emcp devices
+/// take `server/discover` as that opening (it sets no era: a later `initialize`
+/// starts a session as usual); a device that ignores it (the specification's
+/// servers open only on `initialize`) is left to the host's own `initialize`. True
+/// when the device answered; other messages meanwhile are dropped (none can be
+/// for this client yet).
+fn open_session(client: &Client, rx: &Receiver<Incoming>, sid: &str, name: &str) -> bool {
+    let opening = format!(
+        r#"{{"jsonrpc":"2.0","id":{OPENING_ID},"method":"server/discover","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    );
+    if client
+        .publish(&topic::control(sid, name), opening.as_bytes())
+        .is_err()
+    {
+        return false;
+    }
+    let deadline = Instant::now() + OPENING;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok(Incoming::Publish { topic, payload, .. }) = rx.recv_timeout(left) else {
+            return false;
+        };
+        if let Some(Parsed::Rpc { sid: s, .. }) = topic::parse(&topic) {
+            if s == sid
+                && Message::parse(&payload).is_some_and(|m| m.id.as_deref() == Some(OPENING_ID))
+            {
+                return true;
+            }
+        }
     }
 }
 
