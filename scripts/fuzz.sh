@@ -43,7 +43,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(framer json server ffi_feed http relay bridge_http)
+    targets=(framer json server ffi_feed http relay bridge_http mqtt)
 fi
 if [ -n "$runs" ]; then
     limit=(-runs="$runs")
