@@ -226,8 +226,8 @@ async def test_rmcp_client(broker: Broker, devices: Any) -> None:
 
 def rmcp_checks(broker: Broker) -> None:
     fleet = [BRIDGE, "mqtt", "--broker", broker.address, "--fleet"]
-    rmcp("lab.bed-2.read_sensor", "on lab/bed-2", *fleet)
-    rmcp("read_sensor", "on lab/bed-1", BRIDGE, "mqtt", "--broker", broker.address, "--server-name", A)
+    rmcp("lab.bed-2.read_sensor", "{}", "on lab/bed-2", *fleet)
+    rmcp("read_sensor", "{}", "on lab/bed-1", BRIDGE, "mqtt", "--broker", broker.address, "--server-name", A)
     port = free_port()
     proc = subprocess.Popen([BRIDGE, "--http", f"127.0.0.1:{port}", *fleet[1:]], stdin=subprocess.DEVNULL)
     try:
@@ -239,7 +239,7 @@ def rmcp_checks(broker: Broker) -> None:
             except OSError:
                 assert time.monotonic() < deadline and proc.poll() is None, "gateway did not listen"
                 time.sleep(0.05)
-        rmcp("lab.bed-1.read_sensor", "on lab/bed-1", "--url", f"http://127.0.0.1:{port}/mcp")
+        rmcp("lab.bed-1.read_sensor", "{}", "on lab/bed-1", "--url", f"http://127.0.0.1:{port}/mcp")
     finally:
         proc.kill()
         proc.wait()

@@ -1,11 +1,11 @@
 //! The official Rust MCP SDK (`rmcp` 3.11.0) as a client of the MQTT gateway
 //! (`emcp-bridge mqtt`), in either shape: the tool list (waited for, as devices come
-//! online behind the broker) holds TOOL, calling it answers text containing TEXT, and a
-//! tool no device has is -32602.
+//! online behind the broker) holds TOOL, calling it with the arguments ARGS (a JSON
+//! object) answers text containing TEXT, and a tool no device has is -32602.
 //!
 //! ```text
-//! emcp-rmcp-mqtt TOOL TEXT GATEWAY [ARG...]   # the gateway on stdin/stdout
-//! emcp-rmcp-mqtt TOOL TEXT --url URL          # a gateway serving Streamable HTTP
+//! emcp-rmcp-mqtt TOOL ARGS TEXT GATEWAY [ARG...]   # the gateway on stdin/stdout
+//! emcp-rmcp-mqtt TOOL ARGS TEXT --url URL          # a gateway serving Streamable HTTP
 //! ```
 //!
 //! tests/mqtt/test_gateway.py starts the broker, the devices and the gateway around it.
@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use emcp_rmcp_client::{connect, REQUEST_TIMEOUT};
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, JsonObject,
+    ProtocolVersion,
 };
 use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -42,7 +43,7 @@ impl ClientHandler for Client {
 
 type Service = RunningService<RoleClient, Client>;
 
-async fn checks(s: &Service, tool: &str, text: &str, r: &mut (usize, usize)) {
+async fn checks(s: &Service, tool: &str, args: JsonObject, text: &str, r: &mut (usize, usize)) {
     let mut check = |what: &str, ok: bool, detail: String| {
         if ok {
             r.0 += 1;
@@ -73,7 +74,7 @@ async fn checks(s: &Service, tool: &str, text: &str, r: &mut (usize, usize)) {
     let called = tokio::time::timeout(
         REQUEST_TIMEOUT,
         s.peer()
-            .call_tool(CallToolRequestParams::new(tool.to_string())),
+            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args)),
     )
     .await;
     let got = match &called {
@@ -106,10 +107,18 @@ async fn checks(s: &Service, tool: &str, text: &str, r: &mut (usize, usize)) {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    let (tool, text, rest) = match argv.as_slice() {
-        [tool, text, rest @ ..] if !rest.is_empty() => (tool, text, rest),
+    let (tool, args, text, rest) = match argv.as_slice() {
+        [tool, args, text, rest @ ..] if !rest.is_empty() => {
+            match serde_json::from_str::<JsonObject>(args) {
+                Ok(args) => (tool, args, text, rest),
+                Err(e) => {
+                    eprintln!("emcp-rmcp-mqtt: ARGS is not a JSON object: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
         _ => {
-            eprintln!("usage: emcp-rmcp-mqtt TOOL TEXT GATEWAY [ARG...] | emcp-rmcp-mqtt TOOL TEXT --url URL");
+            eprintln!("usage: emcp-rmcp-mqtt TOOL ARGS TEXT GATEWAY [ARG...] | emcp-rmcp-mqtt TOOL ARGS TEXT --url URL");
             return ExitCode::from(2);
         }
     };
@@ -132,7 +141,7 @@ async fn main() -> ExitCode {
     let mut r = (0, 0);
     match service {
         Ok(s) => {
-            checks(&s, tool, text, &mut r).await;
+            checks(&s, tool, args, text, &mut r).await;
             let _ = s.cancel().await;
         }
         Err(e) => {
