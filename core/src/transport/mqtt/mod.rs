@@ -3,8 +3,8 @@
 //! to the broker (an `embassy-net` TCP socket, a `std` TCP stream).
 //!
 //! [`serve_mqtt`] connects (CONNECT: client id = the server id, clean start, session
-//! expiry 0, `MCP-COMPONENT-TYPE: mcp-server`, a will that empties the retained
-//! presence), adopts the server name the broker suggests in its CONNACK
+//! expiry 0, `MCP-COMPONENT-TYPE: mcp-server`, `MCP-META` with its `serverName` and
+//! `description`, a will that empties the retained presence), adopts the server name the broker suggests in its CONNACK
 //! (`MCP-SERVER-NAME`), subscribes to its control topic, publishes its retained
 //! online notification, then serves until the link ends. Call it again on a new
 //! connection to reconnect: every client session is forgotten and the presence
@@ -59,8 +59,7 @@
 //! broker handles one connection's packets in order, as Mosquitto and EMQX do).
 //!
 //! **Not done (yet).** No TLS, user name or password (the connection is the
-//! caller's: a TLS stream is another `Read + Write`). `MCP-META` is not sent in
-//! CONNECT. The will's topic carries the configured name, also when the broker
+//! caller's: a TLS stream is another `Read + Write`). The will's topic carries the configured name, also when the broker
 //! suggests another.
 
 mod inbox;

@@ -110,11 +110,37 @@ where
     {
         let name = config.server_name.as_bytes();
         let will = topic::presence(sid, name);
-        let user = [(topic::COMPONENT_TYPE, topic::SERVER)];
+        // MCP-META: the name and description as JSON, written in the head part;
+        // left out when it does not fit.
+        let meta_len = {
+            let mut sink = SliceSink::new(out.head);
+            let mut w = JsonWriter::new(&mut sink);
+            w.begin_object();
+            w.key("serverName");
+            w.str(config.server_name);
+            w.key("description");
+            w.str(config.description);
+            w.end_object();
+            let ok = w.is_ok();
+            if ok {
+                sink.len()
+            } else {
+                0
+            }
+        };
+        let meta = out
+            .head
+            .get(..meta_len)
+            .and_then(|m| core::str::from_utf8(m).ok())
+            .unwrap_or_default();
+        let user = [(topic::COMPONENT_TYPE, topic::SERVER), (topic::META, meta)];
+        let user = user
+            .get(..if meta.is_empty() { 1 } else { 2 })
+            .unwrap_or_default();
         let connect = Connect {
             client_id: config.server_id,
             keep_alive: config.keep_alive_s,
-            user: &user,
+            user,
             will_topic: &will,
         };
         let pkt = packet::connect(out.body, &connect).map_err(|_| MqttError::Config)?;

@@ -158,6 +158,17 @@ fn decode(mut bytes: &[u8]) -> Vec<Packet> {
                 }
                 (filters.join(" "), String::new())
             }
+            kind::CONNECT => {
+                r.take(10).unwrap(); // protocol name, level, flags, keep-alive
+                let props = r.properties().unwrap();
+                let mut users = Vec::new();
+                for name in ["MCP-COMPONENT-TYPE", "MCP-META"] {
+                    if let Some(v) = props.user(name) {
+                        users.push(std::format!("{name}={}", String::from_utf8_lossy(v)));
+                    }
+                }
+                (users.join(" "), String::new())
+            }
             _ => (String::new(), String::new()),
         };
         out.push((kind, topic, payload));
@@ -209,6 +220,18 @@ fn connects_announces_and_serves() {
     ]);
     assert_eq!(ended, MqttError::Closed);
     assert_eq!(sent[0].0, kind::CONNECT);
+    assert!(
+        sent[0]
+            .1
+            .contains(r#"MCP-META={"serverName":"lab/echo","description":"an echo"}"#),
+        "{}",
+        sent[0].1
+    );
+    assert!(
+        sent[0].1.contains("MCP-COMPONENT-TYPE=mcp-server"),
+        "{}",
+        sent[0].1
+    );
     assert_eq!(
         sent[1],
         (
