@@ -73,6 +73,14 @@ async def test_board_fleet(broker: Broker, devices: Any, presence: Presence, htt
             assert await temperature(s, "lab.board-b.read_sensor") == pytest.approx(21.5, abs=10)
             led = await s.call_tool("lab.board-b.set_led", {"color": "green", "brightness": 40})
             assert not led.is_error, led
+            steps: list[float] = []
+
+            async def on_progress(progress: float, _total: float | None, _message: str | None) -> None:
+                steps.append(progress)
+
+            servo = await s.call_tool("lab.board-a.move_servo", {"angle": 45}, progress_callback=on_progress)
+            assert not servo.is_error, servo
+            assert len(steps) == 3, steps  # the board's three steps, relayed by the fleet
             uris = {str(r.uri) for r in (await s.list_resources()).resources}
             assert "emcp-fleet://lab.board-a/sensor://temperature" in uris, uris
             assert "emcp-fleet://lab.board-b/sensor://humidity" in uris, uris

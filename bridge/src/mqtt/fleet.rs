@@ -662,6 +662,22 @@ impl Gateway {
                 };
                 self.notify_device(sid, &reply);
             }
+            // Progress of a host's call (its token is the host's, passed through):
+            // relayed while the device has a call of the host's in flight.
+            (Some("notifications/progress"), None) => {
+                // Progress restarts the clock of the device's calls (as the relay's).
+                let deadline = Instant::now() + CALL_TIMEOUT;
+                let mut relayed = false;
+                for c in self.calls.values_mut().filter(|c| c.sid == sid) {
+                    if matches!(c.purpose, Purpose::Host { .. }) {
+                        c.deadline = c.deadline.max(deadline);
+                        relayed = true;
+                    }
+                }
+                if relayed {
+                    self.to_host(&message);
+                }
+            }
             (Some(_), None) => {}
             (None, Some(id)) => {
                 let Some(n) = id.as_u64() else {
