@@ -24,13 +24,15 @@
 //! **Bounds.** At most [`MAX_DEVICES`] devices (later ones are ignored, with a note),
 //! [`MAX_ITEMS`] tools, resources, templates or prompts each per device over at most
 //! [`MAX_PAGES`] pages, [`MAX_CALLS`] requests in flight to devices (a call beyond is
-//! answered -32000 at once); a device's answer waits at most [`CALL_TIMEOUT`]
+//! answered -32000 at once), [`super::client::QUEUE`] events queued towards the
+//! gateway thread (host lines and broker events: a full queue holds its sender) and
+//! lines towards the host; a device's answer waits at most [`CALL_TIMEOUT`]
 //! (`tools/call`) or [`TIMEOUT`] (anything else), then the call gets -32001. Broker
 //! packets are bounded by [`super::client::MAX_PACKET`].
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Read};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -117,7 +119,7 @@ impl Kind {
 pub struct Fleet {
     broker: String,
     filter: String,
-    input: Option<Sender<Input>>,
+    input: Option<SyncSender<Input>>,
 }
 
 impl Fleet {
@@ -139,7 +141,7 @@ enum Input {
     /// An event of broker connection `n`.
     Mqtt(u64, Incoming),
     /// Where the host side's lines go from now on.
-    Attach(Sender<Vec<u8>>),
+    Attach(SyncSender<Vec<u8>>),
     /// The bridge is stopping.
     Stop,
 }
@@ -149,7 +151,7 @@ impl Link for Fleet {
         let input = match &self.input {
             Some(i) => i.clone(),
             None => {
-                let (tx, rx) = mpsc::channel();
+                let (tx, rx) = mpsc::sync_channel(client::QUEUE);
                 let mut gateway =
                     Gateway::new(self.broker.clone(), self.filter.clone(), tx.clone());
                 thread::spawn(move || gateway.run(&rx));
@@ -157,7 +159,7 @@ impl Link for Fleet {
                 tx
             }
         };
-        let (out_tx, out_rx) = mpsc::channel();
+        let (out_tx, out_rx) = mpsc::sync_channel(client::QUEUE);
         input
             .send(Input::Attach(out_tx))
             .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the gateway stopped"))?;
@@ -255,7 +257,7 @@ struct Call {
 struct Gateway {
     broker: String,
     filter: String,
-    input: Sender<Input>,
+    input: SyncSender<Input>,
     client: Option<Arc<Client>>,
     /// Broker connection number (events of older ones are ignored).
     conn: u64,
@@ -264,7 +266,7 @@ struct Gateway {
     devices: BTreeMap<String, Device>,
     calls: HashMap<u64, Call>,
     next_id: u64,
-    out: Option<Sender<Vec<u8>>>,
+    out: Option<SyncSender<Vec<u8>>>,
     /// The host sent `initialize` (list changes are announced from then on).
     host_initialized: bool,
     full_noted: bool,
@@ -308,7 +310,7 @@ pub fn label_of(name: &str) -> String {
 }
 
 impl Gateway {
-    fn new(broker: String, filter: String, input: Sender<Input>) -> Self {
+    fn new(broker: String, filter: String, input: SyncSender<Input>) -> Self {
         Gateway {
             broker,
             filter,
@@ -1107,9 +1109,9 @@ mod tests {
     }
 
     fn gateway() -> (Gateway, Receiver<Vec<u8>>) {
-        let (tx, _rx) = mpsc::channel();
+        let (tx, _rx) = mpsc::sync_channel(1);
         let mut g = Gateway::new("127.0.0.1:1".into(), "#".into(), tx);
-        let (out, rx) = mpsc::channel();
+        let (out, rx) = mpsc::sync_channel(64);
         g.out = Some(out);
         (g, rx)
     }
