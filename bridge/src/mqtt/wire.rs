@@ -290,7 +290,13 @@ pub fn read_packet(r: &mut impl Read, max: usize) -> io::Result<Packet> {
         ));
     }
     if len > max {
-        io::copy(&mut r.take(len as u64), &mut io::sink())?;
+        let skipped = io::copy(&mut r.take(len as u64), &mut io::sink())?;
+        if skipped < len as u64 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "MQTT: stream ended inside a packet",
+            ));
+        }
         return Ok(Packet::TooLarge(first[0] >> 4));
     }
     let mut body = vec![0u8; len];
@@ -378,6 +384,43 @@ mod tests {
         let mut r = &bytes[..];
         assert_eq!(read_packet(&mut r, 50).unwrap(), Packet::TooLarge(3));
         assert_eq!(read_packet(&mut r, 50).unwrap(), Packet::PingResp);
+        let cut = publish("t", &[b'x'; 100], false, &[]);
+        let err = read_packet(&mut &cut[..60], 50).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+    }
+
+    #[test]
+    fn random_and_mutated_packets_never_panic() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let props = [("MCP-MQTT-CLIENT-ID".to_string(), "c".to_string())];
+        let seed = publish(
+            "$mcp-rpc/c/s/a/b",
+            br#"{"jsonrpc":"2.0","id":1}"#,
+            false,
+            &props,
+        );
+        for _ in 0..20_000 {
+            let mut bytes = if next() % 2 == 0 {
+                seed.clone()
+            } else {
+                let len = (next() % 64) as usize;
+                (0..len).map(|_| next() as u8).collect()
+            };
+            for _ in 0..(next() % 4) {
+                if !bytes.is_empty() {
+                    let at = (next() as usize) % bytes.len();
+                    bytes[at] = next() as u8;
+                }
+            }
+            let mut r = &bytes[..];
+            while !r.is_empty() && read_packet(&mut r, 1 << 10).is_ok() {}
+        }
     }
 
     #[test]
