@@ -363,3 +363,77 @@ fn a_malformed_packet_ends_the_link() {
     let (_, ended) = run(std::vec![packet(kind::CONNACK << 4, &[0, 0x87, 0])]);
     assert_eq!(ended, MqttError::Refused(0x87));
 }
+
+/// Hostile payloads on the RPC topic, served on a thread with a small stack (an
+/// overflow aborts the test): nesting past `MAX_DEPTH`, long strings of escapes, many
+/// members, invalid UTF-8; then a ping, which must be answered. The loop's future
+/// (its read chunk among it) is on that stack too: 16 KiB optimised (the `stack`
+/// stage's bound), 64 KiB unoptimised, where the nested futures are larger (40 KiB
+/// overflows there: x86-64, 2026-12-05).
+#[test]
+fn hostile_payloads_on_a_small_stack() {
+    const STACK: usize = if cfg!(debug_assertions) {
+        64 * 1024
+    } else {
+        16 * 1024
+    };
+    let rpc = "$mcp-rpc/h/dev/lab/echo";
+    let deep = std::format!("{}{}", "[".repeat(280), "]".repeat(280));
+    let escapes = std::format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"echo","arguments":{{"s":"{}"}}}}}}"#,
+        "\\u00e9\\n".repeat(40)
+    );
+    let members = std::format!(
+        r#"{{"jsonrpc":"2.0","id":4,"method":"ping","params":{{{}"z":0}}}}"#,
+        (0..40)
+            .map(|i| std::format!(r#""k{i}":[{{}}],"#))
+            .collect::<String>()
+    );
+    let script = std::vec![
+        connack(&[]),
+        publish("$mcp-server/dev/lab/echo", Some("h"), INIT),
+        suback(2, &[0, 0, 0]),
+        publish(rpc, None, deep.as_bytes()),
+        publish(rpc, None, escapes.as_bytes()),
+        publish(rpc, None, members.as_bytes()),
+        publish(
+            rpc,
+            None,
+            b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\",\"x\":\"\xff\"}"
+        ),
+        publish(
+            rpc,
+            None,
+            br#"{"jsonrpc":"2.0","id":"last","method":"ping"}"#
+        ),
+    ];
+    let sent = std::thread::Builder::new()
+        .stack_size(STACK)
+        .spawn(move || run(script).0)
+        .unwrap()
+        .join()
+        .expect("served on a small stack");
+    let answers: Vec<_> = sent
+        .iter()
+        .filter(|s| s.1 == rpc)
+        .map(|s| s.2.clone())
+        .collect();
+    assert_eq!(answers.len(), 6, "{answers:?}");
+    assert!(
+        answers[1].starts_with(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700"#),
+        "{}",
+        answers[1]
+    );
+    assert!(
+        answers[2].starts_with(r#"{"jsonrpc":"2.0","id":3,"result""#),
+        "{}",
+        answers[2]
+    );
+    assert!(
+        answers[3].starts_with(r#"{"jsonrpc":"2.0","id":4,"result":{}}"#),
+        "{}",
+        answers[3]
+    );
+    assert!(answers[4].contains(r#""code":-32700"#), "{}", answers[4]);
+    assert_eq!(answers[5], r#"{"jsonrpc":"2.0","id":"last","result":{}}"#);
+}
