@@ -42,7 +42,8 @@
 //! then on each of its requests carries its `_meta` and is served statelessly, one
 //! by one, on the RPC topic; the session is only the topics (its presence and
 //! `notifications/disconnected` end it). `subscriptions/listen` is not offered over
-//! MQTT: change notifications already reach every client on the capability topic.
+//! MQTT (-32601): change notifications already reach every client on the capability
+//! topic.
 //!
 //! **Hostile payloads.** A PUBLISH longer than the receive buffer is kept up to the
 //! buffer's end and answered with -32600 (`line too long`, id `null`) on the

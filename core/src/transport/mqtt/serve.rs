@@ -678,10 +678,20 @@ where
             Some(c) => &mut c.session,
             None => &mut fresh,
         };
-        server.swap_session(session);
-        server.handle_in(payload, Era::Auto, &mut sink);
-        server.swap_session(session);
-        follow_job(server, mqtt, client, payload, &mut sink);
+        match unoffered(payload) {
+            // Not offered over MQTT (its notifications would have no topic of its
+            // own): answered as a server without it answers.
+            Some(id) => {
+                let error = DispatchError::MethodNotFound;
+                rpc::write_error(&mut sink, Some(id), error.into(), None);
+            }
+            None => {
+                server.swap_session(session);
+                server.handle_in(payload, Era::Auto, &mut sink);
+                server.swap_session(session);
+                follow_job(server, mqtt, client, payload, &mut sink);
+            }
+        }
         sink.len()
     };
     let rpc = topic::rpc(client, out.sid, &mqtt.name);
@@ -771,6 +781,14 @@ fn opens_session(payload: &[u8]) -> bool {
             r.method.eq_str("initialize") || r.method.eq_str("server/discover")
         }
         _ => false,
+    }
+}
+
+/// The id of a `subscriptions/listen` request: not offered over MQTT.
+fn unoffered(payload: &[u8]) -> Option<rpc::Id<'_>> {
+    match rpc::parse(payload) {
+        Ok(Message::Request(r)) if r.method.eq_str("subscriptions/listen") => Some(r.id),
+        _ => None,
     }
 }
 

@@ -354,6 +354,22 @@ fn initialize_waits_for_the_suback_and_a_refusal_is_an_error() {
 }
 
 #[test]
+fn listen_is_not_offered() {
+    let rpc = "$mcp-rpc/c1/dev/lab/echo";
+    let (sent, _) = run(std::vec![
+        connack(&[]),
+        publish("$mcp-server/dev/lab/echo", Some("c1"), INIT),
+        suback(2, &[0, 0, 0]),
+        publish(rpc, None, br#"{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{}}}"#),
+    ]);
+    let last = &sent.last().unwrap().2;
+    assert!(
+        last.starts_with(r#"{"jsonrpc":"2.0","id":9,"error":{"code":-32601"#),
+        "{last}"
+    );
+}
+
+#[test]
 fn a_malformed_packet_ends_the_link() {
     let (_, ended) = run(std::vec![
         connack(&[]),
