@@ -4,9 +4,12 @@
 //!
 //! [`serve_mqtt`] connects (CONNECT: client id = the server id, clean start, session
 //! expiry 0, `MCP-COMPONENT-TYPE: mcp-server`, `MCP-META` with its `serverName` and
-//! `description`, a will that empties the retained presence), adopts the server name the broker suggests in its CONNACK
-//! (`MCP-SERVER-NAME`), subscribes to its control topic, publishes its retained
-//! online notification, then serves until the link ends. Call it again on a new
+//! `description`, a will that empties the retained presence), adopts the server name
+//! the broker suggests in its CONNACK (`MCP-SERVER-NAME`: a name other than the one
+//! it connected with ends that connection with [`MqttError::Renamed`], and the next
+//! connects under it, so that its will names the right presence topic), subscribes
+//! to its control topic, publishes its retained online notification, then serves
+//! until the link ends. Call it again on a new
 //! connection to reconnect: every client session is forgotten and the presence
 //! published again (the specification's rule after any reconnect).
 //!
@@ -60,8 +63,7 @@
 //! broker handles one connection's packets in order, as Mosquitto and EMQX do).
 //!
 //! **Not done (yet).** No TLS, user name or password (the connection is the
-//! caller's: a TLS stream is another `Read + Write`). The will's topic carries the configured name, also when the broker
-//! suggests another.
+//! caller's: a TLS stream is another `Read + Write`).
 
 mod inbox;
 pub mod packet;
@@ -140,6 +142,10 @@ pub enum MqttError<R, W> {
     Malformed,
     /// Nothing from the broker for twice the keep-alive (or no CONNACK within it).
     Timeout,
+    /// The broker suggested a server name other than the one connected with (or
+    /// stopped suggesting one): connect again at once, and the will and presence
+    /// take that name.
+    Renamed,
     /// The configuration cannot be served: an invalid server id or name, or buffers
     /// under [`MIN_TX_BUF`] / [`MIN_RX_BUF`].
     Config,
@@ -189,6 +195,9 @@ pub struct Mqtt<const S: usize = 4> {
     held: Option<Held>,
     /// The server name in use (configured, or suggested by the broker).
     name: heapless::Vec<u8, { topic::MAX_SERVER_NAME }>,
+    /// The name the broker suggested (empty: none), kept across reconnects: the
+    /// next CONNECT's will names its presence topic.
+    suggested: heapless::Vec<u8, { topic::MAX_SERVER_NAME }>,
     next_packet: u16,
     connected: bool,
 }
@@ -209,6 +218,7 @@ impl<const S: usize> Mqtt<S> {
             control: None,
             held: None,
             name: heapless::Vec::new(),
+            suggested: heapless::Vec::new(),
             next_packet: 1,
             connected: false,
         }
@@ -239,12 +249,14 @@ impl<const S: usize> Mqtt<S> {
         self.held = None;
         self.connected = false;
         self.name.clear();
+        let name = match self.suggested.is_empty() {
+            true => config.server_name.as_bytes(),
+            false => self.suggested.as_slice(),
+        };
+        let _ = self.name.extend_from_slice(name);
         topic::valid_id(config.server_id.as_bytes())
             && topic::valid_name(config.server_name.as_bytes())
-            && self
-                .name
-                .extend_from_slice(config.server_name.as_bytes())
-                .is_ok()
+            && self.name.as_slice() == name
     }
 
     /// The next packet identifier (never 0).

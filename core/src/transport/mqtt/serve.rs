@@ -37,6 +37,7 @@ impl<R, W> From<Ended<W>> for MqttError<R, W> {
             MqttError::Malformed => MqttError::Malformed,
             MqttError::Timeout => MqttError::Timeout,
             MqttError::Config => MqttError::Config,
+            MqttError::Renamed => MqttError::Renamed,
         }
     }
 }
@@ -108,8 +109,9 @@ where
         sid,
     };
     {
-        let name = config.server_name.as_bytes();
-        let will = topic::presence(sid, name);
+        // The name in use: the configured one, or the one the broker suggested
+        // last time (its will must name the presence topic it publishes).
+        let will = topic::presence(sid, &mqtt.name);
         // MCP-META: the name and description as JSON, written in the head part;
         // left out when it does not fit.
         let meta_len = {
@@ -117,7 +119,7 @@ where
             let mut w = JsonWriter::new(&mut sink);
             w.begin_object();
             w.key("serverName");
-            w.str(config.server_name);
+            w.str(mqtt.server_name());
             w.key("description");
             w.str(config.description);
             w.end_object();
@@ -381,12 +383,19 @@ where
             if reason != 0 {
                 return Err(end(MqttError::Refused(reason)));
             }
-            if let Some(n) = props
+            // The name to use: the broker's suggestion, else the configured one. The
+            // will names the presence topic, so a name other than the one connected
+            // with means connecting again with it (`Renamed`).
+            let wanted = props
                 .user(topic::SERVER_NAME)
                 .filter(|n| topic::valid_name(n))
-            {
-                mqtt.name.clear();
-                let _ = mqtt.name.extend_from_slice(n);
+                .unwrap_or(config.server_name.as_bytes());
+            if wanted != mqtt.name.as_slice() {
+                mqtt.suggested.clear();
+                if wanted != config.server_name.as_bytes() {
+                    let _ = mqtt.suggested.extend_from_slice(wanted);
+                }
+                return Err(end(MqttError::Renamed));
             }
             mqtt.connected = true;
             let pid = mqtt.packet_id();

@@ -167,7 +167,10 @@ fn decode(mut bytes: &[u8]) -> Vec<Packet> {
                         users.push(std::format!("{name}={}", String::from_utf8_lossy(v)));
                     }
                 }
-                (users.join(" "), String::new())
+                r.bin().unwrap(); // client id
+                r.properties().unwrap(); // will properties
+                let will = String::from_utf8(r.bin().unwrap().to_vec()).unwrap();
+                (users.join(" "), will)
             }
             _ => (String::new(), String::new()),
         };
@@ -177,8 +180,11 @@ fn decode(mut bytes: &[u8]) -> Vec<Packet> {
 }
 
 fn run(script: Vec<Vec<u8>>) -> (Vec<Packet>, End) {
+    run_with(&mut Mqtt::new(), script)
+}
+
+fn run_with(mqtt: &mut Mqtt<2>, script: Vec<Vec<u8>>) -> (Vec<Packet>, End) {
     let mut server: Server<Echo> = Server::new(Echo, Config::new("echo", "1")).unwrap();
-    let mut mqtt: Mqtt<2> = Mqtt::new();
     let config = MqttConfig::new("dev", "lab/echo", "an echo");
     let (mut rx, mut tx) = ([0u8; 600], [0u8; 2048]);
     let mut reader = Script(script);
@@ -186,7 +192,7 @@ fn run(script: Vec<Vec<u8>>) -> (Vec<Packet>, End) {
     let mut tick = || core::future::ready(());
     let ended = embassy_futures::block_on(serve_mqtt(
         &mut server,
-        &mut mqtt,
+        mqtt,
         &config,
         &mut reader,
         &mut writer,
@@ -274,15 +280,40 @@ fn connects_announces_and_serves() {
 
 #[test]
 fn adopts_the_suggested_name_and_ignores_a_control_message_without_client_id() {
-    let (sent, _) = run(std::vec![
-        connack(&[("MCP-SERVER-NAME", "site/a/echo")]),
-        publish("$mcp-server/dev/site/a/echo", None, INIT),
-        publish("$mcp-server/dev/lab/echo", Some("c1"), INIT),
-    ]);
+    let mut mqtt: Mqtt<2> = Mqtt::new();
+    // The broker suggests a name: this connection ends, the next takes it.
+    let (sent, ended) = run_with(
+        &mut mqtt,
+        std::vec![connack(&[("MCP-SERVER-NAME", "site/a/echo")])],
+    );
+    assert_eq!(ended, MqttError::Renamed);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(
+        sent[0].2, "$mcp-server/presence/dev/lab/echo",
+        "the will's topic"
+    );
+    let (sent, _) = run_with(
+        &mut mqtt,
+        std::vec![
+            connack(&[("MCP-SERVER-NAME", "site/a/echo")]),
+            publish("$mcp-server/dev/site/a/echo", None, INIT),
+            publish("$mcp-server/dev/lab/echo", Some("c1"), INIT),
+        ],
+    );
+    assert_eq!(
+        sent[0].2, "$mcp-server/presence/dev/site/a/echo",
+        "the will's topic"
+    );
     assert_eq!(sent[1].1, "$mcp-server/dev/site/a/echo");
     assert_eq!(sent[2].1, "$mcp-server/presence/dev/site/a/echo");
     // Neither initialize is answered: no client id, then the old name.
     assert_eq!(sent.len(), 3);
+    // The broker stops suggesting: back to the configured name, again by reconnecting.
+    let (_, ended) = run_with(&mut mqtt, std::vec![connack(&[])]);
+    assert_eq!(ended, MqttError::Renamed);
+    let (sent, _) = run_with(&mut mqtt, std::vec![connack(&[])]);
+    assert_eq!(sent[0].2, "$mcp-server/presence/dev/lab/echo");
+    assert_eq!(sent[1].1, "$mcp-server/dev/lab/echo");
 }
 
 #[test]
