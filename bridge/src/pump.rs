@@ -349,49 +349,79 @@ impl<R: Read> Lines<R> {
     /// The reader's error.
     pub fn next_line(&mut self) -> io::Result<Option<Frame>> {
         loop {
-            let mut line = Vec::new();
-            let mut oversize = false;
-            loop {
-                let buf = match self.reader.fill_buf() {
-                    Ok(b) => b,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(e),
-                };
-                if buf.is_empty() {
-                    if oversize {
-                        return Ok(Some(Frame::TooLong));
-                    }
-                    if line.is_empty() {
-                        return Ok(None);
-                    }
-                    break;
-                }
-                let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
-                    Some(i) => (&buf[..i], i + 1, true),
-                    None => (buf, buf.len(), false),
-                };
-                if line.len() + chunk.len() > MAX_LINE {
-                    oversize = true;
-                    line.clear();
-                } else if !oversize {
-                    line.extend_from_slice(chunk);
-                }
-                self.reader.consume(used);
-                if done {
-                    break;
-                }
-            }
-            if oversize {
+            let Some(line) = read_line(&mut self.reader, MAX_LINE)? else {
+                return Ok(None);
+            };
+            if line.too_long {
                 return Ok(Some(Frame::TooLong));
             }
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            if !line.is_empty() {
-                return Ok(Some(Frame::Line(line)));
+            if !line.bytes.is_empty() {
+                return Ok(Some(Frame::Line(line.bytes)));
             }
         }
     }
+}
+
+/// One line read by [`read_line`].
+pub(crate) struct BoundedLine {
+    /// Its bytes without the line end (a final `\r` removed); empty when too long.
+    pub bytes: Vec<u8>,
+    /// It was longer than the limit: read to its end and dropped.
+    pub too_long: bool,
+    /// It ended with `\n` (else the stream ended in it).
+    pub terminated: bool,
+}
+
+/// The next line of `reader`, holding at most `max` bytes of it (a longer one is
+/// read to its end and dropped); `None` at end of stream with nothing read. The
+/// host's lines ([`Lines`]) and a device's event streams (`net::sse`) both read so.
+pub(crate) fn read_line(reader: &mut impl BufRead, max: usize) -> io::Result<Option<BoundedLine>> {
+    let mut bytes = Vec::new();
+    let mut too_long = false;
+    let mut read_any = false;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            if !read_any {
+                return Ok(None);
+            }
+            break;
+        }
+        read_any = true;
+        let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], i + 1, true),
+            None => (buf, buf.len(), false),
+        };
+        if bytes.len() + chunk.len() > max {
+            too_long = true;
+            bytes.clear();
+        } else if !too_long {
+            bytes.extend_from_slice(chunk);
+        }
+        reader.consume(used);
+        if done {
+            if bytes.last() == Some(&b'\r') {
+                bytes.pop();
+            }
+            return Ok(Some(BoundedLine {
+                bytes,
+                too_long,
+                terminated: true,
+            }));
+        }
+    }
+    if bytes.last() == Some(&b'\r') {
+        bytes.pop();
+    }
+    Ok(Some(BoundedLine {
+        bytes,
+        too_long,
+        terminated: false,
+    }))
 }
 
 #[cfg(test)]

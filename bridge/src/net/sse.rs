@@ -3,7 +3,7 @@
 //! never kept growing. `event:`, `id:`, `retry:` and comment lines are skipped
 //! (the bridge does not resume streams).
 
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufReader, Read};
 
 /// What [`Events::next_event`] read.
 #[derive(Debug, PartialEq, Eq)]
@@ -99,37 +99,12 @@ impl<R: Read> Events<R> {
     }
 
     /// One line without its end (CRLF, LF or CR-LF tolerated as LF); a line over the
-    /// limit is read to its end and returned empty with `true`.
+    /// limit is read to its end and returned empty with `true`; `None` at the end of
+    /// the stream, also in the middle of a line.
     fn line(&mut self) -> io::Result<Option<(Vec<u8>, bool)>> {
-        let mut line = Vec::new();
-        let mut too_long = false;
-        loop {
-            let buf = match self.reader.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if buf.is_empty() {
-                return Ok(None);
-            }
-            let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
-                Some(i) => (&buf[..i], i + 1, true),
-                None => (buf, buf.len(), false),
-            };
-            if line.len() + chunk.len() > self.max + 16 {
-                too_long = true;
-                line.clear();
-            } else if !too_long {
-                line.extend_from_slice(chunk);
-            }
-            self.reader.consume(used);
-            if done {
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                return Ok(Some((line, too_long)));
-            }
-        }
+        Ok(crate::pump::read_line(&mut self.reader, self.max + 16)?
+            .filter(|line| line.terminated)
+            .map(|line| (line.bytes, line.too_long)))
     }
 }
 
