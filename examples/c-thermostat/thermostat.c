@@ -6,8 +6,7 @@
  * when the target changes. Build and run (from the repository's root):
  *
  *   cargo build --release -p emcp-ffi
- *   cc -std=c99 -Iinclude examples/c-thermostat/thermostat.c -Ltarget/release -lemcp_ffi \
- *      -lpthread -ldl -lm -o thermostat
+ *   cc -std=c99 -Iinclude examples/c-thermostat/thermostat.c -Ltarget/release -lemcp_ffi -lpthread -ldl -lm -o thermostat
  *   ./thermostat          # connect any MCP client to this command
  */
 #define _POSIX_C_SOURCE 200809L

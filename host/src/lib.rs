@@ -217,8 +217,21 @@ pub fn session_seed() -> u64 {
 }
 
 /// Serve `server` over HTTP on `listener` until accepting fails, at most
-/// [`MAX_CONNECTIONS`] connections at once. `seed` seeds session ids
-/// ([`session_seed`]).
+/// [`MAX_CONNECTIONS`] connections at once.
+///
+/// `seed` is where the `Mcp-Session-Id`s handed to initialize-era clients come from
+/// ([`Sessions::new`]): the same seed gives the same ids. It must be random — pass
+/// [`session_seed`] — as anyone who can guess a session's id can end it (DELETE) or
+/// take its event stream (GET). A constant, a counter or the start time is not random.
+///
+/// ```no_run
+/// # struct Board;
+/// # impl emcp::Device for Board {}
+/// # let server: emcp::Server<Board> = emcp::Server::new(Board, emcp::Config::new("my-device", "0.1.0")).unwrap();
+/// let listener = std::net::TcpListener::bind("127.0.0.1:8000")?;
+/// emcp_host::serve_http(listener, server, Default::default(), emcp_host::session_seed())?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
 ///
 /// # Errors
 ///

@@ -22,6 +22,33 @@ const BUF_LEN: usize = 64 * 1024;
 /// Serve `server` on stdin/stdout until end of input (then pending jobs run to
 /// completion; calls still waiting for the client's input end with it).
 ///
+/// A line may be [`DEFAULT_LINE_LEN`] (4096) bytes long; a longer one is answered
+/// with a -32600 error and the next line is served. For longer lines, make the
+/// same call this function makes with a larger [`Framer`] (on the heap: it holds the
+/// whole line):
+///
+/// ```no_run
+/// use emcp::transport::serve::{serve, ServeError};
+/// use emcp::wire::framing::Framer;
+/// use emcp::{Config, Device, Server};
+///
+/// struct Board;
+/// impl Device for Board {}
+///
+/// fn main() -> std::io::Result<()> {
+///     let mut server: Server<Board> =
+///         Server::new(Board, Config::new("my-device", "0.1.0")).expect("a valid configuration");
+///     // Lines of up to 64 KiB instead of 4096 bytes.
+///     let mut framer: Box<Framer<{ 64 * 1024 }>> = Box::default();
+///     let (mut input, mut output) = (emcp_host::Stdin::new(), emcp_host::Stdout::new());
+///     match serve(&mut server, &mut *framer, &mut input, &mut output) {
+///         Ok(()) => Ok(()),
+///         Err(ServeError::Read(never)) => match never {},
+///         Err(ServeError::Write(e)) => Err(e.unwrap_or_else(|| std::io::ErrorKind::WriteZero.into())),
+///     }
+/// }
+/// ```
+///
 /// # Errors
 ///
 /// Writing to stdout failed (e.g. the client went away).
