@@ -7,7 +7,9 @@ Three kinds, each a function that returns the SVG text of one chart:
 - `stacked_hbars`: horizontal bars made of named segments side by side in panels, each
   panel with its own scale (firmware footprint: flash and RAM by image variant);
 - `loglog_lines`: series of points joined by lines on log-log axes (cost against
-  message size).
+  message size);
+- `xy_panels`: panels side by side, each with series of points joined by lines on
+  its own linear or log axes (the fleet's times and memory against its size).
 
 Text widths are estimated (no font metrics): about 0.6 em per character of a
 sans-serif face, which leaves room for the labels at the sizes used here.
@@ -266,4 +268,52 @@ def loglog_lines(title, subtitle, series, x_label, y_label, width=820, height=46
         lx = width - right + 16
         svg.add(f'<line x1="{lx}" y1="{ly}" x2="{lx + 24}" y2="{ly}" stroke="{colour}" stroke-width="2"{dash}/>')
         svg.text(lx + 30, ly, name, size=11)
+    return svg.render()
+
+
+def xy_panels(title, subtitle, panels, width=900, height=420):
+    """panels: [(panel title, x label, y label, x log, y log, [(name, colour, dashed,
+    [(x, y)])])], side by side; each point marked (its values in a tooltip), each
+    panel's legend under it."""
+    top, gap = 78, 70
+    legend_rows = max(len(series) for *_, series in panels)
+    bottom = height - 56 - 18 * legend_rows
+    panel_w = (width - 16 - gap * len(panels)) / len(panels)
+    svg = Svg(width, height)
+    svg.text(16, 20, title, size=15, weight="bold")
+    svg.text(16, 40, subtitle, size=SIZE, fill="#555")
+    for p, (ptitle, x_label, y_label, xlog, ylog, series) in enumerate(panels):
+        left = gap + p * (panel_w + gap)
+        right = left + panel_w
+        xs = [a for *_, pts in series for a, _ in pts]
+        ys = [b for *_, pts in series for _, b in pts]
+        x = Scale(min(xs), max(xs), left, right, xlog)
+        y = Scale(min(ys), max(ys), bottom, top, ylog)
+        svg.text(left, top - 16, ptitle, weight="bold")
+        for t in x.ticks():
+            svg.line(x(t), top, x(t), bottom, stroke=GRID)
+            svg.text(x(t), bottom + 14, tick_label(t), anchor="middle", size=11, fill="#555")
+        for t in y.ticks():
+            svg.line(left, y(t), right, y(t), stroke=GRID)
+            svg.text(left - 6, y(t), tick_label(t), anchor="end", size=11, fill="#555")
+        svg.line(left, top, left, bottom)
+        svg.line(left, bottom, right, bottom)
+        svg.text((left + right) / 2, bottom + 32, x_label, anchor="middle")
+        svg.add(
+            f'<text transform="translate({left - 48:.0f},{(top + bottom) / 2:.0f}) rotate(-90)" '
+            f'font-size="{SIZE}" text-anchor="middle" fill="{INK}">{escape(y_label)}</text>'
+        )
+        for i, (name, colour, dashed, pts) in enumerate(series):
+            pts = sorted(pts)
+            d = " ".join(f"{x(a):.1f},{y(b):.1f}" for a, b in pts)
+            dash = ' stroke-dasharray="6 4"' if dashed else ""
+            svg.add(f'<polyline points="{d}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>')
+            if not dashed:
+                for a, b in pts:
+                    svg.add(f'<circle cx="{x(a):.1f}" cy="{y(b):.1f}" r="3.5" fill="{colour}"><title>'
+                            f'{escape(name)}: {a:,}, {fmt(b)}</title></circle>')
+            ly = bottom + 52 + 18 * i
+            svg.add(f'<line x1="{left}" y1="{ly}" x2="{left + 24}" y2="{ly}" stroke="{colour}" '
+                    f'stroke-width="2"{dash}/>')
+            svg.text(left + 30, ly, name, size=11)
     return svg.render()

@@ -23,7 +23,9 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "fleet"))
 import charts  # noqa: E402
+import scale  # noqa: E402  (benches/fleet/scale.py: the fleet's section and chart)
 
 ROOT = Path(__file__).resolve().parent.parent
 STATELESS = "2026-07-28"
@@ -197,6 +199,7 @@ def main():
     goals = md_tables(read(data, "goals.md"))
     criterion = md_tables(read(data, "criterion.md"))
     size_txt = read(data, "size.txt").replace(f"{ROOT}/", "")
+    fleet = json.loads(read(data, "fleet.json") or "null")
 
     p = Page()
     p("# Performance", "")
@@ -385,6 +388,21 @@ def main():
                 p.para(note)
             p.table(ram)
 
+    # ---- the fleet at scale
+    if fleet and fleet["runs"]:
+        p("## The fleet at scale", "")
+        p.para("""N sensor boards on one broker behind one fleet gateway
+            (`benches/fleet/scale.py`, [docs/fleet.md](fleet.md#scale)): for each N a fresh
+            Mosquitto on a loopback port; the N devices in one process (`fleet-sim`, each
+            the host sensor board served as `sensor-board --mqtt` serves it, on a thread
+            of its own with its own broker connection); once all are online,
+            `emcp-bridge mqtt --fleet` under the official Python SDK on stdio. A wrong
+            list or answer fails the run.""")
+        svg = scale.chart(fleet)
+        if svg:
+            (perf / "fleet-scale.svg").write_text(svg)
+        p(*scale.render(fleet, "perf/fleet-scale.svg" if svg else None))
+
     # ---- firmware footprint
     mx = table(matrix, "", "image")
     fw = firmware_from_size(size_txt)
@@ -500,6 +518,8 @@ def main():
     p("examples/firmware/size.sh --by-source              # where the M3 image's text goes")
     p("benches/firmware/net.sh                            # the networked image: footprint, instructions")
     p("benches/firmware/boards.sh                         # the Wi-Fi board images: footprint, panic sites")
+    p(".tools/venv/bin/python benches/fleet/scale.py --page docs/fleet-scale.md --section docs/fleet.md"
+      "   # the fleet at scale")
     p("```")
     (out / "performance.md").write_text(p.text())
     print(f"report.py: wrote {out / 'performance.md'} and {len(list(perf.glob('*.svg')))} charts in {perf}",

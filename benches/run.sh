@@ -26,14 +26,19 @@
 #    (size.sh --matrix); the networked image's footprint and instructions per HTTP
 #    request (benches/firmware/net.sh; --quick: N=2); the Wi-Fi boards' images
 #    (benches/firmware/boards.sh: text, data, bss, panic call sites).
-# 4. Scaling: RAM against response size (benches/inproc scaling).
+# 4. Scaling: RAM against response size (benches/inproc scaling); the fleet at scale
+#    (benches/fleet/scale.py: N sensor boards in one process, each an MCP-over-MQTT
+#    device, on one Mosquitto behind one emcp-bridge --fleet under the Python SDK; N =
+#    1, 10, 100, 500, 1000 and a ramp of connections to the broker's limit; --quick:
+#    N = 1, 10, no ramp): discovery, tools/list, tools/call per second, memory.
 # 5. The goals the benchmark issue sets ("must reach"), each against what this run
 #    measured above: met or not.
 # 6. The page: benches/report.py writes DIR/performance.md (the header says when, from
 #    which commit, with which command, on which machine; the tables above with what
 #    each measures) and its SVG charts in DIR/perf/ (CPU per message against the
-#    peers, cost and RAM against message size, firmware footprint by variant), from
-#    this run's outputs only. Nothing is written when a part fails.
+#    peers, cost and RAM against message size, firmware footprint by variant, the fleet
+#    against its size), from this run's outputs only. Nothing is written when a part
+#    fails.
 #
 # Installs what it needs through the project's scripts (valgrind, the ARM toolchain
 # and QEMU, the Python venv, the peers). Build output and progress go to stderr; never
@@ -78,8 +83,9 @@ log "setting up (valgrind, ARM toolchain, Python venv, peers)"
 scripts/setup-c-tools.sh >&2
 scripts/setup-rust-targets.sh >&2
 scripts/setup-python.sh >&2
+scripts/setup-mqtt.sh >&2
 bash benches/peers/setup.sh $([ "$quick" = 1 ] && echo --quick) >&2
-cargo build --release -p sensor-board -p emcp-harness -p emcp-bench >&2
+cargo build --release -p sensor-board -p emcp-harness -p emcp-bench -p emcp-bridge >&2
 examples/c-sensor-board/run.sh </dev/null >/dev/null 2>&2
 
 tmp=$(mktemp -d)
@@ -273,14 +279,25 @@ echo
 log "scaling: RAM against response size"
 cargo run -q --release -p emcp-bench --bin scaling | tee "$tmp/scaling.md"
 echo
+log "the fleet at scale: benches/fleet/scale.py"
+if [ "$quick" = 1 ]; then
+    fleet_args=(--n 1,10 --calls 100 --lists 2 --ramp 0)
+else
+    fleet_args=(--n 1,10,100,500,1000 --calls 1000 --lists 5 --ramp 24000)
+fi
+.tools/venv/bin/python benches/fleet/scale.py "${fleet_args[@]}" --json "$tmp/fleet.json" \
+    | tee "$tmp/fleet.md"
+echo
 
 # ---- 5. the goals ---------------------------------------------------------------------
 # The benchmark issue's "must reach" lines, from the numbers above (nothing re-measured).
 {
     echo "### Must reach"
     echo
-    python3 - "$tmp/callgrind.md" "$tmp/ratios.json" "$tmp/size.txt" <<'PY'
+    python3 - "$tmp/callgrind.md" "$tmp/ratios.json" "$tmp/size.txt" "$tmp/fleet.json" <<'PY'
 import json, re, statistics, sys
+sys.path.insert(0, "benches/fleet")
+import scale
 ir = {}
 for line in open(sys.argv[1]):
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -314,6 +331,8 @@ if text:
 if ram:
     r = int(ram.group(1))
     print(f"| firmware RAM (static + stack peak), Cortex-M3 | ≤ 4,096 B | {r:,} | {yes(r <= 4096)} |")
+for goal, must, got, met in scale.goal_rows(json.load(open(sys.argv[4]))):
+    print(f"| {goal} | {must} | {got} | {met} |")
 # Context for the instruction goal: validation alone (callgrind.sh's last table).
 alone = {}
 for line in open(sys.argv[1]):
