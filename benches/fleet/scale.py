@@ -702,7 +702,7 @@ def main():
         return
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", default="1,10,100,500,1000", help="fleet sizes, comma-separated")
-    ap.add_argument("--calls", type=int, default=400, help="tools/call per run (each of two runs)")
+    ap.add_argument("--calls", type=int, default=1000, help="tools/call per run (each of two runs)")
     ap.add_argument("--lists", type=int, default=5, help="tools/list rounds timed")
     ap.add_argument("--bin", type=Path, default=RELEASE,
                     help="directory of fleet-sim, emcp-bridge and sensor-board (default target/release)")
@@ -714,7 +714,9 @@ def main():
     ap.add_argument("--section", type=Path,
                     help="a page to write the summary into, between the lines BEGIN and END "
                          "(docs/fleet.md); needs --page")
-    ap.add_argument("--command", default=" ".join(["benches/fleet/scale.py", *sys.argv[1:]]))
+    ap.add_argument("--command", default=" ".join([".tools/venv/bin/python benches/fleet/scale.py",
+                                                   *sys.argv[1:]]),
+                    help="the command to name on the page (default: this one)")
     a = ap.parse_args()
     import anyio
 
