@@ -1004,7 +1004,14 @@ mod tests {
         );
         if let Err(e) = checked {
             assert!(
-                matches!(e, emcp::wire::error::ConfigError::InvalidSchema(1)),
+                matches!(
+                    e,
+                    emcp::wire::error::ConfigError::InvalidSchema {
+                        tool: 1,
+                        fault: emcp::wire::error::SchemaFault::NoPlan,
+                        ..
+                    }
+                ),
                 "{e:?}"
             );
         }

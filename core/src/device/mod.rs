@@ -223,3 +223,14 @@ pub trait Device {
         0
     }
 }
+
+impl core::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            ReadError::NotFound => "no such resource",
+            ReadError::Failed => "the device failed to read the resource",
+        })
+    }
+}
+
+impl core::error::Error for ReadError {}

@@ -1,5 +1,8 @@
+use crate::model::registry::Tool;
+use crate::model::schema::PlanRef;
+use crate::wire::error::SchemaFault;
 use crate::wire::json;
-use crate::wire::json::JsonWriter;
+use crate::wire::json::{JsonWriter, Kind};
 
 /// Static facts about the server. Every field has a documented default.
 #[derive(Clone, Copy, Debug)]
@@ -82,5 +85,27 @@ impl Config {
         w.key_lit("version");
         w.str_as(self.version, plain);
         w.end_object();
+    }
+}
+
+/// What [`Server::check_device`](super::Server::check_device) finds wrong with a tool's
+/// schemas and plan, if anything: both schemas must be JSON objects, a plan must be of
+/// the input schema, and without the walker (feature `schema-walk`) there must be one,
+/// and compiled.
+pub(super) fn schema_fault(tool: &Tool<'_>, plan: Option<PlanRef<'_>>) -> Option<SchemaFault> {
+    let object =
+        |schema: &str| json::parse(schema.as_bytes()).is_ok_and(|v| v.kind() == Kind::Object);
+    let walker = cfg!(feature = "schema-walk");
+    if !object(tool.input_schema) {
+        Some(SchemaFault::Input)
+    } else if !tool.output_schema.is_none_or(object) {
+        Some(SchemaFault::Output)
+    } else {
+        match plan {
+            Some(p) if p.source() != tool.input_schema || !p.fits() => Some(SchemaFault::Plan),
+            Some(p) if !walker && !p.is_compiled() => Some(SchemaFault::NoPlan),
+            None if !walker => Some(SchemaFault::NoPlan),
+            _ => None,
+        }
     }
 }

@@ -19,12 +19,10 @@ use crate::state::subscription;
 use crate::state::subscription::Subscriptions;
 use crate::state::subscription::MAX_RESOURCES;
 use crate::wire::error::ConfigError;
-use crate::wire::json;
 
 #[cfg(feature = "input")]
 use self::input::Waiting;
 use self::jobs::Job;
-use crate::wire::json::Kind;
 use crate::wire::version::Version;
 
 mod complete;
@@ -136,23 +134,14 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     ///
     /// The first descriptor that is not valid.
     pub fn check_device(device: &D) -> Result<(), ConfigError> {
-        let object =
-            |schema: &str| json::parse(schema.as_bytes()).is_ok_and(|v| v.kind() == Kind::Object);
         for i in 0..MAX_DESCRIPTORS {
             let Some(tool) = device.tool(i) else { break };
-            // A plan must be of this schema; without the walker there must be one, and
-            // compiled.
-            let plan = device.tool_plan(i);
-            let planned = match plan {
-                Some(p) => {
-                    p.source() == tool.input_schema
-                        && p.fits()
-                        && (cfg!(feature = "schema-walk") || p.is_compiled())
-                }
-                None => cfg!(feature = "schema-walk"),
-            };
-            if !object(tool.input_schema) || !tool.output_schema.is_none_or(object) || !planned {
-                return Err(ConfigError::InvalidSchema(i));
+            if let Some(fault) = config::schema_fault(&tool, device.tool_plan(i)) {
+                return Err(ConfigError::InvalidSchema {
+                    tool: i,
+                    name: tool.name,
+                    fault,
+                });
             }
         }
         // Without the `resources` feature templates are never served: not checked (nor
@@ -167,11 +156,16 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 break;
             };
             if !crate::model::template::is_valid(t.uri_template) {
-                return Err(ConfigError::InvalidTemplate(i));
+                return Err(ConfigError::InvalidTemplate {
+                    template: i,
+                    uri_template: t.uri_template,
+                });
             }
         }
         if device.resource(MAX_RESOURCES).is_some() {
-            return Err(ConfigError::TooManyResources);
+            return Err(ConfigError::TooManyResources {
+                limit: MAX_RESOURCES,
+            });
         }
         Ok(())
     }

@@ -6,7 +6,7 @@ use super::*;
 use crate::device::{PromptGet, ResourceRead, Step, Target, ToolCall};
 use crate::device::{ReadError, Role};
 use crate::model::registry::{Prompt, Resource, Tool};
-use crate::wire::json::Sink;
+use crate::wire::json::{self, Sink};
 use std::string::String;
 use std::vec::Vec;
 
@@ -419,7 +419,11 @@ fn bad_descriptors_are_refused() {
     }
     assert_eq!(
         Server::<Bad>::new(Bad, Config::new("b", "1")).err(),
-        Some(ConfigError::InvalidSchema(0))
+        Some(ConfigError::InvalidSchema {
+            tool: 0,
+            name: "x",
+            fault: crate::wire::error::SchemaFault::Input
+        })
     );
     struct NoPrimitives;
     impl Device for NoPrimitives {}

@@ -121,6 +121,14 @@ impl StateKey {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StateError;
 
+impl core::fmt::Display for StateError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("requestState does not verify: not sealed by this server's key, or altered")
+    }
+}
+
+impl core::error::Error for StateError {}
+
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// Standard base64 with padding; returns the length written, `None` if `out` is short.

@@ -52,6 +52,32 @@ pub enum ServeError<R, W> {
     Write(Option<W>),
 }
 
+/// What stopped; the reader's or writer's own error is the
+/// [`source`](core::error::Error::source).
+impl<R, W> core::fmt::Display for ServeError<R, W> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            ServeError::Read(_) => "reading the input failed",
+            ServeError::Write(Some(_)) => "writing the output failed",
+            ServeError::Write(None) => "the output accepted no byte",
+        })
+    }
+}
+
+impl<R, W> core::error::Error for ServeError<R, W>
+where
+    R: core::error::Error + 'static,
+    W: core::error::Error + 'static,
+{
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            ServeError::Read(e) => Some(e),
+            ServeError::Write(Some(e)) => Some(e),
+            ServeError::Write(None) => None,
+        }
+    }
+}
+
 /// Serve one connection until the reader reports end of input (`Ok(0)`).
 ///
 /// Pending jobs run while no input waits. The writer is flushed when the reader has

@@ -6,6 +6,8 @@
 //! [`RpcError`] gathers them and [`RpcError::code`] / [`RpcError::message`] give the
 //! wire form.
 
+use core::fmt;
+
 use crate::wire::json::ScanError;
 
 /// JSON-RPC 2.0 and MCP error codes emitted by emcp.
@@ -218,19 +220,127 @@ impl RpcError {
     }
 }
 
-/// Errors in a device's static configuration, found by [`crate::Server::new`].
+/// The message of the JSON-RPC error answered for this error ([`RpcError::message`]).
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (prefix, rest) = self.message();
+        f.write_str(prefix)?;
+        f.write_str(rest)
+    }
+}
+
+impl core::error::Error for RpcError {}
+
+/// The message of the JSON-RPC error answered for it (`Invalid Request: id too long`);
+/// a parse error's cause is its [`source`](core::error::Error::source).
+impl fmt::Display for RequestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&RpcError::Request(*self), f)
+    }
+}
+
+impl core::error::Error for RequestError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            RequestError::Parse(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// The message of the JSON-RPC error answered for it (`Unknown tool`, `Missing uri`).
+impl fmt::Display for DispatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&RpcError::Dispatch(*self), f)
+    }
+}
+
+impl core::error::Error for DispatchError {}
+
+/// Errors in a device's static configuration, found by [`crate::Server::new`]: each
+/// names the descriptor or the limit at fault, and its [`Display`](fmt::Display) says
+/// it in a sentence (`tool 1 "set_led": its input schema is not a JSON object`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum ConfigError {
-    /// A tool's input or output schema is not valid JSON or not an object, or its
-    /// [`Plan`](crate::model::schema::Plan) was compiled from other text (tool index).
-    InvalidSchema(usize),
-    /// A resource template is not a valid URI template (template index).
-    InvalidTemplate(usize),
-    /// More resources than [`crate::state::subscription::MAX_RESOURCES`] can be subscribed to.
-    TooManyResources,
+    /// A tool's schemas or plan cannot be served.
+    InvalidSchema {
+        /// The tool's index (`Device::tool`).
+        tool: usize,
+        /// The tool's name.
+        name: &'static str,
+        /// What is wrong with it.
+        fault: SchemaFault,
+    },
+    /// A resource template is not a valid RFC 6570 level-1 URI template.
+    InvalidTemplate {
+        /// The template's index (`Device::resource_template`).
+        template: usize,
+        /// Its URI template, as the device gave it.
+        uri_template: &'static str,
+    },
+    /// The device lists more resources than can be subscribed to.
+    TooManyResources {
+        /// The most resources a device may list
+        /// ([`MAX_RESOURCES`](crate::state::subscription::MAX_RESOURCES)).
+        limit: usize,
+    },
 }
+
+/// What is wrong with a tool's schemas ([`ConfigError::InvalidSchema`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum SchemaFault {
+    /// The input schema is not a JSON object.
+    Input,
+    /// The output schema is not a JSON object.
+    Output,
+    /// Its [`Plan`](crate::model::schema::Plan) was compiled from other text than the
+    /// input schema, or does not hold together.
+    Plan,
+    /// No compiled plan, and the schema walker is not built in (cargo feature
+    /// `schema-walk`): compile it (`emcp::tool!`, `emcp-plan`) or turn the feature on.
+    NoPlan,
+}
+
+impl fmt::Display for SchemaFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SchemaFault::Input => "its input schema is not a JSON object",
+            SchemaFault::Output => "its output schema is not a JSON object",
+            SchemaFault::Plan => "its compiled plan is not of its input schema",
+            SchemaFault::NoPlan => {
+                "it has no compiled plan, and the schema walker is not built in \
+                 (feature `schema-walk`)"
+            }
+        })
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ConfigError::InvalidSchema { tool, name, fault } => {
+                write!(f, "tool {tool} {name:?}: {fault}")
+            }
+            ConfigError::InvalidTemplate {
+                template,
+                uri_template,
+            } => write!(
+                f,
+                "resource template {template} {uri_template:?}: not an RFC 6570 level-1 URI template"
+            ),
+            ConfigError::TooManyResources { limit } => write!(
+                f,
+                "more than {limit} resources (MAX_RESOURCES): they could not all be subscribed to"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for ConfigError {}
 
 #[cfg(test)]
 mod tests {
@@ -261,6 +371,91 @@ mod tests {
         assert_eq!(
             RpcError::from(DispatchError::ResourceNotFound { stateless: false }).code(),
             -32002
+        );
+    }
+
+    /// `e`'s `Display`, as a string.
+    fn shown(e: &dyn core::error::Error) -> heapless::String<160> {
+        let mut s = heapless::String::new();
+        core::fmt::Write::write_fmt(&mut s, format_args!("{e}")).unwrap();
+        s
+    }
+
+    #[test]
+    fn config_errors_name_what_is_at_fault() {
+        let e = ConfigError::InvalidSchema {
+            tool: 1,
+            name: "set_led",
+            fault: SchemaFault::Input,
+        };
+        assert_eq!(
+            shown(&e),
+            "tool 1 \"set_led\": its input schema is not a JSON object"
+        );
+        let e = ConfigError::InvalidSchema {
+            tool: 0,
+            name: "move",
+            fault: SchemaFault::NoPlan,
+        };
+        assert_eq!(
+            shown(&e),
+            "tool 0 \"move\": it has no compiled plan, and the schema walker is not built \
+             in (feature `schema-walk`)"
+        );
+        let e = ConfigError::InvalidSchema {
+            tool: 2,
+            name: "x",
+            fault: SchemaFault::Output,
+        };
+        assert_eq!(
+            shown(&e),
+            "tool 2 \"x\": its output schema is not a JSON object"
+        );
+        let e = ConfigError::InvalidSchema {
+            tool: 3,
+            name: "y",
+            fault: SchemaFault::Plan,
+        };
+        assert_eq!(
+            shown(&e),
+            "tool 3 \"y\": its compiled plan is not of its input schema"
+        );
+        let e = ConfigError::InvalidTemplate {
+            template: 0,
+            uri_template: "sensor://{name",
+        };
+        assert_eq!(
+            shown(&e),
+            "resource template 0 \"sensor://{name\": not an RFC 6570 level-1 URI template"
+        );
+        let e = ConfigError::TooManyResources { limit: 32 };
+        assert_eq!(
+            shown(&e),
+            "more than 32 resources (MAX_RESOURCES): they could not all be subscribed to"
+        );
+    }
+
+    #[test]
+    fn rpc_errors_show_their_wire_message() {
+        use core::error::Error as _;
+        assert_eq!(shown(&DispatchError::MethodNotFound), "Method not found");
+        assert_eq!(shown(&DispatchError::MissingParam("uri")), "Missing uri");
+        assert_eq!(
+            shown(&DispatchError::MissingProtocolVersion),
+            "Missing _meta io.modelcontextprotocol/protocolVersion"
+        );
+        assert_eq!(
+            shown(&RequestError::IdTooLong),
+            "Invalid Request: id too long"
+        );
+        let parse = RequestError::Parse(ScanError::InvalidUtf8);
+        assert_eq!(shown(&parse), "Parse error: invalid UTF-8");
+        let cause = parse.source().map(shown);
+        assert_eq!(cause.as_deref(), Some("input is not valid UTF-8"));
+        assert!(RequestError::Batch.source().is_none());
+        assert_eq!(
+            shown(&RpcError::from(RequestError::Params)),
+            "Invalid params: params must be an object"
         );
     }
 }

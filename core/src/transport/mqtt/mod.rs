@@ -151,6 +151,48 @@ pub enum MqttError<R, W> {
     Config,
 }
 
+/// Why the link is over; the reader's or writer's own error is the
+/// [`source`](core::error::Error::source).
+impl<R, W> core::fmt::Display for MqttError<R, W> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            MqttError::Read(_) => f.write_str("reading from the broker failed"),
+            MqttError::Write(Some(_)) => f.write_str("writing to the broker failed"),
+            MqttError::Write(None) => f.write_str("the broker's connection accepted no byte"),
+            MqttError::Closed => f.write_str("the broker closed the connection"),
+            MqttError::Refused(code) => {
+                write!(
+                    f,
+                    "the broker refused the connection (reason code {code:#04x})"
+                )
+            }
+            MqttError::Malformed => f.write_str(
+                "the broker sent a packet that is not MQTT 5, or refused the control topic",
+            ),
+            MqttError::Timeout => f.write_str("nothing from the broker for twice the keep-alive"),
+            MqttError::Renamed => f.write_str("the broker suggested another server name"),
+            MqttError::Config => f.write_str(
+                "the configuration cannot be served: an invalid server id or name, or buffers \
+                 under MIN_TX_BUF / MIN_RX_BUF",
+            ),
+        }
+    }
+}
+
+impl<R, W> core::error::Error for MqttError<R, W>
+where
+    R: core::error::Error + 'static,
+    W: core::error::Error + 'static,
+{
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            MqttError::Read(e) => Some(e),
+            MqttError::Write(Some(e)) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 /// A client id, copied.
 type ClientId = heapless::Vec<u8, { topic::MAX_CLIENT_ID }>;
 

@@ -75,6 +75,8 @@ impl fmt::Display for ScanError {
     }
 }
 
+impl core::error::Error for ScanError {}
+
 /// The decoded string did not fit the buffer given to [`Str::unescape_into`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

@@ -69,6 +69,8 @@ impl fmt::Display for SinkError {
     }
 }
 
+impl core::error::Error for SinkError {}
+
 /// A fixed caller buffer. A write that does not fit fails with [`SinkError::Full`] and
 /// writes nothing of that call.
 ///
