@@ -1,5 +1,6 @@
 //! What `Server::new` says when it refuses a device: each `ConfigError` names the
-//! descriptor or the limit at fault, by index and by name, in its `Display`.
+//! descriptor or the limit at fault, by index and by name, in its `Display`; and the
+//! fields of `Config`, the same in every build.
 
 use emcp::model::registry::{Resource, ResourceTemplate, Tool};
 use emcp::model::schema::{Plan, WALKS};
@@ -159,4 +160,23 @@ fn more_resources_than_the_limit() {
         Config::new("b", "1"),
     )
     .is_ok());
+}
+
+/// The task times are fields of every build (inert without the feature `tasks`), so a
+/// configuration written as a struct literal compiles whatever the features.
+#[test]
+fn task_times_exist_in_every_build() {
+    static CONFIG: Config = Config {
+        task_ttl_ms: 5_000,
+        task_poll_ms: 100,
+        ..Config::new("b", "1")
+    };
+    assert_eq!(
+        (
+            Config::new("b", "1").task_ttl_ms,
+            Config::new("b", "1").task_poll_ms
+        ),
+        (60_000, 500)
+    );
+    assert!(Server::<Board>::new(tools(&[]), CONFIG).is_ok());
 }

@@ -21,14 +21,15 @@ pub struct Config {
     pub list_ttl_ms: u32,
     /// `ttlMs` of `resources/read` results (default 0: sensor data is always fresh).
     pub read_ttl_ms: u32,
-    /// Feature `tasks`: how long a task is kept after its creation, in milliseconds
-    /// of [`Device::now_ms`](crate::Device::now_ms) (default 60 000); a 2025-11-25
-    /// client's `task.ttl` may ask for less.
-    #[cfg(feature = "tasks")]
+    /// How long a task is kept after its creation, in milliseconds of
+    /// [`Device::now_ms`](crate::Device::now_ms) (default 60 000); a 2025-11-25
+    /// client's `task.ttl` may ask for less. Read only with the cargo feature `tasks`;
+    /// without it there are no tasks and the field is inert (it exists in every build,
+    /// so that a configuration compiles the same whatever the features).
     pub task_ttl_ms: u32,
-    /// Feature `tasks`: the poll interval suggested to clients (`pollIntervalMs`,
-    /// default 500).
-    #[cfg(feature = "tasks")]
+    /// The poll interval suggested to clients (`pollIntervalMs`, default 500). Read
+    /// only with the cargo feature `tasks`, inert without it, as
+    /// [`task_ttl_ms`](Config::task_ttl_ms).
     pub task_poll_ms: u32,
 }
 
@@ -43,9 +44,7 @@ impl Config {
             page_size: 16,
             list_ttl_ms: 3_600_000,
             read_ttl_ms: 0,
-            #[cfg(feature = "tasks")]
             task_ttl_ms: 60_000,
-            #[cfg(feature = "tasks")]
             task_poll_ms: 500,
         }
     }
