@@ -267,12 +267,14 @@ async def fleet(n, calls, list_rounds, tmp):
                     await anyio.sleep(0.02)
                 # The fleet's tools/list.
                 times = []
+                g0 = cpu_s(gw)
                 for _ in range(list_rounds):
                     t = time.monotonic()
                     got = await s.list_tools()
                     times.append(time.monotonic() - t)
                     check_list(got, expected)
                 r["list_s"] = statistics.median(times)
+                r["gateway_list_cpu_s"] = (cpu_s(gw) - g0) / list_rounds
                 r["list_bytes"] = len(json.dumps(got.model_dump(by_alias=True, exclude_none=True)))
                 # tools/call read_sensor, round robin over the devices.
                 sensors = list(UNITS)
@@ -483,13 +485,15 @@ def ms(s):
 
 
 def table(data):
-    rows = ["| devices | online s | discovery s | tools/list ms | list KiB | calls/s, 1 at a time | "
+    rows = ["| devices | online s | discovery s | tools/list ms | gateway CPU ms / list | list KiB | "
+            "calls/s, 1 at a time | "
             f"ms / call | calls/s, {data['concurrent']} at once | gateway KiB | gateway µs / call | "
             "simulator KiB | simulator idle CPU | broker KiB | broker µs / call |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in data["runs"]:
         rows.append(
             f"| {r['n']:,} | {r['connect_s']:.2f} | {r['discovery_s']:.2f} | {ms(r['list_s'])} | "
+            f"{r['gateway_list_cpu_s'] * 1000:,.0f} | "
             f"{r['list_bytes'] / 1024:,.0f} | {r['seq_calls_per_s']:,.0f} | {r['seq_ms_median']:.2f} | "
             f"{r['conc_calls_per_s']:,.0f} | {r['gateway_hwm_kib']:,} | {r['gateway_cpu_us_per_call']:,.0f} | "
             f"{r['sim_rss_kib']:,} | {r['sim_idle_cpu'] * 100:.0f} % | {r['broker_rss_kib']:,} | "
@@ -503,8 +507,9 @@ COLUMNS = """**online s**: from starting the simulator to every device's retaine
     SDK, stdio) to the first `tools/list` naming all N devices' tools; the driver lists
     every 20 ms, so the figure includes up to one list. **tools/list ms**: the fleet's
     `tools/list` as the SDK sees it (request, the gateway's answer, the SDK's parsing; the
-    median of several), each list checked to be exactly the fleet's tools; **list KiB**
-    its size. **calls/s**: `tools/call read_sensor` through the gateway, the broker and
+    median of several), each list checked to be exactly the fleet's tools; **gateway CPU
+    ms / list** the gateway's part of it (its CPU over the timed lists, counted in 10 ms
+    ticks); **list KiB** its size. **calls/s**: `tools/call read_sensor` through the gateway, the broker and
     the device and back, round robin over the devices, each answer checked, one at a
     time (with its median **ms / call**) and {c} at once. **gateway KiB**: the gateway's
     peak RSS (VmHWM) at the end. **µs / call**: CPU (user + system) the gateway and the
@@ -534,6 +539,11 @@ def goal_rows(data):
     return rows
 
 
+def round2(x):
+    """Two significant figures."""
+    return int(float(f"{x:.2g}"))
+
+
 def broker_note(data):
     runs = data["runs"]
     if not runs:
@@ -541,36 +551,48 @@ def broker_note(data):
     big = max(runs, key=lambda r: r["n"])
     calls = sum(r["calls_made"] for r in runs)
     per_call = sum(r["broker_call_cpu_s"] for r in runs) / calls * 1e6
-    most = f"at most about {1e6 / per_call:,.0f}" if per_call else "more than this run could count of"
+    most = f"at most about {round2(1e6 / per_call):,}" if per_call else "more than this run could count of"
     parts = [f"""**Where one broker stops.** Mosquitto is one thread: every call crosses it
         twice (the request to the device, its answer back), and it spent
         {per_call:,.0f} µs of CPU per call here (over all {calls:,} calls of the runs
         above), so one broker core relays {most} calls per second of this kind (the {data['concurrent']}
         concurrent calls reached {big['conc_calls_per_s']:,.0f} per second with the
         gateway, the broker, the simulator and the driver sharing {os.cpu_count()} cores).
-        {big['n']:,} devices came online in {big['connect_s']:.1f} s
+        {big['n']:,} devices came online in {big['connect_s']:.2f} s
         ({big['n'] / big['connect_s']:,.0f} per second)."""]
     ramp = data.get("ramp")
     if ramp:
         rate = (ramp["peak"] - ramp["ramp_from"]) / ramp["ramp_s"] if ramp["ramp_s"] else 0
-        failed = ", ".join(f"{v:,} {k}" for k, v in sorted(ramp["failed"].items())) or "none"
         slope = f"{ramp['rss_fit'][0]:,.1f} KiB" if ramp["rss_fit"] else "?"
-        said = "; ".join(f"“{line}” ×{k:,}" for line, k in ramp["said"]) or "nothing"
-        said = (f"Mosquitto's log says {said} (addresses left out), from when its descriptors "
-                f"numbered {ramp['peak'] + ramp['own_fds']:,}, {ramp['own_fds']} of them its own")
+        held = ramp["peak"] + ramp["own_fds"]
+        at_limit = ramp["ok"] < ramp["total"] and held >= data["nofile"] - 10
         parts.append(f"""Connections alone, beyond what the gateway tracks: a ramp of
             {ramp['total']:,} device connections on a fresh broker (each a device's CONNECT
             with its will and the sensor board's retained presence, renamed; from
             {ramp['workers']} client processes without keep-alive) reached {ramp['peak']:,}
             open at once ({ramp['ramp_s']:.0f} s from the first, about {rate:,.0f} per second,
-            the broker using {ramp['ramp_cpu_s']:.1f} s of CPU), {ramp['ok']:,} accepted; the
-            rest failed ({failed}): {said}. Its RSS grew by {slope} per connection (to
+            the broker using {ramp['ramp_cpu_s']:.1f} s of CPU).""")
+        if ramp["ok"] < ramp["total"]:
+            failed = ", ".join(f"{v:,} {k}" for k, v in sorted(ramp["failed"].items()))
+            said = "; ".join(f"“{line}” ×{k:,}" for line, k in ramp["said"] if k >= 10) or "nothing"
+            parts.append(f"""{ramp['ok']:,} were accepted, the other
+                {ramp['total'] - ramp['ok']:,} failed ({failed}): Mosquitto's log says {said}
+                (addresses left out), from when it held {held:,} descriptors
+                ({ramp['own_fds']} its own) of the {data['nofile']:,} it may open.""")
+        else:
+            parts.append("All were accepted.")
+        parts.append(f"""Its RSS grew by {slope} per connection (to
             {ramp['rss_kib'] / 1024:,.0f} MiB), and holding them idle took
-            {ramp['held_cpu'] * 100:.0f} % of a core. So one broker on this machine stops
-            at its open-file limit, `ulimit -n` {data['nofile']:,} (one descriptor per
-            connection; Mosquitto's own `max_connections` is unlimited by default), long
-            before memory or an idle CPU would stop it; past it, calls are bounded by its
-            one core.""")
+            {ramp['held_cpu'] * 100:.0f} % of a core.""")
+        if at_limit:
+            parts.append(f"""So one broker on this machine stops at its open-file limit,
+                `ulimit -n` {data['nofile']:,} (one descriptor per connection; Mosquitto's
+                own `max_connections` is unlimited by default), long before memory or an
+                idle CPU would stop it; short of it, calls are bounded by its one core.""")
+        else:
+            parts.append(f"""The ramp stopped short of the broker's limits; its open-file
+                limit, `ulimit -n` {data['nofile']:,}, allows one descriptor per
+                connection.""")
     else:
         parts.append(f"""The open-file limit, one descriptor per connection (`ulimit -n`
             {data['nofile']:,} here), bounds the devices one broker holds (no ramp was
@@ -580,21 +602,28 @@ def broker_note(data):
     return " ".join(" ".join(p.split()) for p in parts)
 
 
+def wrap(text):
+    """A paragraph as the docs write them: lines of at most 88 characters."""
+    import textwrap
+    return textwrap.fill(" ".join(text.split()), 88, break_long_words=False, break_on_hyphens=False)
+
+
 def render(data, chart_path=None):
     """The section's Markdown lines (no heading): table, column meanings, fit, goals."""
     out = []
     if chart_path:
         out += [f"![Discovery, tools/list and memory against the number of devices]({chart_path})", ""]
     out += table(data) + [""]
-    out += [" ".join(COLUMNS.format(c=data["concurrent"]).split()), ""]
+    out += [wrap(COLUMNS.format(c=data["concurrent"])), ""]
     fits = []
     for key, what in (("gateway", "gateway (peak RSS)"), ("sim", "simulator (RSS)"), ("broker", "broker (RSS)")):
         f = data.get(f"{key}_fit")
         if f:
             fits.append(f"{what}: {f[0]:,.1f} KiB per device + {f[1]:,.0f} KiB, R² {f[2]:.3f}")
     if fits:
-        out += ["Least-squares lines over N: " + "; ".join(fits) + ". One device as a process "
-                f"of its own (`sensor-board --mqtt`, one connection): {data['solo_rss_kib']:,} KiB RSS.", ""]
+        out += [wrap("Least-squares lines over N: " + "; ".join(fits) + ". One device as a process "
+                     f"of its own (`sensor-board --mqtt`, one connection): {data['solo_rss_kib']:,} KiB "
+                     "RSS."), ""]
     goals = goal_rows(data)
     if goals:
         out += ["| goal | must | measured | met |", "|---|---|---|---|"]
@@ -602,7 +631,7 @@ def render(data, chart_path=None):
         out += [""]
     note = broker_note(data)
     if note:
-        out += [note, ""]
+        out += [wrap(note), ""]
     return out
 
 
@@ -633,10 +662,10 @@ def page(data, command, svg_name):
     now = datetime.datetime.now(datetime.timezone.utc)
     lines = ["# The fleet at scale", "",
              "<!-- Written by benches/fleet/scale.py --page: do not edit; rerun the command. -->", "",
-             " ".join(f"""N simulated sensor boards, each an MCP-over-MQTT device with its own
+             wrap(f"""N simulated sensor boards, each an MCP-over-MQTT device with its own
                  connection, on one Mosquitto, behind one `emcp-bridge mqtt --fleet`, driven by
                  the official Python SDK. Every figure below was written by one run of the
-                 command in the table; none is typed by hand.""".split()), "",
+                 command in the table; none is typed by hand."""), "",
              "| | |", "|---|---|",
              f"| command | `{command}` |",
              f"| date | {now:%Y-%m-%d %H:%M} UTC |",
@@ -655,9 +684,9 @@ def section(data, command, page_name, svg_name):
     "Scale"): when and how, the goals, a short table, where the broker stopped."""
     now = datetime.datetime.now(datetime.timezone.utc)
     out = [BEGIN, "",
-           f"Measured {now:%Y-%m-%d} on {os.cpu_count()} cores by `{command}` (every figure here "
-           f"and in [{page_name}]({page_name}), which has them all with what each column "
-           "measures, comes from that run):", ""]
+           wrap(f"Measured {now:%Y-%m-%d} on {os.cpu_count()} cores by `{command}` (every figure "
+                f"here and in [{page_name}]({page_name}), which has them all with what each column "
+                "measures, comes from that run):"), ""]
     if svg_name:
         out += [f"![Discovery, tools/list and memory against the number of devices]({svg_name})", ""]
     out += ["| devices | discovery s | tools/list ms | calls/s, 1 at a time | "
@@ -674,7 +703,7 @@ def section(data, command, page_name, svg_name):
         out += [f"| {g} | {m} | {v} | {ok} |" for g, m, v, ok in goals] + [""]
     note = broker_note(data)
     if note:
-        out += [note, ""]
+        out += [wrap(note), ""]
     return "\n".join(out + [END])
 
 
