@@ -433,7 +433,7 @@ def broker_ramp(total, workers, presence, tmp):
             line = line.split(": ", 1)[-1]
             if not line.startswith(("New connection from", "New client connected", "mosquitto version",
                                     "Config loaded", "Opening ipv")):
-                said[" ".join(w for w in line.split() if not any(c.isdigit() for c in w))] += 1
+                said[" ".join("…" if any(c.isdigit() for c in w) else w for w in line.split())] += 1
         # The first moment the broker held its most connections: the end of the ramp.
         peak = max(s[1] for s in samples)
         at_peak = next(s for s in samples if s[1] == peak)
@@ -577,7 +577,7 @@ def broker_note(data):
             said = "; ".join(f"“{line}” ×{k:,}" for line, k in ramp["said"] if k >= 10) or "nothing"
             parts.append(f"""{ramp['ok']:,} were accepted, the other
                 {ramp['total'] - ramp['ok']:,} failed ({failed}): Mosquitto's log says {said}
-                (addresses left out), from when it held {held:,} descriptors
+                (addresses as …), from when it held {held:,} descriptors
                 ({ramp['own_fds']} its own) of the {data['nofile']:,} it may open.""")
         else:
             parts.append("All were accepted.")
@@ -689,11 +689,12 @@ def section(data, command, page_name, svg_name):
                 "measures, comes from that run):"), ""]
     if svg_name:
         out += [f"![Discovery, tools/list and memory against the number of devices]({svg_name})", ""]
-    out += ["| devices | discovery s | tools/list ms | calls/s, 1 at a time | "
+    out += ["| devices | discovery s | tools/list ms (SDK) | gateway CPU ms / list | calls/s, 1 at a time | "
             f"calls/s, {data['concurrent']} at once | gateway peak RSS MiB | simulator RSS MiB |",
-            "|---:|---:|---:|---:|---:|---:|---:|"]
+            "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in data["runs"]:
-        out.append(f"| {r['n']:,} | {r['discovery_s']:.2f} | {ms(r['list_s'])} | {r['seq_calls_per_s']:,.0f} | "
+        out.append(f"| {r['n']:,} | {r['discovery_s']:.2f} | {ms(r['list_s'])} | "
+                   f"{r['gateway_list_cpu_s'] * 1000:,.0f} | {r['seq_calls_per_s']:,.0f} | "
                    f"{r['conc_calls_per_s']:,.0f} | {r['gateway_hwm_kib'] / 1024:,.1f} | "
                    f"{r['sim_rss_kib'] / 1024:,.1f} |")
     out.append("")
