@@ -52,9 +52,10 @@ def free_port() -> int:
 
 
 class Broker:
-    """A mosquitto of the test's own on a loopback port; stop and start it again."""
+    """A mosquitto of the test's own on a loopback port; stop and start it again.
+    `extra` is appended to its configuration (a bridge: test_bridged_brokers.py)."""
 
-    def __init__(self) -> None:
+    def __init__(self, extra: str = "") -> None:
         binary = os.environ.get("MOSQUITTO") or shutil.which("mosquitto") or "/usr/sbin/mosquitto"
         if not os.access(binary, os.X_OK):
             pytest.fail(f"mosquitto missing ({binary}): run scripts/setup-mqtt.sh", pytrace=False)
@@ -64,7 +65,7 @@ class Broker:
         self.dir = tempfile.TemporaryDirectory()
         self.conf = Path(self.dir.name) / "mosquitto.conf"
         self.conf.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n{extra}"
         )
         self.proc: subprocess.Popen | None = None
         self.start()
@@ -86,6 +87,13 @@ class Broker:
     def stop(self) -> None:
         if self.proc is not None:
             self.proc.terminate()
+            self.proc.wait()
+            self.proc = None
+
+    def kill(self) -> None:
+        """SIGKILL: no goodbye, so no will of its clients is published (SIGTERM sends them)."""
+        if self.proc is not None:
+            self.proc.kill()
             self.proc.wait()
             self.proc = None
 
