@@ -22,7 +22,7 @@ pub struct Config {
     /// `ttlMs` of `resources/read` results (default 0: sensor data is always fresh).
     pub read_ttl_ms: u32,
     /// How long a task is kept after its creation, in milliseconds of
-    /// [`Device::now_ms`](crate::Device::now_ms) (default 60 000); a 2025-11-25
+    /// `Device::now_ms` (feature `tasks`; default 60 000); a 2025-11-25
     /// client's `task.ttl` may ask for less. Read only with the cargo feature `tasks`;
     /// without it there are no tasks and the field is inert (it exists in every build,
     /// so that a configuration compiles the same whatever the features).
