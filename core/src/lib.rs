@@ -7,29 +7,71 @@
 //! handshake: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25) and the stateless era
 //! (2026-07-28), chosen per request.
 //!
+//! A device lists `static` descriptors by index and writes results through the request
+//! contexts the server hands it; what it needs is at the crate root:
+//!
 //! ```
-//! use emcp::transport::serve::feed;
-//! use emcp::wire::framing::Framer;
-//! use emcp::{Config, Device, Server};
+//! use emcp::{Config, Device, ReadError, Resource, ResourceRead, Server, Step, Target};
+//! use emcp::{Tool, ToolAnnotations, ToolCall};
 //!
-//! struct Idle; // a device with no tools, resources or prompts
-//! impl Device for Idle {}
+//! // `emcp::tool!` is `Tool::new` with the input schema compiled at compile time.
+//! static TOOLS: [Tool<'static>; 1] = [emcp::tool!(
+//!     "read_sensor",
+//!     r#"{"type":"object","properties":{"sensor":{"type":"string","enum":["temperature"]}}}"#,
+//! )
+//! .annotations(ToolAnnotations::new().read_only(true))];
+//! static RESOURCES: [Resource<'static>; 1] = [Resource::new("sensor://temperature", "temperature")];
 //!
-//! let mut server: Server<Idle> = Server::new(Idle, Config::new("demo", "0.1.0")).unwrap();
-//! let mut framer: Framer<256> = Framer::new();
+//! struct Board;
+//!
+//! impl Device for Board {
+//!     fn tool(&self, i: usize) -> Option<Tool<'static>> {
+//!         TOOLS.get(i).copied()
+//!     }
+//!     fn resource(&self, i: usize) -> Option<Resource<'static>> {
+//!         RESOURCES.get(i).copied()
+//!     }
+//!     fn call_tool(&mut self, call: &mut ToolCall<'_>) -> Step {
+//!         call.text("temperature: 21.5 C"); // arguments were checked against the schema
+//!         Step::Done
+//!     }
+//!     fn read_resource(&mut self, read: &mut ResourceRead<'_>) -> Result<(), ReadError> {
+//!         match read.target() {
+//!             Target::Resource(0) => {
+//!                 let _written = read.text(Some("application/json"), "{\"celsius\":21.5}");
+//!                 Ok(())
+//!             }
+//!             _ => Err(ReadError::NotFound),
+//!         }
+//!     }
+//! }
+//!
+//! let mut server: Server<Board> = Server::new(Board, Config::new("demo", "0.1.0")).unwrap();
+//! // Sans-IO: one line in, every resulting line out into any `Sink`.
 //! let mut out = heapless::Vec::<u8, 256>::new();
-//! feed(&mut server, &mut framer, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n", &mut out);
+//! server.handle(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &mut out);
 //! assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+//!
+//! // On a byte stream of any chunking, a framer collects the lines.
+//! let mut framer: emcp::Framer<256> = emcp::Framer::new();
+//! out.clear();
+//! for chunk in [&b"{\"jsonrpc\":\"2.0\",\"id\":7,"[..], b"\"method\":\"ping\"}\r\n"] {
+//!     emcp::feed(&mut server, &mut framer, chunk, &mut out);
+//! }
+//! assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n");
 //! ```
 //!
-//! A device implements [`Device`]: it lists `static` descriptors by index and writes
-//! results through the request contexts the server hands it. The server is sans-IO
-//! ([`Server::handle`]: one line in, every resulting line out into a
-//! [`Sink`](wire::json::Sink)); [`transport`] puts it on a byte stream or on HTTP.
+//! The server is sans-IO ([`Server::handle`]: one line in, every resulting line out
+//! into a [`Sink`](wire::json::Sink)); [`feed`] and the blocking `embedded-io` loop
+//! [`serve`] put it on a byte stream, [`transport`] on HTTP, an async stream or MQTT.
+//! [`Server::new`] checks the device's descriptors and names the one at fault
+//! ([`ConfigError`]).
 //!
 //! ## Layers
 //!
-//! Each layer imports only from the layers listed before it.
+//! Each layer imports only from the layers listed before it (the order
+//! `scripts/check-layers.py` enforces; `scripts/check-features.py` keeps this list in
+//! that order).
 //!
 //! - [`wire`] — the bytes: [`framing`](wire::framing) (bytes in, complete lines out;
 //!   CRLF tolerated, overlong lines reported), [`json`](wire::json) (a zero-copy
@@ -42,17 +84,17 @@
 //!   descriptors of tools, resources, templates and prompts), [`schema`](model::schema)
 //!   (argument validation against a tool's input schema, compiled at compile time by
 //!   [`tool!`]), [`template`](model::template) (RFC 6570 level-1 URI templates).
-//! - [`device`] — the [`Device`] trait, [`Step`], and one request context per kind of
-//!   request (tool call, resource read, prompt, completion) that handlers write through.
 //! - [`state`] — what the server remembers between requests:
 //!   [`subscription`](state::subscription) (subscriptions, and
 //!   [`ChangeFlags`](state::subscription::ChangeFlags) raised from interrupts),
 //!   [`policy`](state::policy) (authorization verdicts, rate limits),
 //!   `seal` (feature `input`: the key that seals `requestState` with HMAC-SHA-256),
 //!   `task` (feature `tasks`: a task's status, id and the input it waits for).
+//! - [`device`] — the [`Device`] trait, [`Step`], and one request context per kind of
+//!   request (tool call, resource read, prompt, completion) that handlers write through.
 //! - [`server`] — [`Server`] and [`Config`]: era selection, capability gating, routing,
 //!   pending jobs, the output guard; [`Era`].
-//! - [`transport`] — [`serve`](transport::serve) ([`feed`](transport::serve::feed) for
+//! - [`transport`] — [`serve`](transport::serve) ([`feed`] for
 //!   any transport, and a blocking `embedded-io` serve loop), `http` (feature `http`:
 //!   Streamable HTTP, sans-IO), `asynch` (feature `async`: both over
 //!   `embedded-io-async`, for Embassy or any executor) and `mqtt` (feature `mqtt`:
@@ -61,7 +103,7 @@
 //! ## Limits
 //!
 //! Every capacity is a const generic or a named constant, and nothing grows at run time:
-//! the line buffer `N` of [`Framer`](wire::framing::Framer) (the examples use
+//! the line buffer `N` of [`Framer`] (the examples use
 //! [`DEFAULT_LINE_LEN`](wire::framing::DEFAULT_LINE_LEN)); JSON nesting
 //! [`MAX_DEPTH`](wire::json::MAX_DEPTH); id and progress-token length
 //! [`MAX_ID_LEN`](wire::rpc::MAX_ID_LEN); URI length
@@ -101,32 +143,26 @@
 //!
 //! ## Cargo features
 //!
-//! - `legacy`, `stateless` (both default) — the protocol eras served; at least one. A
-//!   one-era build answers every request in its era: without `stateless`, `_meta` claims
-//!   are ignored and `server/discover` is -32601; without `legacy`, `initialize` is
-//!   -32022 naming the versions spoken.
-//! - `http` — `transport::http`: Streamable HTTP on one POST endpoint (`httparse`).
-//! - `input` — input-required results and server-to-client requests (elicitation,
-//!   sampling, roots), with an HMAC-SHA-256-sealed `requestState` (`hmac`, `sha2`).
-//! - `tasks` — MCP tasks (implies `input`): a long tool call answered at once with a
-//!   task the client polls, in both eras (the 2026-07-28 extension
-//!   `io.modelcontextprotocol/tasks`, the 2025-11-25 experimental tasks), in the `K`
-//!   slots of [`Server`]; results are written again by `Device::task_result` when
-//!   fetched, never kept; ids are HMAC-derived from the `requestState` key; time is
-//!   `Device::now_ms`.
-//! - `async` — `transport::asynch`: an async serve loop over `embedded-io-async`, and
-//!   (with `http`) one task per HTTP connection sharing one server through an
-//!   `embassy-sync` mutex (`embedded-io-async`, `embassy-futures`, `embassy-sync`; no
-//!   executor, timer or allocator).
-//! - `mqtt` — `transport::mqtt`: the device as an MCP server on an MQTT 5 broker
-//!   (EMQX's "MCP over MQTT": retained presence with the tools, per-client RPC
-//!   topics, `S` client sessions each in its own era), over one `embedded-io-async`
-//!   connection, reconnecting by calling again; its own bounded MQTT 5 codec, no
-//!   further dependency (implies `async` and `routes`).
-//! - `defmt` — logging through `defmt`; never on the protocol stream.
-//! - `routes` — the server tells its sink which request each line of [`Server::poll`]
-//!   belongs to ([`Sink::route`](wire::json::Sink::route)), for transports with one
-//!   stream per request; `http` and `input` turn it on.
+//! Every feature of the crate; the repository's `docs/features.md` adds what each one
+//! costs in flash and which combinations CI builds and tests.
+//!
+//! | feature | default | what it adds | needs |
+//! |---|---|---|---|
+//! | `legacy` | yes | the initialize era (2024-11-05 to 2025-11-25); without it `initialize` is -32022 naming the versions spoken | at least one era |
+//! | `stateless` | yes | the 2026-07-28 era (`_meta` per request, `server/discover`, `subscriptions/listen`); without it `_meta` claims are ignored and `server/discover` is -32601 | at least one era |
+//! | `resources` | yes | `resources/list`, `read`, `templates/list`, `subscribe`, `unsubscribe` and the change notifications | |
+//! | `prompts` | yes | `prompts/list`, `prompts/get` | |
+//! | `completions` | yes | `completion/complete` | |
+//! | `logging` | yes | `logging/setLevel`, the `_meta` log level, `notifications/message` from `ToolCall::log` | |
+//! | `pagination` | yes | `*/list` in pages of [`Config::page_size`] with `nextCursor`; without it one page, and any cursor is -32602 | |
+//! | `schema-walk` | yes | a tool without a compiled plan has its arguments checked by walking its schema's text; without it [`Server::new`] refuses such a tool ([`SchemaFault::NoPlan`](wire::error::SchemaFault::NoPlan)) | |
+//! | `routes` | | the server tells its sink which request each line of [`Server::poll`] belongs to ([`Sink::route`](wire::json::Sink::route)), for transports with one stream per request | |
+//! | `http` | | `transport::http`: Streamable HTTP on one POST endpoint, sans-IO | `routes`; `httparse` |
+//! | `async` | | `transport::asynch`: an async serve loop over `embedded-io-async` and, with `http`, one task per HTTP connection sharing one server; no executor, timer or allocator | `embedded-io-async`, `embassy-futures`, `embassy-sync` |
+//! | `mqtt` | | `transport::mqtt`: the device as an MCP server on an MQTT 5 broker (EMQX's "MCP over MQTT"), its own bounded codec | `async`, `routes` |
+//! | `input` | | input-required results and server-to-client requests (elicitation, sampling, roots), with an HMAC-SHA-256-sealed `requestState` | `routes`; `hmac`, `sha2` |
+//! | `tasks` | | MCP tasks in both eras, in the `K` slots of [`Server`]: a long tool call answered at once with a task the client polls; results written again by `Device::task_result`, never kept; HMAC-derived ids; time from `Device::now_ms` | `input` |
+//! | `defmt` | | `defmt::Format` for the public types, and the core's own log lines through `defmt` (never on the protocol stream) | `defmt` |
 //!
 //! ## Minimum supported Rust version
 //!
@@ -161,5 +197,12 @@ pub mod server;
 
 pub mod transport;
 
-pub use device::{Device, Step};
+// What a device author needs for a first device, at the root (the quick start above).
+pub use device::{Device, PromptGet, ReadError, ResourceRead, Step, Target, ToolCall};
+pub use model::registry::{
+    Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations,
+};
 pub use server::{Config, Era, Server};
+pub use transport::serve::{feed, serve};
+pub use wire::error::ConfigError;
+pub use wire::framing::Framer;
