@@ -52,7 +52,7 @@
 //! socket and its two buffers (nothing else is kept per connection: an open stream's
 //! request id, at most [`MAX_ID_LEN`](crate::wire::rpc::MAX_ID_LEN) bytes, lives in
 //! the task). The server bounds the rest: `L` listen streams and `J` pending jobs
-//! of [`Server<D, L, J, W>`](crate::Server) (one more is refused with a JSON-RPC
+//! of [`Server<D, L, J, W, K>`](crate::Server) (one more is refused with a JSON-RPC
 //! error, as on any transport), one legacy-era session. A connection beyond the
 //! spawned tasks waits in the network stack's accept queue (or is refused by it).
 //!
