@@ -28,6 +28,26 @@
 //! descriptors and the device they make), [`server`] (storage, init, feed, poll,
 //! output), [`call`] (tool arguments and results), [`read`] (resource contents),
 //! [`prompt`] (prompt messages and completions).
+//!
+//! ## Cargo features
+//!
+//! Every feature of the crate; the repository's `docs/features.md` adds what each one
+//! costs in flash and which combinations CI builds and tests.
+//!
+//! | feature | default | what it adds | needs |
+//! |---|---|---|---|
+//! | `std` | yes | host builds: a panic inside the library becomes `EMCP_PANIC` instead of an abort; ignored on bare-metal targets (`target_os = "none"`), always `no_std` | |
+//! | `legacy` | yes | emcp's `legacy`: the initialize era | at least one era |
+//! | `stateless` | yes | emcp's `stateless`: the 2026-07-28 era | at least one era |
+//! | `resources` | yes | emcp's `resources`; without it `emcp_server_init` refuses resources or templates (`EMCP_INVALID_CONFIG`) | |
+//! | `prompts` | yes | emcp's `prompts`; without it prompts are refused the same way | |
+//! | `completions` | yes | emcp's `completions`; without it a `complete` callback is refused | |
+//! | `logging` | yes | emcp's `logging` | |
+//! | `pagination` | yes | emcp's `pagination` | |
+//! | `plans` | yes | input schemas compiled at build time (`emcp_tool.plan`, written by `emcp-plan`) checked without walking the schema's text | `plans` or `schema-walk` |
+//! | `schema-walk` | yes | emcp's `schema-walk`: a tool without a plan checked by walking its schema; without it `emcp_server_init` refuses such a tool (`EMCP_INVALID_SCHEMA`) | `plans` or `schema-walk` |
+//! | `tasks` | | emcp's `tasks`: task slots in the server storage (`EMCP_MAX_TASKS`), `emcp_server_set_key`; a C program built against it defines `EMCP_TASKS` | |
+//! | `critical-section-single-core` | | on a target without atomic read-modify-write (thumbv6m, riscv32imc), a critical section that masks interrupts; without it the firmware defines `emcp_critical_section_acquire` and `_release`; inert elsewhere | `cortex-m` or `riscv` |
 #![cfg_attr(not(emcp_ffi_std), no_std)]
 #![allow(non_camel_case_types)]
 #![deny(missing_docs)]
