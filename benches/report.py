@@ -396,8 +396,9 @@ def main():
             Mosquitto on a loopback port; the N devices in one process (`fleet-sim`, each
             the host sensor board served as `sensor-board --mqtt` serves it, on a thread
             of its own with its own broker connection); once all are online,
-            `emcp-bridge mqtt --fleet` under the official Python SDK on stdio. A wrong
-            list or answer fails the run.""")
+            `emcp-bridge mqtt --fleet` on stdio, driven by plain JSON lines for discovery
+            and `tools/list`, then by the official Python SDK. A wrong list or answer
+            fails the run.""")
         svg = scale.chart(fleet)
         if svg:
             (perf / "fleet-scale.svg").write_text(svg)
