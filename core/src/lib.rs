@@ -185,6 +185,8 @@ compile_error!("emcp needs at least one protocol era: feature `legacy` or `state
 
 mod trace;
 
+mod features;
+
 pub mod wire;
 
 pub mod model;

@@ -18,14 +18,22 @@ pub(crate) struct Exchange<'a> {
     pub stateless: bool,
     pub progress_token: Option<&'a [u8]>,
     pub log_level: Option<LogLevel>,
-    /// The input capabilities the client declared.
-    #[cfg(feature = "input")]
+    /// The input capabilities the client declared (empty without `input`).
+    #[cfg_attr(not(feature = "input"), allow(dead_code))]
     pub caps: crate::device::input::Capabilities,
-    /// Feature `tasks`: the client accepts a task for this request (2026-07-28: the
-    /// request's `_meta` declares the tasks extension; 2025-11-25: `params.task`).
-    #[cfg(feature = "tasks")]
-    pub tasks: bool,
+    /// The client accepts a task for this request (2026-07-28: the request's `_meta`
+    /// declares the tasks extension; 2025-11-25: `params.task`); nothing without
+    /// `tasks`.
+    #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+    pub tasks: TaskOffer,
 }
+
+/// Whether a request accepts a task: a `bool` with the `tasks` feature, nothing
+/// without.
+#[cfg(feature = "tasks")]
+pub(crate) type TaskOffer = bool;
+#[cfg(not(feature = "tasks"))]
+pub(crate) type TaskOffer = ();
 
 impl<'a> Exchange<'a> {
     /// Open the result envelope (and `resultType` for 2026-07-28).
@@ -49,7 +57,7 @@ impl<'a> Exchange<'a> {
     ) -> bool {
         // Without the `logging` feature no level is ever set: nothing is sent, and the
         // writing below is not linked.
-        if !cfg!(feature = "logging") || self.log_level.is_none_or(|min| level < min) {
+        if !crate::features::LOGGING || self.log_level.is_none_or(|min| level < min) {
             return false;
         }
         rpc::begin_notification(w, "message");

@@ -11,8 +11,14 @@
 
 use crate::state::seal::MAX_STATE;
 use crate::wire::json::{JsonWriter, Value};
+
+// The rounds of a task's handler (feature `tasks`); without it an uninhabited
+// `TaskRound`, so that `Input::task` is always `None` and its branches are removed.
+#[cfg_attr(not(feature = "tasks"), path = "input/task_off.rs")]
+mod task;
 #[cfg(feature = "tasks")]
-use crate::wire::json::{Sink, SinkError};
+pub(crate) use task::Sent;
+pub(crate) use task::TaskRound;
 
 /// Most input requests one round of a handler may make.
 pub const MAX_ASKS: usize = 4;
@@ -129,62 +135,25 @@ pub(crate) struct Input<'a> {
     pub can_wait: bool,
     /// A capability the handler required and the client lacks (-32021).
     pub missing: Option<Capability>,
-    /// Feature `tasks`: the round belongs to a task.
-    #[cfg(feature = "tasks")]
+    /// The round belongs to a task (always `None` without `tasks`: the type is then
+    /// uninhabited, see input/task_off.rs).
     pub task: Option<TaskRound<'a>>,
-}
-
-/// A round of a task's handler (feature `tasks`): what it may see and ask.
-///
-/// A task's input requests are not kept as text: the task keeps the hashes of the
-/// unanswered keys ([`crate::state::task::key_hash`]), and `tasks/get` calls the
-/// handler again (a *replay*: same state, no responses) to write the requests still
-/// unanswered. A round that asks must therefore ask the same given the same state,
-/// as a 2026-07-28 input-required round must.
-///
-/// A 2025-11-25 task asks through server-to-client requests instead: a replay with
-/// [`TaskRound::send`] writes each unanswered request not sent yet as a request line
-/// tagged with the task (`_meta["io.modelcontextprotocol/related-task"]`), and each
-/// response the client sends runs one round that sees it as [`TaskRound::answer`].
-#[cfg(feature = "tasks")]
-#[derive(Debug, Default)]
-pub(crate) struct TaskRound<'a> {
-    /// Write the unanswered requests (as `inputRequests` members, or with `send` as
-    /// request lines), and nothing else.
-    pub replay: bool,
-    /// The unanswered requests before this round (the responses seen are for these).
-    pub pending: &'a [u32],
-    /// Requests made this round that were not pending already.
-    pub asked: heapless::Vec<u32, MAX_ASKS>,
-    /// 2025-11-25: the replay sends requests for the task with this id.
-    pub send: Option<Sent>,
-    /// 2025-11-25: the client's response to the request for the key with this hash
-    /// (`null` for an error response).
-    pub answer: Option<(u32, Value<'a>)>,
-}
-
-/// The server-to-client requests of a 2025-11-25 task: the task's id (hex) they are
-/// tagged with, and each one sent and not yet answered as (request id, key hash).
-#[cfg(feature = "tasks")]
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Sent {
-    pub task: [u8; crate::state::task::TASK_ID_LEN],
-    pub requests: heapless::Vec<(u32, u32), MAX_ASKS>,
+    /// The protocol-level failure the handler reported ([`crate::device::ToolCall::fail`]).
+    #[cfg(feature = "tasks")]
+    pub failure: Option<&'static str>,
 }
 
 impl<'a> Input<'a> {
+    /// Whether the round opened a 2026-07-28 input-required result.
+    pub(crate) fn asking(&self) -> bool {
+        self.asking
+    }
+
     /// The client's response for `key`, when it sent one (`null` counts as none).
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
         // A task sees responses to its unanswered requests only.
-        #[cfg(feature = "tasks")]
-        if let Some(t) = &self.task {
-            let hash = crate::state::task::key_hash(key.as_bytes());
-            if t.replay || !t.pending.contains(&hash) {
-                return None;
-            }
-            if let Some((answered, value)) = t.answer {
-                return Some(value).filter(|v| answered == hash && !v.is_null());
-            }
+        if let Some(seen) = self.task.as_ref().and_then(|t| t.response(key)) {
+            return seen;
         }
         self.inputs
             .and_then(|i| i.get(key))
@@ -227,33 +196,8 @@ impl<'a> Input<'a> {
         c: Capability,
         params: &dyn Fn(&mut JsonWriter<'_>),
     ) -> bool {
-        #[cfg(feature = "tasks")]
         if let Some(t) = &mut self.task {
-            if !ex.caps.has(c) || key.len() > MAX_KEY {
-                return false;
-            }
-            let hash = crate::state::task::key_hash(key.as_bytes());
-            if t.replay {
-                match &mut t.send {
-                    _ if !t.pending.contains(&hash) => {}
-                    None => input_request(w, key, c, params),
-                    // 2025-11-25: each request once, until its response arrives.
-                    Some(sent) if sent.requests.iter().any(|&(_, h)| h == hash) => {}
-                    Some(sent) => {
-                        let id = self.next_id;
-                        if sent.requests.push((id, hash)).is_ok() {
-                            self.next_id = id.wrapping_add(1);
-                            task_request_line(w, id, c, params, &sent.task);
-                        }
-                    }
-                }
-                return true;
-            }
-            // A key answered in this round (2025-11-25) and asked again is a new ask.
-            let answered = t.answer.is_some_and(|(h, _)| h == hash);
-            return (t.pending.contains(&hash) && !answered)
-                || t.asked.contains(&hash)
-                || t.asked.push(hash).is_ok();
+            return t.ask(w, ex.caps, key, c, params, &mut self.next_id);
         }
         if !ex.caps.has(c) || !(idle || self.asking || !self.asks.is_empty()) {
             return false;
@@ -299,91 +243,6 @@ fn request_head(w: &mut JsonWriter<'_>, id: u32, c: Capability) {
     w.raw(b",\"method\":");
     w.str_lit(c.method());
     w.raw(b",\"params\":");
-}
-
-/// A 2025-11-25 task's server-to-client request line, tagged as the task's
-/// (`_meta["io.modelcontextprotocol/related-task"]` added to the params object).
-#[cfg(feature = "tasks")]
-fn task_request_line(
-    w: &mut JsonWriter<'_>,
-    id: u32,
-    c: Capability,
-    params: &dyn Fn(&mut JsonWriter<'_>),
-    task: &[u8; crate::state::task::TASK_ID_LEN],
-) {
-    request_head(w, id, c);
-    w.value_with(|sink| {
-        let mut tagged = RelatedTask::new(sink);
-        params(&mut JsonWriter::new(&mut tagged));
-        tagged.close(task);
-    });
-    w.raw(b"}\n");
-}
-
-/// A sink around a request's params object that holds back its closing brace, so
-/// that [`RelatedTask::close`] can add the task's `_meta` before it.
-#[cfg(feature = "tasks")]
-struct RelatedTask<'s> {
-    inner: &'s mut dyn Sink,
-    /// The last byte written, not passed on yet.
-    held: Option<u8>,
-    /// The byte passed on before it (`{`: the object is empty so far).
-    before: u8,
-}
-
-#[cfg(feature = "tasks")]
-impl<'s> RelatedTask<'s> {
-    fn new(inner: &'s mut dyn Sink) -> Self {
-        RelatedTask {
-            inner,
-            held: None,
-            before: 0,
-        }
-    }
-
-    /// End the params: `_meta` with the related task before the held `}` (anything
-    /// else that was held goes out as it is).
-    fn close(self, task: &[u8; crate::state::task::TASK_ID_LEN]) {
-        let inner = self.inner;
-        match self.held {
-            Some(b'}') => {
-                let lead: &[u8] = if self.before == b'{' { b"" } else { b"," };
-                let _ = inner.write(lead);
-                let _ = inner.write(b"\"_meta\":{\"");
-                let _ = inner.write(crate::wire::mcp::META_RELATED_TASK.as_bytes());
-                let _ = inner.write(b"\":{\"taskId\":\"");
-                let _ = inner.write(task);
-                let _ = inner.write(b"\"}}}");
-            }
-            Some(b) => {
-                let _ = inner.write(&[b]);
-            }
-            None => {}
-        }
-    }
-}
-
-#[cfg(feature = "tasks")]
-impl Sink for RelatedTask<'_> {
-    fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
-        let [rest @ .., last] = bytes else {
-            return Ok(());
-        };
-        if let Some(h) = self.held {
-            self.inner.write(&[h])?;
-            self.before = h;
-        }
-        self.inner.write(rest)?;
-        if let [.., b] = rest {
-            self.before = *b;
-        }
-        self.held = Some(*last);
-        Ok(())
-    }
-
-    fn failed(&mut self, error: SinkError) {
-        self.inner.failed(error);
-    }
 }
 
 /// One entry of an `inputRequests` object: `"key":{"method":…,"params":…}`, for a

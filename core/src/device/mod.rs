@@ -14,6 +14,11 @@ mod exchange;
 mod forms;
 #[cfg(feature = "input")]
 pub mod input;
+// Without `input`, the same crate-internal names as empty types (input/off.rs), so that
+// the request path reads the same in every build.
+#[cfg(not(feature = "input"))]
+#[path = "input/off.rs"]
+pub(crate) mod input;
 mod prompt_get;
 mod resource_read;
 #[cfg(test)]

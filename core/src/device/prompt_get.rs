@@ -16,7 +16,7 @@ pub struct PromptGet<'a> {
     pub(crate) prompt: usize,
     pub(crate) args: Option<Value<'a>>,
     phase: Phase,
-    #[cfg(feature = "input")]
+    /// The input side of the round (empty without `input`).
     pub(crate) input: crate::device::input::Input<'a>,
 }
 
@@ -42,7 +42,6 @@ impl<'a> PromptGet<'a> {
             prompt,
             args,
             phase: Phase::Idle,
-            #[cfg(feature = "input")]
             input: crate::device::input::Input::default(),
         }
     }
@@ -212,8 +211,7 @@ impl<'a> PromptGet<'a> {
         self.phase != Phase::Idle
     }
     pub(crate) fn close(&mut self) {
-        #[cfg(feature = "input")]
-        if self.input.asking {
+        if self.input.asking() {
             self.w.end_object(); // inputRequests
             return;
         }

@@ -16,10 +16,8 @@ fn call_output(stateless: bool, f: impl FnOnce(&mut ToolCall<'_>)) -> std::strin
         stateless,
         progress_token: None,
         log_level: None,
-        #[cfg(feature = "input")]
-        caps: crate::device::input::Capabilities::default(),
-        #[cfg(feature = "tasks")]
-        tasks: false,
+        caps: Default::default(),
+        tasks: Default::default(),
     };
     let mut call = ToolCall::new(JsonWriter::new(&mut sink), ex, 0, None);
     f(&mut call);
@@ -40,10 +38,8 @@ fn read_entries_end_with_what_follows() {
             stateless: false,
             progress_token: None,
             log_level: None,
-            #[cfg(feature = "input")]
-            caps: crate::device::input::Capabilities::default(),
-            #[cfg(feature = "tasks")]
-            tasks: false,
+            caps: Default::default(),
+            tasks: Default::default(),
         };
         let mut r = ResourceRead::new(
             JsonWriter::new(&mut sink),

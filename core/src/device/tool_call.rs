@@ -29,11 +29,8 @@ pub struct ToolCall<'a> {
     pub(crate) state: u32,
     pub(crate) is_error: bool,
     pub(super) phase: Phase,
-    #[cfg(feature = "input")]
+    /// The input side of the round (empty without `input`).
     pub(crate) input: crate::device::input::Input<'a>,
-    /// Feature `tasks`: the protocol-level failure the handler reported.
-    #[cfg(feature = "tasks")]
-    pub(crate) failure: Option<&'static str>,
 }
 
 impl<'a> ToolCall<'a> {
@@ -53,10 +50,7 @@ impl<'a> ToolCall<'a> {
             state: 0,
             is_error: false,
             phase: Phase::Idle,
-            #[cfg(feature = "input")]
             input: crate::device::input::Input::default(),
-            #[cfg(feature = "tasks")]
-            failure: None,
         }
     }
 
@@ -391,7 +385,7 @@ impl<'a> ToolCall<'a> {
     /// the model should see, use [`ToolCall::error`].
     #[cfg(feature = "tasks")]
     pub fn fail(&mut self, message: &'static str) {
-        self.failure = Some(message);
+        self.input.failure = Some(message);
     }
     /// Whether this round belongs to a task (feature `tasks`): polled by the server,
     /// its content discarded until [`Device::task_result`](super::Device::task_result)
@@ -456,8 +450,7 @@ impl<'a> ToolCall<'a> {
 
     /// Close the result (the server adds the trailer and ends the line).
     pub(crate) fn close(&mut self) {
-        #[cfg(feature = "input")]
-        if self.input.asking {
+        if self.input.asking() {
             self.w.end_object(); // inputRequests
             return;
         }

@@ -94,7 +94,7 @@ impl Config {
 pub(super) fn schema_fault(tool: &Tool<'_>, plan: Option<PlanRef<'_>>) -> Option<SchemaFault> {
     let object =
         |schema: &str| json::parse(schema.as_bytes()).is_ok_and(|v| v.kind() == Kind::Object);
-    let walker = cfg!(feature = "schema-walk");
+    let walker = crate::features::SCHEMA_WALK;
     if !object(tool.input_schema) {
         Some(SchemaFault::Input)
     } else if !tool.output_schema.is_none_or(object) {

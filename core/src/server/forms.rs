@@ -13,10 +13,35 @@
 //! build, a host build with `EMCP_FORMS=plain`, the i686 and firmware builds) with
 //! the same expected lines.
 
-#[cfg_attr(emcp_fast, path = "forms/fast.rs")]
-#[cfg_attr(not(emcp_fast), path = "forms/plain.rs")]
-mod form;
+// Both forms are compiled in every build (and tested against each other where a
+// test can hold both); this is the one place that picks the form used.
+mod fast;
+mod plain;
+#[cfg(emcp_fast)]
+use fast as form;
+#[cfg(not(emcp_fast))]
+use plain as form;
 
 #[cfg(feature = "stateless")]
 pub(super) use form::{end_with_info, written_info, ServerInfo};
+
+/// Without `stateless` no result carries `serverInfo`: nothing is kept.
+#[cfg(not(feature = "stateless"))]
+pub(super) type ServerInfo = ();
+
+/// Nothing to keep without `stateless`.
+#[cfg(not(feature = "stateless"))]
+#[inline(always)]
+pub(super) fn written_info(_config: &super::Config, _plain: bool) -> ServerInfo {}
+
+/// Never called for a result without `stateless`: nothing written.
+#[cfg(not(feature = "stateless"))]
+#[inline(always)]
+pub(super) fn end_with_info(
+    _info: &ServerInfo,
+    _w: &mut crate::wire::json::JsonWriter<'_>,
+    _ttl_ms: Option<u32>,
+) -> bool {
+    false
+}
 pub(super) use form::{nothing_to_notify, open_list, FILE_URI_CURSOR};

@@ -83,10 +83,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 crate::trace::trace!("rejected line: {}", rejected.error);
                 error_line(out, rejected.id, rejected.error.into());
             }
-            Ok(Message::Response) => {
-                #[cfg(feature = "input")]
-                self.response(line);
-            }
+            // A client's response to a request of ours (feature `input`).
+            Ok(Message::Response) => self.response(line),
             Ok(Message::Notification(n)) => self.notification(n),
             Ok(Message::Request(r)) => {
                 // A sink that cannot take a line back is not watched for running full:
@@ -145,14 +143,13 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             .map(|t| t.raw());
         let stateless = match era {
             // A one-era build serves every request in its era.
-            _ if !cfg!(feature = "legacy") => true,
-            _ if !cfg!(feature = "stateless") => false,
+            _ if !crate::features::LEGACY => true,
+            _ if !crate::features::STATELESS => false,
             Era::Auto => claims || stateless_only,
             Era::Stateless => true,
             Era::Legacy => false,
         };
-        #[cfg(not(feature = "legacy"))]
-        if !claims && method == Some(Method::Initialize) {
+        if !crate::features::LEGACY && !claims && method == Some(Method::Initialize) {
             // An legacy-era client: tell it the versions spoken (its only diagnostic).
             if let Some(requested) = r.params.and_then(|p| str_member(p, "protocolVersion")) {
                 return Err(Failure {
@@ -161,12 +158,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 });
             }
         }
-        #[cfg(feature = "input")]
-        let caps = if stateless {
-            crate::device::input::Capabilities::from_value(meta_caps)
-        } else {
-            self.session_caps
-        };
+        let caps = self.input.caps(stateless, meta_caps);
         let log_level = if stateless {
             let version = meta_version
                 .and_then(|v| v.as_str())
@@ -192,9 +184,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             stateless,
             progress_token,
             log_level,
-            #[cfg(feature = "input")]
             caps,
-            #[cfg(feature = "tasks")]
             tasks: self.accepts_tasks(stateless, meta_caps, r.params),
         };
         self.dispatch(method, r, p, ex, out)
@@ -208,24 +198,24 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// device has at least one resource or template. A constant `false` without the
     /// feature, so none of the resource code is linked.
     pub(super) fn has_resources(&self) -> bool {
-        cfg!(feature = "resources")
+        crate::features::RESOURCES
             && (self.device.resource(0).is_some() || self.device.resource_template(0).is_some())
     }
 
     /// Whether the server serves prompts (feature `prompts`, and a prompt).
     pub(super) fn has_prompts(&self) -> bool {
-        cfg!(feature = "prompts") && self.device.prompt(0).is_some()
+        crate::features::PROMPTS && self.device.prompt(0).is_some()
     }
 
     /// Whether the server offers completions (feature `completions`, and the device).
     pub(super) fn has_completions(&self) -> bool {
-        cfg!(feature = "completions") && self.device.completions()
+        crate::features::COMPLETIONS && self.device.completions()
     }
 
     /// Whether the server takes log levels and sends `notifications/message`
     /// (feature `logging`).
     pub(super) const fn has_logging(&self) -> bool {
-        cfg!(feature = "logging")
+        crate::features::LOGGING
     }
 
     /// Route a request of either era. Era-specific methods answer only in their era;
@@ -263,12 +253,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                     .filter(|v| !v.is_stateless())
                     .unwrap_or(Version::V2025_11_25);
                 self.session_version = Some(version);
-                #[cfg(feature = "input")]
-                {
-                    self.session_caps = crate::device::input::Capabilities::from_value(
-                        r.params.and_then(|p| p.get("capabilities")),
-                    );
-                }
+                self.input.initialized(r.params);
                 let mut w = JsonWriter::new(out);
                 rpc::begin_result(&mut w, r.id);
                 w.key_lit("protocolVersion");

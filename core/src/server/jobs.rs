@@ -42,7 +42,6 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// step each (for a transport that answers each request on its own stream).
     /// Returns true while jobs remain.
     pub fn poll_jobs(&mut self, out: &mut dyn Sink) -> bool {
-        #[cfg(feature = "tasks")]
         self.poll_tasks(out, None);
         let mut i = 0;
         while i < self.jobs.len() {
@@ -59,7 +58,6 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// Returns whether the request is still pending ([`Server::is_pending`]).
     pub fn poll_job(&mut self, request: &[u8], out: &mut dyn Sink) -> bool {
         // A 2025-11-25 `tasks/result` waiting for its task (feature `tasks`).
-        #[cfg(feature = "tasks")]
         if self.task_waits(request) {
             self.poll_tasks(out, Some(request));
         }
@@ -78,8 +76,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         let Some(job) = found.and_then(|i| subscription::swap_remove(&mut self.jobs, i)) else {
             return false;
         };
-        #[cfg(feature = "input")]
-        self.waits.retain(|w| w.id != job.id);
+        self.input.forget(&job.id);
         self.device.cancel_tool(job.tool, job.state);
         true
     }
@@ -90,33 +87,21 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     // while it runs, rather than adding to the frame of the poll that calls them all.
     #[cfg_attr(feature = "input", inline(never))]
     fn step_job(&mut self, i: usize, out: &mut dyn Sink) -> bool {
+        // A call waiting for the client's input (feature `input`).
+        if let Some(ended) = self.step_wait(i, out) {
+            return ended;
+        }
         let Some(job) = self.jobs.get(i) else {
             return false;
         };
-        #[cfg(feature = "input")]
-        if let Some(w) = self.waits.iter().position(|w| w.id == job.id) {
-            let ready = self.waits.get(w).is_some_and(|w| w.asks.is_empty());
-            if ready {
-                let job = job.clone();
-                if self.resume(job, w, out) {
-                    let _ = subscription::swap_remove(&mut self.waits, w);
-                    let _ = subscription::swap_remove(&mut self.jobs, i);
-                    return true;
-                }
-            }
-            return false;
-        }
-        #[cfg(feature = "routes")]
-        out.route(Some(&job.id));
+        super::route(out, &job.id);
         let ex = Exchange {
             id: Id::from_raw(&job.id),
             stateless: job.stateless,
             progress_token: job.progress_token.as_deref(),
             log_level: job.log_level,
-            #[cfg(feature = "input")]
-            caps: crate::device::input::Capabilities::default(),
-            #[cfg(feature = "tasks")]
-            tasks: false,
+            caps: Default::default(),
+            tasks: Default::default(),
         };
         let mut g = Guard::new(out);
         let mut call = ToolCall::new(JsonWriter::new(g.sink()), ex, job.tool, None);

@@ -18,7 +18,7 @@ pub(super) fn page(
     size: usize,
 ) -> Result<(usize, usize), DispatchError> {
     // Without pagination every list is one page: no cursor was ever given out.
-    if !cfg!(feature = "pagination") {
+    if !crate::features::PAGINATION {
         return match cursor {
             None => Ok((0, count)),
             Some(_) => Err(DispatchError::InvalidCursor),
@@ -67,10 +67,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         w: Option<&mut JsonWriter<'_>>,
         execution: bool,
     ) -> bool {
-        let _ = execution;
         let d = &self.device;
         match list {
-            #[cfg(feature = "tasks")]
             Method::ToolsList if execution && self.offers_tasks() => d
                 .tool(i)
                 .map(|t| w.map(|w| t.write_with_execution(w)))

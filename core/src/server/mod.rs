@@ -20,8 +20,6 @@ use crate::state::subscription::Subscriptions;
 use crate::state::subscription::MAX_RESOURCES;
 use crate::wire::error::ConfigError;
 
-#[cfg(feature = "input")]
-use self::input::Waiting;
 use self::jobs::Job;
 use crate::wire::version::Version;
 
@@ -31,7 +29,10 @@ mod failure;
 mod forms;
 mod guard;
 mod handle;
-#[cfg(feature = "input")]
+// Each optional capability of the request path is a module whose "off" form
+// (`off.rs`: empty types, hooks that do nothing) is chosen here, where it is
+// declared: the code that serves a request reads the same in every build.
+#[cfg_attr(not(feature = "input"), path = "input/off.rs")]
 mod input;
 mod jobs;
 mod list;
@@ -43,7 +44,7 @@ mod resources;
 mod result;
 mod session;
 mod subscribe;
-#[cfg(feature = "tasks")]
+#[cfg_attr(not(feature = "tasks"), path = "tasks/off.rs")]
 mod tasks;
 #[cfg(test)]
 mod tests;
@@ -58,6 +59,17 @@ pub const MAX_URI_LEN: usize = 256;
 /// Most descriptors of one kind the server walks (a guard against a device whose
 /// index accessor never ends).
 pub const MAX_DESCRIPTORS: usize = 1024;
+
+/// Tell the sink which request the lines that follow belong to ([`crate::wire::json::Sink::route`]),
+/// with the `routes` feature; without it nothing is routed.
+#[cfg(feature = "routes")]
+fn route(out: &mut dyn crate::wire::json::Sink, request: &[u8]) {
+    out.route(Some(request));
+}
+
+#[cfg(not(feature = "routes"))]
+#[inline(always)]
+fn route(_out: &mut dyn crate::wire::json::Sink, _request: &[u8]) {}
 
 /// Which protocol era a request is served in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,23 +110,13 @@ pub struct Server<
     changed: u32,
     /// [`Config::info_plain`], checked once.
     info_plain: bool,
-    /// What the code forms keep of `serverInfo` for stateless results ([`forms`]).
-    #[cfg(feature = "stateless")]
+    /// What the code forms keep of `serverInfo` for stateless results ([`forms`];
+    /// nothing without `stateless`).
     server_info: forms::ServerInfo,
-    /// Input capabilities the client declared in `initialize`.
-    #[cfg(feature = "input")]
-    session_caps: crate::device::input::Capabilities,
-    /// The key that seals `requestState` (none: input-required results carry none).
-    #[cfg(feature = "input")]
-    state_key: Option<crate::state::seal::StateKey>,
-    /// Id of the next server-to-client request (legacy era).
-    #[cfg(feature = "input")]
-    next_request: u32,
-    /// Tool calls waiting for the client's responses (legacy era).
-    #[cfg(feature = "input")]
-    waits: heapless::Vec<Waiting, W>,
-    /// The task table (feature `tasks`).
-    #[cfg(feature = "tasks")]
+    /// The input side ([`input::Part`]; empty without the `input` feature).
+    input: input::Part<W>,
+    /// The task table (empty without the `tasks` feature).
+    #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
     tasks: tasks::Table<K>,
 }
 
@@ -146,7 +148,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         }
         // Without the `resources` feature templates are never served: not checked (nor
         // their parser linked).
-        let templates = if cfg!(feature = "resources") {
+        let templates = if crate::features::RESOURCES {
             MAX_DESCRIPTORS
         } else {
             0
@@ -186,17 +188,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             jobs: heapless::Vec::new(),
             changed: 0,
             info_plain,
-            #[cfg(feature = "stateless")]
             server_info: forms::written_info(&config, info_plain),
-            #[cfg(feature = "input")]
-            session_caps: crate::device::input::Capabilities::default(),
-            #[cfg(feature = "input")]
-            state_key: None,
-            #[cfg(feature = "input")]
-            next_request: 1,
-            #[cfg(feature = "input")]
-            waits: heapless::Vec::new(),
-            #[cfg(feature = "tasks")]
+            input: input::Part::new(),
             tasks: tasks::Table::new(),
         }
     }
@@ -206,7 +199,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// `requestState` a client sends is refused.
     #[cfg(feature = "input")]
     pub fn set_state_key(&mut self, key: crate::state::seal::StateKey) {
-        self.state_key = Some(key);
+        self.input.state_key = Some(key);
     }
 
     /// The device.
@@ -222,35 +215,18 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// True while tool jobs can make progress ([`Server::poll`] has work). A call
     /// waiting for the client's input is not counted until the input has arrived.
     pub fn busy(&self) -> bool {
-        #[cfg(feature = "tasks")]
-        if self.tasks_busy() {
-            return true;
-        }
-        self.jobs.iter().any(|j| self.runnable(j))
+        self.tasks_busy() || self.jobs.iter().any(|j| self.runnable(j))
     }
 
     /// Whether a job can make progress now (not waiting for the client's input).
     fn runnable(&self, job: &Job) -> bool {
-        #[cfg(feature = "input")]
-        if self
-            .waits
-            .iter()
-            .any(|w| w.id == job.id && !w.asks.is_empty())
-        {
-            return false;
-        }
-        let _ = job;
-        true
+        !self.input.waiting(&job.id)
     }
 
     /// Whether the request with this id (JSON text) is still being served by a
     /// pending job (a transport keeps its stream open meanwhile).
     pub fn is_pending(&self, request: &[u8]) -> bool {
-        #[cfg(feature = "tasks")]
-        if self.task_waits(request) {
-            return true;
-        }
-        self.jobs.iter().any(|j| j.id.as_slice() == request)
+        self.task_waits(request) || self.jobs.iter().any(|j| j.id.as_slice() == request)
     }
 
     /// The link was lost (the host went away, the UART was unplugged): forget the
@@ -260,10 +236,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             self.device.cancel_tool(job.tool, job.state);
         }
         self.jobs.clear();
-        #[cfg(feature = "input")]
-        self.waits.clear();
+        self.input.clear();
         // The session's tasks go with it; 2026-07-28 tasks belong to no session.
-        #[cfg(feature = "tasks")]
         self.drop_tasks(true);
         self.subs.clear();
         self.session_version = None;
@@ -274,8 +248,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// The client is gone for good (end of input on a stream): cancel every task
     /// still running and forget all tasks (feature `tasks`), so that nothing is left
     /// for [`Server::poll`] — a serve loop draining its jobs at end of input does not
-    /// wait for a task no one will fetch.
-    #[cfg(feature = "tasks")]
+    /// wait for a task no one will fetch. Without the feature there are none: it does
+    /// nothing.
     pub fn end_tasks(&mut self) {
         self.drop_tasks(false);
     }

@@ -40,17 +40,11 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 return Err(DispatchError::MissingPromptArgument.into());
             }
         }
-        #[cfg(feature = "input")]
-        let mut state_buf = [0u8; crate::state::seal::MAX_STATE + crate::state::seal::TAG_LEN];
-        #[cfg(feature = "input")]
-        let owner = self.device.prompt(index).map_or("", |p| p.name);
-        #[cfg(feature = "input")]
-        let input = self.stateless_input(p, ex, owner, &mut state_buf)?;
+        // The 2026-07-28 input the request brings (feature `input`).
+        let mut state_buf = [0u8; super::input::STATE_BUF];
+        let opened = self.prompt_input(p, ex, index, &mut state_buf)?;
         let mut get = PromptGet::new(JsonWriter::new(out), ex, index, args);
-        #[cfg(feature = "input")]
-        {
-            (get.input.inputs, get.input.state) = input;
-        }
+        Self::fill_prompt_input(&mut get, opened);
         let result = self.device.get_prompt(&mut get);
         let written = get.written();
         match result {
@@ -61,10 +55,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             _ => {}
         }
         get.close();
-        #[cfg(feature = "input")]
-        if get.input.asking {
-            self.write_state(&mut get.w, owner, get.input.new_state.as_deref());
-        }
+        self.seal_prompt_state(&mut get);
         self.end_result(&mut get.w, ex.stateless, Ttl::None);
         if result.is_err() && out.rollback() {
             return Err(DispatchError::Internal("Failed to get prompt").into());

@@ -40,7 +40,6 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// Close a result: cache fields and `serverInfo` for 2026-07-28, then the envelope.
     pub(super) fn end_result(&self, w: &mut JsonWriter<'_>, stateless: bool, ttl: Ttl) {
         if stateless {
-            #[cfg(feature = "stateless")]
             if super::forms::end_with_info(&self.server_info, w, self.ttl_ms(ttl)) {
                 return;
             }
@@ -95,7 +94,6 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             w.key_lit("logging");
             w.raw_value(b"{}");
         }
-        #[cfg(feature = "tasks")]
         if self.offers_tasks() {
             if stateless {
                 w.key_lit("extensions");
@@ -108,7 +106,6 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 w.raw_value(b"{\"list\":{},\"cancel\":{},\"requests\":{\"tools\":{\"call\":{}}}}");
             }
         }
-        let _ = stateless;
         w.end_object();
     }
 }

@@ -20,7 +20,7 @@ use crate::wire::version::Version;
 pub struct Session {
     version: Option<Version>,
     log: Option<LogLevel>,
-    #[cfg(feature = "input")]
+    /// The client's input capabilities (nothing without `input`).
     caps: crate::device::input::Capabilities,
 }
 
@@ -45,18 +45,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     pub fn swap_session(&mut self, session: &mut Session) {
         core::mem::swap(&mut self.session_version, &mut session.version);
         core::mem::swap(&mut self.session_log, &mut session.log);
-        self.swap_session_caps(session);
+        core::mem::swap(&mut self.input.session_caps, &mut session.caps);
     }
-
-    /// The client capabilities' share of [`Self::swap_session`] (feature `input`).
-    #[cfg(feature = "input")]
-    fn swap_session_caps(&mut self, session: &mut Session) {
-        core::mem::swap(&mut self.session_caps, &mut session.caps);
-    }
-
-    /// Without `input` a session holds no client capabilities.
-    #[cfg(not(feature = "input"))]
-    fn swap_session_caps(&mut self, _session: &mut Session) {}
 
     /// Write the device's tools as a JSON array, each as `tools/list` lists it (all of
     /// them, in one page): for an announcement that carries them (MQTT's online

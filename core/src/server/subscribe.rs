@@ -25,7 +25,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     #[cfg(not(feature = "routes"))]
     pub(super) fn flush_changes(&mut self, out: &mut dyn Sink) {
         // Change notifications are of resources: none without the feature.
-        if !cfg!(feature = "resources") {
+        if !crate::features::RESOURCES {
             return;
         }
         let mut changed = self.changed | self.device.take_changes();
@@ -69,7 +69,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     #[cfg(feature = "routes")]
     pub(super) fn flush_changes(&mut self, out: &mut dyn Sink) {
         // Change notifications are of resources: none without the feature.
-        if !cfg!(feature = "resources") {
+        if !crate::features::RESOURCES {
             return;
         }
         self.write_changes(None, out);
@@ -210,8 +210,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
 /// none) or for the listen stream with that subscription id.
 #[inline(always)]
 fn updated(w: &mut JsonWriter<'_>, uri: &str, listen: Option<&[u8]>) {
-    #[cfg(feature = "routes")]
-    w.route(listen);
+    route(w, listen);
     rpc::begin_notification(w, "resources/updated");
     if let Some(id) = listen {
         w.key_lit("_meta");
@@ -224,3 +223,14 @@ fn updated(w: &mut JsonWriter<'_>, uri: &str, listen: Option<&[u8]>) {
     w.str(uri);
     rpc::end_response(w);
 }
+
+/// Route the line to the listen stream (feature `routes`; nothing without).
+#[cfg(feature = "routes")]
+#[inline(always)]
+fn route(w: &mut JsonWriter<'_>, listen: Option<&[u8]>) {
+    w.route(listen);
+}
+
+#[cfg(not(feature = "routes"))]
+#[inline(always)]
+fn route(_w: &mut JsonWriter<'_>, _listen: Option<&[u8]>) {}

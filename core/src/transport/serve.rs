@@ -117,7 +117,6 @@ where
                 server.handle_frame(frame, &mut out);
             }
             // No one is left to fetch a task: the drain below waits for jobs only.
-            #[cfg(feature = "tasks")]
             server.end_tasks();
             check(&mut out)?;
             while step(server, &mut out)? {}

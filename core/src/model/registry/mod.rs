@@ -23,12 +23,6 @@ use crate::wire::json::JsonWriter;
 mod fast;
 mod plain;
 
-/// What a tool's `execution` member says (feature `tasks`); nothing otherwise.
-#[cfg(feature = "tasks")]
-type Execution = TaskSupport;
-#[cfg(not(feature = "tasks"))]
-type Execution = core::convert::Infallible;
-
 // The serialisers, chosen once: `fast` on hosts, `plain` on small targets (see
 // core/build.rs). Both are compiled everywhere and tested against each other.
 #[cfg(emcp_fast)]
@@ -157,15 +151,15 @@ pub struct Tool<'a> {
     /// The input schema compiled ahead of time ([`Plan`]): arguments are checked
     /// without walking the schema's text. `None`: the text is walked on every call.
     pub plan: Option<&'a Plan<'a>>,
-    /// Whether a call may or must run as a task (feature `tasks`; default
-    /// [`TaskSupport::Forbidden`]).
-    #[cfg(feature = "tasks")]
+    /// Whether a call may or must run as a task (default [`TaskSupport::Forbidden`]).
+    /// Read only with the `tasks` feature: without it the server offers no tasks,
+    /// lists no `execution`, and runs every call as an ordinary one.
     pub task_support: TaskSupport,
 }
 
-/// Whether a tool's calls may run as tasks (feature `tasks`): answered at once with a
-/// task the client polls, while the device works ([`crate::Device::poll_tool`]).
-#[cfg(feature = "tasks")]
+/// Whether a tool's calls may run as tasks (served with the `tasks` feature): answered
+/// at once with a task the client polls, while the device works
+/// ([`crate::Device::poll_tool`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum TaskSupport {
@@ -180,7 +174,6 @@ pub enum TaskSupport {
     Required,
 }
 
-#[cfg(feature = "tasks")]
 impl TaskSupport {
     /// The 2025-11-25 wire name (`execution.taskSupport`).
     pub const fn as_str(self) -> &'static str {
@@ -203,7 +196,6 @@ impl<'a> Tool<'a> {
             output_schema: None,
             annotations: ToolAnnotations::new(),
             plan: None,
-            #[cfg(feature = "tasks")]
             task_support: TaskSupport::Forbidden,
         }
     }
@@ -244,7 +236,8 @@ impl<'a> Tool<'a> {
         self
     }
 
-    /// Whether calls may or must run as tasks (feature `tasks`).
+    /// Whether calls may or must run as tasks (read with the `tasks` feature; see
+    /// [`Tool::task_support`]).
     ///
     /// ```
     /// use emcp::model::registry::{TaskSupport, Tool};
@@ -252,15 +245,13 @@ impl<'a> Tool<'a> {
     ///     .task_support(TaskSupport::Optional);
     /// assert_eq!(CALIBRATE.task_support, TaskSupport::Optional);
     /// ```
-    #[cfg(feature = "tasks")]
     pub const fn task_support(mut self, v: TaskSupport) -> Self {
         self.task_support = v;
         self
     }
 
     /// The `Tool` object of a 2025-11-25 `tools/list` with `execution.taskSupport`
-    /// (written only when not forbidden; feature `tasks`).
-    #[cfg(feature = "tasks")]
+    /// (written only when not forbidden; a server lists it so only with `tasks`).
     pub fn write_with_execution(&self, w: &mut JsonWriter<'_>) {
         let execution = Some(self.task_support).filter(|t| *t != TaskSupport::Forbidden);
         plain::write_tool_as(self, w, execution);
@@ -654,7 +645,6 @@ mod tests {
                                 output_schema: output,
                                 annotations,
                                 plan: None,
-                                #[cfg(feature = "tasks")]
                                 task_support: TaskSupport::Forbidden,
                             };
                             let want = expected(&tool);

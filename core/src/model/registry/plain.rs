@@ -18,7 +18,7 @@ pub(super) fn write_tool(tool: &Tool<'_>, w: &mut JsonWriter<'_>) {
 pub(super) fn write_tool_as(
     tool: &Tool<'_>,
     w: &mut JsonWriter<'_>,
-    execution: Option<super::Execution>,
+    execution: Option<super::TaskSupport>,
 ) {
     w.begin_object();
     write_names(w, tool.name, tool.title, tool.description);
@@ -32,7 +32,6 @@ pub(super) fn write_tool_as(
         w.key_raw(member_key!("annotations"));
         write_annotations(&tool.annotations, w);
     }
-    #[cfg(feature = "tasks")]
     if let Some(e) = execution {
         w.key_raw(member_key!("execution"));
         w.begin_object();
@@ -40,7 +39,6 @@ pub(super) fn write_tool_as(
         w.str_lit(e.as_str());
         w.end_object();
     }
-    let _ = execution;
     w.end_object();
 }
 

@@ -37,7 +37,7 @@ pub use plan::{Plan, PlanRef, MAX_PLAN_PROPERTIES};
 /// Whether this build has the schema walker ([`validate`], feature `schema-walk`): a
 /// tool whose schema is not compiled into a plan is then checked by it; otherwise
 /// refused ([`emcp::tool!`](crate::tool) does not compile it).
-pub const WALKS: bool = cfg!(feature = "schema-walk");
+pub const WALKS: bool = crate::features::SCHEMA_WALK;
 
 /// The rule an argument broke.
 #[derive(Clone, Copy, Debug)]
@@ -93,8 +93,7 @@ impl Violation<'_, '_> {
     pub fn write_message(&self, w: &mut JsonWriter<'_>) {
         w.string_begin();
         // Only a build without the walker makes this rule.
-        #[cfg(not(feature = "schema-walk"))]
-        if let Rule::Uncompiled = self.rule {
+        if !crate::features::SCHEMA_WALK && matches!(self.rule, Rule::Uncompiled) {
             w.string_part("Arguments not checked: the input schema is not compiled");
             w.string_end();
             return;
@@ -273,6 +272,23 @@ fn bound_rule(i: usize, b: Value<'_>) -> Rule<'_> {
         4 => Rule::MinLength(b),
         _ => Rule::MaxLength(b),
     }
+}
+
+/// The arguments checked by walking the schema's text, with the walker (feature
+/// `schema-walk`); without it nothing is walked: [`Violation::UNCOMPILED`].
+#[cfg(feature = "schema-walk")]
+pub(crate) fn walk<'s>(schema: &'s str, args: Option<Value<'s>>) -> Result<(), Violation<'s, 's>> {
+    validate(Value::trusted(schema.as_bytes()), args)
+}
+
+/// Without the walker (feature `schema-walk` off) a schema is never walked.
+#[cfg(not(feature = "schema-walk"))]
+#[inline(always)]
+pub(crate) fn walk<'s>(
+    _schema: &'s str,
+    _args: Option<Value<'s>>,
+) -> Result<(), Violation<'s, 's>> {
+    Err(Violation::UNCOMPILED)
 }
 
 /// Check `args` (an object, or `None` when the request had no arguments) against

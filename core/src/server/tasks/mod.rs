@@ -90,6 +90,7 @@ use crate::wire::json::Value;
 use crate::wire::mcp::EXT_TASKS;
 use crate::wire::rpc::Id;
 use crate::wire::rpc::OwnedId;
+use crate::wire::rpc::Request;
 
 mod methods;
 // The tests speak both eras.
@@ -228,6 +229,11 @@ impl Round {
     }
 }
 
+/// The round's outcome, the call done with.
+pub(super) fn into_round(mut call: ToolCall<'_>, step: Step) -> Round {
+    round_of(&mut call, step)
+}
+
 /// The round's outcome, read off the call.
 pub(super) fn round_of(call: &mut ToolCall<'_>, step: Step) -> Round {
     let asked = call
@@ -236,7 +242,7 @@ pub(super) fn round_of(call: &mut ToolCall<'_>, step: Step) -> Round {
         .as_mut()
         .map(|t| core::mem::take(&mut t.asked))
         .unwrap_or_default();
-    let failure = call.failure.or(call
+    let failure = call.input.failure.or(call
         .input
         .missing
         .map(|_| "Missing required client capability"));
@@ -247,6 +253,72 @@ pub(super) fn round_of(call: &mut ToolCall<'_>, step: Step) -> Round {
         asked,
         failure,
         is_error: call.is_error,
+    }
+}
+
+/// Whether a tool call becomes a task: `task`, when it goes on (or at once, in
+/// 2025-11-25's `legacy` form, whose first round writes into nothing: its answer is
+/// the task).
+#[derive(Clone, Copy)]
+pub(super) struct Gate {
+    pub(super) task: bool,
+    pub(super) legacy: bool,
+}
+
+impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
+    Server<D, L, J, W, K>
+{
+    /// [`Server::task_gate`] for a tool call about to run.
+    pub(super) fn gate<'a>(
+        &mut self,
+        index: usize,
+        ex: &Exchange<'_>,
+    ) -> Result<Gate, Failure<'a>> {
+        let task = self.task_gate(index, ex)?;
+        Ok(Gate {
+            task,
+            legacy: task && !ex.stateless,
+        })
+    }
+
+    /// A call that may become a task may always go on; a 2025-11-25 task's first
+    /// round is a task's round.
+    pub(super) fn begin_task(gate: Gate, call: &mut ToolCall<'_>) {
+        if gate.task {
+            call.can_defer = true;
+            if gate.legacy {
+                call.input.task = Some(TaskRound::default());
+            }
+        }
+    }
+
+    /// Whether the call, after its first round, is answered with a task.
+    pub(super) fn becomes_task(gate: Gate, step: Step, call: &ToolCall<'_>) -> bool {
+        gate.task && (gate.legacy || (step == Step::Pending && call.can_defer()))
+    }
+
+    /// Answer the request `r` with a new task for the call's first `round`.
+    pub(super) fn defer_to_task(
+        &mut self,
+        r: &Request<'_>,
+        index: usize,
+        ex: &Exchange<'_>,
+        round: Round,
+        out: &mut dyn Sink,
+    ) {
+        let ttl = r
+            .params
+            .and_then(|p| p.get("task"))
+            .and_then(|t| t.get("ttl"))
+            .and_then(|t| t.as_u64())
+            .map(|t| u32::try_from(t).unwrap_or(u32::MAX));
+        self.create_task(r.id, index, ex, ttl, round, out);
+    }
+
+    /// The protocol-level failure a handler reported ([`ToolCall::fail`]) when it
+    /// wrote nothing else.
+    pub(super) fn call_failure(call: &ToolCall<'_>) -> Option<&'static str> {
+        call.input.failure.filter(|_| !call.written())
     }
 }
 
@@ -276,7 +348,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// Whether the server offers tasks (advertises them, answers `tasks/*`): tools,
     /// slots, and a key to derive ids from.
     pub(super) fn offers_tasks(&self) -> bool {
-        K > 0 && self.has_tools() && self.state_key.is_some()
+        K > 0 && self.has_tools() && self.input.state_key.is_some()
     }
 
     /// Before a tool runs: whether it becomes a task if it takes long, or the error
@@ -314,12 +386,12 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         }
         let now = self.device.now_ms();
         self.expire_tasks(now);
-        let room = !self.tasks.is_full() && self.state_key.is_some();
+        let room = !self.tasks.is_full() && self.input.state_key.is_some();
         match (room, support) {
             (true, _) => Ok(true),
             // An optional task in 2026-07-28 runs as an ordinary call.
             (false, TaskSupport::Optional) if ex.stateless => Ok(false),
-            (false, _) if self.state_key.is_none() => {
+            (false, _) if self.input.state_key.is_none() => {
                 Err(DispatchError::Internal("Tasks need a state key").into())
             }
             (false, _) => Err(DispatchError::Busy("Task table full").into()),
@@ -339,12 +411,12 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         round: Round,
         out: &mut dyn Sink,
     ) {
-        let Some(key) = self.state_key.as_ref() else {
+        let Some(key) = self.input.state_key.as_ref() else {
             return;
         };
         // The counter of server-to-client requests serves: any value used once will do.
-        let task_id = key.task_id(self.next_request);
-        self.next_request = self.next_request.wrapping_add(1);
+        let task_id = key.task_id(self.input.next_request);
+        self.input.next_request = self.input.next_request.wrapping_add(1);
         let now = self.device.now_ms();
         let (status, tool_error) = round.status(false, ex.stateless);
         let task = Task {
@@ -455,7 +527,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         let mut call = ToolCall::new(JsonWriter::new(out), ex, t.tool, None);
         call.state = t.state;
         call.input.state = Some(&t.memo[..]).filter(|m| !m.is_empty());
-        call.input.next_id = self.next_request;
+        call.input.next_id = self.input.next_request;
         call.input.task = Some(TaskRound {
             replay: true,
             pending: &t.asks,
@@ -467,7 +539,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         });
         call.refuse_content();
         let _ = self.device.poll_tool(&mut call);
-        self.next_request = call.input.next_id;
+        self.input.next_request = call.input.next_id;
         let sent = call.input.task.take().and_then(|r| r.send);
         if let (Some(task), Some(sent)) = (self.tasks.get_mut(i), sent) {
             task.sent = sent.requests;

@@ -94,7 +94,6 @@ where
                 send(writer, out.written()).await?;
             }
             // No one is left to fetch a task: the drain below waits for jobs only.
-            #[cfg(feature = "tasks")]
             server.end_tasks();
             while poll(server, tx_buf, writer).await? {
                 tick.tick().await;

@@ -486,10 +486,7 @@ impl<'a> PlanRef<'a> {
     {
         if !self.is_compiled() {
             *filed = None;
-            #[cfg(feature = "schema-walk")]
-            return super::validate(Value::trusted(self.source.as_bytes()), args);
-            #[cfg(not(feature = "schema-walk"))]
-            return Err(Violation::UNCOMPILED);
+            return super::walk(self.source, args);
         }
         // At most as many as `given` has bits for.
         let properties = self
