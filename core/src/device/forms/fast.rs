@@ -1,5 +1,6 @@
 //! The fast forms (see [`super`]): merged literals, and a text block's `}` written
 //! with what follows it.
+#![cfg_attr(not(emcp_fast), allow(dead_code))]
 
 use crate::device::exchange::{Exchange, Phase};
 use crate::model::schema::{Filed, PlanRef, Violation};

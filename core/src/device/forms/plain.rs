@@ -1,4 +1,5 @@
 //! The plain forms (see [`super`]): each piece written on its own.
+#![cfg_attr(emcp_fast, allow(dead_code))]
 
 use crate::device::exchange::{Exchange, Phase};
 use crate::model::schema::{PlanRef, Violation};

@@ -1,4 +1,5 @@
 //! The fast forms (see [`super`]).
+#![cfg_attr(not(emcp_fast), allow(dead_code))]
 
 #[cfg(feature = "stateless")]
 use crate::server::config::Config;

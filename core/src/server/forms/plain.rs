@@ -1,4 +1,5 @@
 //! The plain forms (see [`super`]).
+#![cfg_attr(emcp_fast, allow(dead_code))]
 
 #[cfg(feature = "stateless")]
 use crate::server::config::Config;
