@@ -155,7 +155,7 @@
 //! | `completions` | yes | `completion/complete` | |
 //! | `logging` | yes | `logging/setLevel`, the `_meta` log level, `notifications/message` from `ToolCall::log` | |
 //! | `pagination` | yes | `*/list` in pages of [`Config::page_size`] with `nextCursor`; without it one page, and any cursor is -32602 | |
-//! | `schema-walk` | yes | a tool without a compiled plan has its arguments checked by walking its schema's text; without it [`Server::new`] refuses such a tool ([`SchemaFault::NoPlan`](wire::error::SchemaFault::NoPlan)) | |
+//! | `schema-walk` | yes | a tool without a compiled plan has its arguments checked by walking its schema's text; without it [`Server::new`] refuses such a tool ([`ConfigError::NoPlan`]) | |
 //! | `routes` | | the server tells its sink which request each line of [`Server::poll`] belongs to ([`Sink::route`](wire::json::Sink::route)), for transports with one stream per request | |
 //! | `http` | | `transport::http`: Streamable HTTP on one POST endpoint, sans-IO | `routes`; `httparse` |
 //! | `async` | | `transport::asynch`: an async serve loop over `embedded-io-async` and, with `http`, one task per HTTP connection sharing one server; no executor, timer or allocator | `embedded-io-async`, `embassy-futures`, `embassy-sync` |

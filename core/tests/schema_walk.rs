@@ -12,7 +12,7 @@
 use emcp::device::{Step, ToolCall};
 use emcp::model::registry::Tool;
 use emcp::model::schema::{Plan, WALKS};
-use emcp::wire::error::{ConfigError, SchemaFault};
+use emcp::wire::error::ConfigError;
 use emcp::{Config, Device, Server};
 
 const SCHEMA: &str = r#"{"type":"object","properties":{"level":{"type":"integer","maximum":9}},"required":["level"]}"#;
@@ -81,7 +81,7 @@ fn compiled_plans_check_arguments_either_way() {
 
 /// A server of `tools`, whose second tool the walker must check: with the walker it is
 /// built and refuses `args` for `name` with a message holding `expect`; without, it is
-/// not built (`InvalidSchema`, tool 1: no compiled plan).
+/// not built (`NoPlan`, tool 1).
 fn needs_the_walker(tools: &'static [Tool<'static>], name: &str, args: &str, expect: &str) {
     let built = Server::new(Board(tools), Config::new("b", "1"));
     assert_eq!(built.is_ok(), WALKS, "{:?}", built.as_ref().err());
@@ -91,21 +91,11 @@ fn needs_the_walker(tools: &'static [Tool<'static>], name: &str, args: &str, exp
             assert!(refused.contains(expect), "{refused}");
         }
         Err(e) => {
-            assert!(
-                matches!(
-                    e,
-                    ConfigError::InvalidSchema {
-                        tool: 1,
-                        fault: SchemaFault::NoPlan,
-                        ..
-                    }
-                ),
-                "{e:?}"
-            );
-            let shown = e.to_string();
-            assert!(
-                shown.starts_with("tool 1 \"") && shown.contains("(feature `schema-walk`)"),
-                "{shown}"
+            assert_eq!(e, ConfigError::NoPlan { tool: 1 });
+            assert_eq!(
+                e.to_string(),
+                "tool 1: it has no compiled plan, and the schema walker is not built in \
+                 (feature `schema-walk`)"
             );
         }
     }

@@ -1004,14 +1004,7 @@ mod tests {
         );
         if let Err(e) = checked {
             assert!(
-                matches!(
-                    e,
-                    emcp::wire::error::ConfigError::InvalidSchema {
-                        tool: 1,
-                        fault: emcp::wire::error::SchemaFault::NoPlan,
-                        ..
-                    }
-                ),
+                matches!(e, emcp::wire::error::ConfigError::NoPlan { tool: 1 }),
                 "{e:?}"
             );
         }

@@ -255,8 +255,11 @@ fn server_config(config: &'static emcp_config) -> Config {
 fn config_status(e: emcp::wire::error::ConfigError) -> (emcp_status, usize) {
     use emcp::wire::error::ConfigError;
     match e {
-        ConfigError::InvalidSchema { tool, .. } => (EMCP_INVALID_SCHEMA, tool),
-        ConfigError::InvalidTemplate { template, .. } => (EMCP_INVALID_TEMPLATE, template),
+        ConfigError::InvalidSchema { tool }
+        | ConfigError::InvalidOutputSchema { tool }
+        | ConfigError::InvalidPlan { tool }
+        | ConfigError::NoPlan { tool } => (EMCP_INVALID_SCHEMA, tool),
+        ConfigError::InvalidTemplate { template } => (EMCP_INVALID_TEMPLATE, template),
         ConfigError::TooManyResources { .. } => (EMCP_TOO_MANY_RESOURCES, 0),
         _ => (EMCP_INVALID_CONFIG, 0),
     }

@@ -1,6 +1,6 @@
 use crate::model::registry::Tool;
 use crate::model::schema::PlanRef;
-use crate::wire::error::SchemaFault;
+use crate::wire::error::ConfigError;
 use crate::wire::json;
 use crate::wire::json::{JsonWriter, Kind};
 
@@ -87,24 +87,29 @@ impl Config {
     }
 }
 
-/// What [`Server::check_device`](super::Server::check_device) finds wrong with a tool's
-/// schemas and plan, if anything: both schemas must be JSON objects, a plan must be of
-/// the input schema, and without the walker (feature `schema-walk`) there must be one,
-/// and compiled.
-pub(super) fn schema_fault(tool: &Tool<'_>, plan: Option<PlanRef<'_>>) -> Option<SchemaFault> {
+/// What [`Server::check_device`](super::Server::check_device) checks of tool `index`:
+/// both schemas are JSON objects, a plan is of the input schema, and without the walker
+/// (feature `schema-walk`) there is one, and compiled.
+pub(super) fn check_tool(
+    index: usize,
+    tool: &Tool<'_>,
+    plan: Option<PlanRef<'_>>,
+) -> Result<(), ConfigError> {
     let object =
         |schema: &str| json::parse(schema.as_bytes()).is_ok_and(|v| v.kind() == Kind::Object);
     let walker = crate::features::SCHEMA_WALK;
     if !object(tool.input_schema) {
-        Some(SchemaFault::Input)
+        Err(ConfigError::InvalidSchema { tool: index })
     } else if !tool.output_schema.is_none_or(object) {
-        Some(SchemaFault::Output)
+        Err(ConfigError::InvalidOutputSchema { tool: index })
     } else {
         match plan {
-            Some(p) if p.source() != tool.input_schema || !p.fits() => Some(SchemaFault::Plan),
-            Some(p) if !walker && !p.is_compiled() => Some(SchemaFault::NoPlan),
-            None if !walker => Some(SchemaFault::NoPlan),
-            _ => None,
+            Some(p) if p.source() != tool.input_schema || !p.fits() => {
+                Err(ConfigError::InvalidPlan { tool: index })
+            }
+            Some(p) if !walker && !p.is_compiled() => Err(ConfigError::NoPlan { tool: index }),
+            None if !walker => Err(ConfigError::NoPlan { tool: index }),
+            _ => Ok(()),
         }
     }
 }

@@ -138,13 +138,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     pub fn check_device(device: &D) -> Result<(), ConfigError> {
         for i in 0..MAX_DESCRIPTORS {
             let Some(tool) = device.tool(i) else { break };
-            if let Some(fault) = config::schema_fault(&tool, device.tool_plan(i)) {
-                return Err(ConfigError::InvalidSchema {
-                    tool: i,
-                    name: tool.name,
-                    fault,
-                });
-            }
+            config::check_tool(i, &tool, device.tool_plan(i))?;
         }
         // Without the `resources` feature templates are never served: not checked (nor
         // their parser linked).
@@ -158,10 +152,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 break;
             };
             if !crate::model::template::is_valid(t.uri_template) {
-                return Err(ConfigError::InvalidTemplate {
-                    template: i,
-                    uri_template: t.uri_template,
-                });
+                return Err(ConfigError::InvalidTemplate { template: i });
             }
         }
         if device.resource(MAX_RESOURCES).is_some() {

@@ -258,27 +258,43 @@ impl fmt::Display for DispatchError {
 impl core::error::Error for DispatchError {}
 
 /// Errors in a device's static configuration, found by [`crate::Server::new`]: each
-/// names the descriptor or the limit at fault, and its [`Display`](fmt::Display) says
-/// it in a sentence (`tool 1 "set_led": its input schema is not a JSON object`).
+/// names the descriptor (by its index) or the limit at fault, and its
+/// [`Display`](fmt::Display) says what is wrong in a sentence (`tool 1: its input
+/// schema is not a JSON object`).
+///
+/// Each variant holds one number, so that a `Result<(), ConfigError>` is two words,
+/// returned in registers on 32-bit targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum ConfigError {
-    /// A tool's schemas or plan cannot be served.
+    /// A tool's input schema is not a JSON object.
     InvalidSchema {
         /// The tool's index (`Device::tool`).
         tool: usize,
-        /// The tool's name.
-        name: &'static str,
-        /// What is wrong with it.
-        fault: SchemaFault,
+    },
+    /// A tool's output schema is not a JSON object.
+    InvalidOutputSchema {
+        /// The tool's index.
+        tool: usize,
+    },
+    /// A tool's [`Plan`](crate::model::schema::Plan) was compiled from other text than
+    /// its input schema, or does not hold together.
+    InvalidPlan {
+        /// The tool's index.
+        tool: usize,
+    },
+    /// A tool has no compiled plan, and the schema walker is not built in (cargo
+    /// feature `schema-walk`): compile its schema (`emcp::tool!`, `emcp-plan`) or turn
+    /// the feature on.
+    NoPlan {
+        /// The tool's index.
+        tool: usize,
     },
     /// A resource template is not a valid RFC 6570 level-1 URI template.
     InvalidTemplate {
         /// The template's index (`Device::resource_template`).
         template: usize,
-        /// Its URI template, as the device gave it.
-        uri_template: &'static str,
     },
     /// The device lists more resources than can be subscribed to.
     TooManyResources {
@@ -288,55 +304,36 @@ pub enum ConfigError {
     },
 }
 
-/// What is wrong with a tool's schemas ([`ConfigError::InvalidSchema`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum SchemaFault {
-    /// The input schema is not a JSON object.
-    Input,
-    /// The output schema is not a JSON object.
-    Output,
-    /// Its [`Plan`](crate::model::schema::Plan) was compiled from other text than the
-    /// input schema, or does not hold together.
-    Plan,
-    /// No compiled plan, and the schema walker is not built in (cargo feature
-    /// `schema-walk`): compile it (`emcp::tool!`, `emcp-plan`) or turn the feature on.
-    NoPlan,
-}
-
-impl fmt::Display for SchemaFault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            SchemaFault::Input => "its input schema is not a JSON object",
-            SchemaFault::Output => "its output schema is not a JSON object",
-            SchemaFault::Plan => "its compiled plan is not of its input schema",
-            SchemaFault::NoPlan => {
-                "it has no compiled plan, and the schema walker is not built in \
-                 (feature `schema-walk`)"
-            }
-        })
-    }
-}
-
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            ConfigError::InvalidSchema { tool, name, fault } => {
-                write!(f, "tool {tool} {name:?}: {fault}")
+        let (index, what) = match *self {
+            ConfigError::InvalidSchema { tool } => (tool, "its input schema is not a JSON object"),
+            ConfigError::InvalidOutputSchema { tool } => {
+                (tool, "its output schema is not a JSON object")
             }
-            ConfigError::InvalidTemplate {
-                template,
-                uri_template,
-            } => write!(
-                f,
-                "resource template {template} {uri_template:?}: not an RFC 6570 level-1 URI template"
+            ConfigError::InvalidPlan { tool } => {
+                (tool, "its compiled plan is not of its input schema")
+            }
+            ConfigError::NoPlan { tool } => (
+                tool,
+                "it has no compiled plan, and the schema walker is not built in \
+                 (feature `schema-walk`)",
             ),
-            ConfigError::TooManyResources { limit } => write!(
-                f,
-                "more than {limit} resources (MAX_RESOURCES): they could not all be subscribed to"
-            ),
-        }
+            ConfigError::InvalidTemplate { template } => {
+                return write!(
+                    f,
+                    "resource template {template}: not an RFC 6570 level-1 URI template"
+                )
+            }
+            ConfigError::TooManyResources { limit } => {
+                return write!(
+                    f,
+                    "more than {limit} resources (MAX_RESOURCES): they could not all be \
+                     subscribed to"
+                )
+            }
+        };
+        write!(f, "tool {index}: {what}")
     }
 }
 
@@ -383,56 +380,36 @@ mod tests {
 
     #[test]
     fn config_errors_name_what_is_at_fault() {
-        let e = ConfigError::InvalidSchema {
-            tool: 1,
-            name: "set_led",
-            fault: SchemaFault::Input,
-        };
-        assert_eq!(
-            shown(&e),
-            "tool 1 \"set_led\": its input schema is not a JSON object"
-        );
-        let e = ConfigError::InvalidSchema {
-            tool: 0,
-            name: "move",
-            fault: SchemaFault::NoPlan,
-        };
-        assert_eq!(
-            shown(&e),
-            "tool 0 \"move\": it has no compiled plan, and the schema walker is not built \
-             in (feature `schema-walk`)"
-        );
-        let e = ConfigError::InvalidSchema {
-            tool: 2,
-            name: "x",
-            fault: SchemaFault::Output,
-        };
-        assert_eq!(
-            shown(&e),
-            "tool 2 \"x\": its output schema is not a JSON object"
-        );
-        let e = ConfigError::InvalidSchema {
-            tool: 3,
-            name: "y",
-            fault: SchemaFault::Plan,
-        };
-        assert_eq!(
-            shown(&e),
-            "tool 3 \"y\": its compiled plan is not of its input schema"
-        );
-        let e = ConfigError::InvalidTemplate {
-            template: 0,
-            uri_template: "sensor://{name",
-        };
-        assert_eq!(
-            shown(&e),
-            "resource template 0 \"sensor://{name\": not an RFC 6570 level-1 URI template"
-        );
-        let e = ConfigError::TooManyResources { limit: 32 };
-        assert_eq!(
-            shown(&e),
-            "more than 32 resources (MAX_RESOURCES): they could not all be subscribed to"
-        );
+        let cases: [(ConfigError, &str); 6] = [
+            (
+                ConfigError::InvalidSchema { tool: 1 },
+                "tool 1: its input schema is not a JSON object",
+            ),
+            (
+                ConfigError::InvalidOutputSchema { tool: 2 },
+                "tool 2: its output schema is not a JSON object",
+            ),
+            (
+                ConfigError::InvalidPlan { tool: 3 },
+                "tool 3: its compiled plan is not of its input schema",
+            ),
+            (
+                ConfigError::NoPlan { tool: 0 },
+                "tool 0: it has no compiled plan, and the schema walker is not built in \
+                 (feature `schema-walk`)",
+            ),
+            (
+                ConfigError::InvalidTemplate { template: 0 },
+                "resource template 0: not an RFC 6570 level-1 URI template",
+            ),
+            (
+                ConfigError::TooManyResources { limit: 32 },
+                "more than 32 resources (MAX_RESOURCES): they could not all be subscribed to",
+            ),
+        ];
+        for (e, message) in cases {
+            assert_eq!(shown(&e), message);
+        }
     }
 
     #[test]
