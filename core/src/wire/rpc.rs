@@ -111,6 +111,19 @@ pub struct Rejected<'a> {
     pub error: RequestError,
 }
 
+/// The message of the JSON-RPC error answered for it (its [`RequestError`]'s).
+impl core::fmt::Display for Rejected<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(&self.error, f)
+    }
+}
+
+impl core::error::Error for Rejected<'_> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        core::error::Error::source(&self.error)
+    }
+}
+
 /// The members of a message [`parse`] looks at: four it reads, then the two that make
 /// a message without `method` a response.
 const MEMBERS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];

@@ -134,6 +134,53 @@ impl Violation<'_, '_> {
     }
 }
 
+/// The message [`Violation::write_message`] writes, as text (the argument's name and
+/// the schema's value decoded): `Invalid argument "brightness": must be <= 100`.
+impl core::fmt::Display for Violation<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        use core::fmt::Write as _;
+        /// A JSON string's decoded text.
+        fn decoded(s: Str<'_>, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            s.pieces().try_for_each(|piece| match piece {
+                crate::wire::json::Piece::Text(text) => f.write_str(text),
+                crate::wire::json::Piece::Char(c) => f.write_char(c),
+            })
+        }
+        if matches!(self.rule, Rule::Uncompiled) {
+            return f.write_str("Arguments not checked: the input schema is not compiled");
+        }
+        f.write_str(match self.rule {
+            Rule::Required => "Missing required argument \"",
+            Rule::Unknown => "Unknown argument \"",
+            Rule::Duplicate => "Duplicate argument \"",
+            _ => "Invalid argument \"",
+        })?;
+        decoded(self.argument, f)?;
+        let (text, value) = match self.rule {
+            Rule::Unknown => ("\": additional properties are not allowed", None),
+            Rule::Type(v) => ("\": expected type ", Some(v)),
+            Rule::Enum(v) => ("\": must be one of ", Some(v)),
+            Rule::Minimum(v) => ("\": must be >= ", Some(v)),
+            Rule::Maximum(v) => ("\": must be <= ", Some(v)),
+            Rule::ExclusiveMinimum(v) => ("\": must be > ", Some(v)),
+            Rule::ExclusiveMaximum(v) => ("\": must be < ", Some(v)),
+            Rule::MinLength(v) => ("\": must have at least this many characters: ", Some(v)),
+            Rule::MaxLength(v) => ("\": must have at most this many characters: ", Some(v)),
+            Rule::Required | Rule::Duplicate | Rule::Uncompiled => ("\"", None),
+        };
+        f.write_str(text)?;
+        match value {
+            Some(v) => match v.as_str() {
+                Some(s) => decoded(s, f),
+                None => f.write_str(core::str::from_utf8(v.raw()).unwrap_or("?")),
+            },
+            None => Ok(()),
+        }
+    }
+}
+
+impl core::error::Error for Violation<'_, '_> {}
+
 /// The JSON Schema type names, and (in [`TYPE_KINDS`], same order) the kind of value
 /// each accepts; `integer` ([`INTEGER`]) also needs the value integral. Two arrays
 /// rather than one of tuples: no padding per entry in a small image.

@@ -15,10 +15,26 @@
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Malformed;
 
+impl core::fmt::Display for Malformed {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("the packet does not follow MQTT 5")
+    }
+}
+
+impl core::error::Error for Malformed {}
+
 /// No room left in the output buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Full;
+
+impl core::fmt::Display for Full {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("no room left in the output buffer")
+    }
+}
+
+impl core::error::Error for Full {}
 
 /// Largest remaining length MQTT can express (four bytes of variable byte integer).
 pub const MAX_REMAINING: usize = 268_435_455;

@@ -82,6 +82,14 @@ impl core::error::Error for ScanError {}
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct BufferTooSmall;
 
+impl fmt::Display for BufferTooSmall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the decoded string does not fit the buffer")
+    }
+}
+
+impl core::error::Error for BufferTooSmall {}
+
 /// The type of a JSON value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
