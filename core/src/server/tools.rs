@@ -10,12 +10,10 @@ use crate::device::Device;
 use crate::device::Exchange;
 use crate::device::Step;
 use crate::device::ToolCall;
-use crate::model::schema::Violation;
 use crate::wire::error::DispatchError;
 use crate::wire::json::JsonWriter;
 use crate::wire::json::Kind;
 use crate::wire::json::Sink;
-use crate::wire::json::Value;
 use crate::wire::rpc;
 use crate::wire::rpc::Id;
 use crate::wire::rpc::Request;
@@ -38,6 +36,18 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         if args.is_some_and(|a| a.kind() != Kind::Object) {
             return Err(DispatchError::InvalidParams("arguments must be an object").into());
         }
+        // The schema, for the walker, when the tool has no compiled plan (a plan carries
+        // its own). Read before the call is set up: the smaller code on small targets.
+        let plan = self.device.tool_plan(index);
+        let schema = match plan {
+            Some(_) => "",
+            None => {
+                self.device
+                    .tool(index)
+                    .ok_or(DispatchError::Internal("Invalid tool schema"))?
+                    .input_schema
+            }
+        };
         // The 2026-07-28 input the request brings (feature `input`).
         let mut state_buf = [0u8; input::STATE_BUF];
         let opened = self.tool_input(p, ex, index, &mut state_buf)?;
@@ -50,11 +60,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         // The schema was checked when the server was built (descriptors are static):
         // not parsed again, and not walked at all when compiled into a plan.
         // Without `schema-walk` a tool without a plan was refused then, too.
-        let checked = match self.device.tool_plan(index) {
+        let checked = match plan {
             Some(plan) => call.check_plan(plan),
-            None => self
-                .walk_schema(index, args)
-                .ok_or(DispatchError::Internal("Invalid tool schema"))?,
+            None => crate::model::schema::walk(schema, args),
         };
         if let Err(violation) = checked {
             if gate.legacy {
@@ -112,18 +120,6 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         }
         self.finish_call(&mut call);
         Ok(())
-    }
-
-    /// The arguments of tool `index`, which has no compiled plan, checked by walking
-    /// its schema's text (`None`: no such tool). Without the walker (`schema-walk`),
-    /// [`Server::new`] refused such a tool: refused here too.
-    fn walk_schema<'s>(
-        &'s self,
-        index: usize,
-        args: Option<Value<'s>>,
-    ) -> Option<Result<(), Violation<'s, 's>>> {
-        let tool = self.device.tool(index)?;
-        Some(crate::model::schema::walk(tool.input_schema, args))
     }
 
     pub(super) fn finish_call(&self, call: &mut ToolCall<'_>) {
