@@ -169,21 +169,53 @@ def test_long_call_progress_and_notifications(client, device):
     assert note["params"]["uri"] == "led://state"
 
 
-def test_sessions_are_bounded(broker, device):
-    clients = [Client(broker) for _ in range(9)]
+def call(s: Session, id_, method: str, params: dict | None = None) -> tuple[list[dict], dict]:
+    """A request's notifications on the RPC topic, then its answer."""
+    s.send({"jsonrpc": "2.0", "id": id_, "method": method, **({"params": params} if params else {})})
+    notes = []
+    while True:
+        m = s.reply()
+        assert m is not None, f"no answer to {method}; saw {notes}"
+        if m.get("id") == id_ and "method" not in m:
+            return notes, m
+        notes.append(m)
+
+
+def test_a_full_table_evicts_the_session_idle_longest(broker, device):
+    """Ten clients on the board's eight sessions, none leaving (as when their wills die
+    with a crashed broker): every one is served. The session idle longest is evicted,
+    not the one opened first; the evicted client is still heard and served without a
+    session (its log level forgotten); it may open again. A goodbye still ends a
+    client: after it, nothing it sends is heard."""
+    clients = [Client(broker) for _ in range(10)]
+    led = {"name": "set_led", "arguments": {"color": "red"}}
     try:
         sessions = [Session(c, device.server_id, NAME) for c in clients]
+        first, second = sessions[0], sessions[1]
         for s in sessions[:8]:
             assert "result" in s.initialize()
-        r = sessions[8].request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}, control=True)
-        assert r["error"]["code"] == -32603 and "sessions" in r["error"]["message"]
-        # One leaves: the ninth gets in.
-        sessions[0].send({"jsonrpc": "2.0", "method": "notifications/disconnected"})
+            if s is second:
+                assert call(s, 2, "logging/setLevel", {"level": "debug"})[1]["result"] == {}
+        # The first, opened first, was heard last: the second is idle longest.
+        assert call(first, 2, "logging/setLevel", {"level": "debug"})[1]["result"] == {}
+        assert "result" in sessions[8].initialize(), "the ninth client refused"
+        # The first keeps its session: set_led logs to it.
+        notes, r = call(first, 3, "tools/call", led)
+        assert "result" in r and [n["method"] for n in notes] == ["notifications/message"], notes
+        # The second was evicted: answered all the same, without its session's log level.
+        notes, r = call(second, 3, "tools/call", led)
+        assert "result" in r and notes == [], (notes, r)
+        # It opens again (the third, idle longest now, goes), and a tenth comes.
+        assert "result" in second.initialize()
+        assert "result" in sessions[9].initialize(), "the tenth client refused"
+        for i, s in enumerate(sessions):
+            assert s.request(4, "ping") == {"jsonrpc": "2.0", "id": 4, "result": {}}, i
+        # An evicted client (the third) says goodbye: its topics go.
+        sessions[2].send({"jsonrpc": "2.0", "method": "notifications/disconnected"})
         time.sleep(0.3)
-        assert "result" in sessions[8].initialize()
-        # The one that left is no longer served.
-        sessions[0].send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
-        assert sessions[0].reply(timeout=1.0) is None
+        sessions[2].send({"jsonrpc": "2.0", "id": 5, "method": "ping"})
+        assert sessions[2].reply(timeout=1.0) is None
+        assert device.alive()
     finally:
         for c in clients:
             c.close()

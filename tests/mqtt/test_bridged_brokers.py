@@ -322,13 +322,15 @@ def bridge_up(m: Message) -> bool:
     return m.topic.startswith("$SYS/broker/connection/") and m.payload == b"1"
 
 
-async def test_gateways_broker_crash_holds_sessions(site: Broker, hub: Broker, boards: Any) -> None:
+async def test_gateways_broker_crashes_leave_the_board_reachable(site: Broker, hub: Broker, boards: Any) -> None:
     """A client of a board across the bridge, its broker gone under it. Stopped
-    (SIGTERM): the client's will crosses and the board ends that session, so 8 such
-    clients in turn leave the ninth served. Killed (SIGKILL): the will is lost and the
-    board, whose own connection never dropped, keeps the session: after 8 the ninth is
-    refused (the host board's 8 sessions full). The board reconnecting frees them."""
-    a = boards(site, "board-a", A)
+    (SIGTERM): the client's will crosses and the board ends that session, so 9 such
+    clients in turn are each served. Killed (SIGKILL): the will is lost and the board,
+    whose own connection never dropped, keeps the session until it needs the room:
+    after 8 the board's 8 sessions are all held by gone clients, and the ninth and
+    tenth are served all the same (each evicts the session idle longest), as is one
+    more after them."""
+    boards(site, "board-a", A)
 
     async def a_client_then(end: Callable[[], None]) -> dict[str, Any]:
         """One client's `initialize` across the bridge (once the bridge is up), its
@@ -344,12 +346,9 @@ async def test_gateways_broker_crash_holds_sessions(site: Broker, hub: Broker, b
     with anyio.fail_after(90):
         for _ in range(9):
             assert "result" in await a_client_then(hub.stop)
-        for _ in range(8):
-            assert "result" in await a_client_then(hub.kill)
-        refused = await a_client_then(hub.stop)
-        assert refused["error"] == {"code": -32603, "message": "too many MQTT client sessions"}, refused
-        a.kill()
-        a.start()
+        for i in range(10):
+            answer = await a_client_then(hub.kill)
+            assert "result" in answer, (i, answer)
         assert "result" in await a_client_then(hub.stop)
 
 

@@ -27,15 +27,26 @@
 //! subscribes at QoS 0, so a broker sends none above it).
 //!
 //! **Sessions.** At most `S` clients at once ([`Mqtt<S>`](Mqtt)), each with its own
-//! [`Session`]: its own era, negotiated version, log level and
-//! input capabilities, swapped into the one [`Server`](crate::Server) for that client's messages.
-//! An `initialize` (or `server/discover`) from a client with a session starts it
-//! afresh; one from a new client when all `S` are taken is answered with -32603
-//! (`too many MQTT client sessions`) on its RPC topic. Resource subscriptions are
-//! the server's, shared: their notifications go to the capability topic, where
-//! every client hears them. A long tool call (a pending job) is continued at every
-//! tick and its progress and answer go to its client's RPC topic; at most
-//! [`MAX_JOBS`] at once are followed (one more is answered -32603 and cancelled).
+//! [`Session`]: its own era, negotiated version, log level and input capabilities,
+//! swapped into the one [`Server`](crate::Server) for that client's messages. An
+//! `initialize` (or `server/discover`) from a client with a session starts it afresh.
+//! Resource subscriptions are the server's, shared: their notifications go to the
+//! capability topic, where every client hears them. A long tool call (a pending job) is
+//! continued at every tick and its progress and answer go to its client's RPC topic; at
+//! most [`MAX_JOBS`] at once are followed (one more is answered -32603 and cancelled).
+//!
+//! **Eviction.** A session ends with its client's `notifications/disconnected` or will;
+//! a client whose will is lost (its broker crashed, a bridge partitioned) never sends
+//! either. So when all `S` are taken, a new client's opening request evicts the session
+//! idle longest (by a count of client messages, no clock: the client heard from least
+//! recently, on its RPC topic or by its opening) and is served (only a `Mqtt<0>`
+//! answers -32603 `too many MQTT client sessions`). Eviction forgets only the
+//! [`Session`]: nothing is sent, the client's topics stay subscribed and its pending
+//! calls go on to their answers. An evicted client still there is served as a client
+//! without a session is: each message in a fresh [`Session`] not kept (correct answers;
+//! its log level and input capabilities are forgotten), until it opens again (and
+//! evicts the next) or leaves (its topics are then unsubscribed). A gone client's three
+//! subscriptions stay on the broker until the device reconnects.
 //!
 //! **The 2026-07-28 era over MQTT.** The specification is stateful (`initialize` on
 //! the control topic opens the RPC topics); 2026-07-28 has no `initialize`. A
@@ -201,6 +212,9 @@ type ClientId = heapless::Vec<u8, { topic::MAX_CLIENT_ID }>;
 struct Client {
     id: ClientId,
     session: Session,
+    /// [`Mqtt::clock`] when the client was last heard (its opening request, or a
+    /// message on its RPC topic): the session idle longest is evicted first.
+    active: u32,
 }
 
 /// Longest opening request (`initialize`, `server/discover`) held until the SUBACK
@@ -242,6 +256,8 @@ pub struct Mqtt<const S: usize = 4> {
     suggested: heapless::Vec<u8, { topic::MAX_SERVER_NAME }>,
     next_packet: u16,
     connected: bool,
+    /// Messages heard from clients (wrapping): the clock of [`Client::active`].
+    clock: u32,
 }
 
 impl<const S: usize> Default for Mqtt<S> {
@@ -263,6 +279,7 @@ impl<const S: usize> Mqtt<S> {
             suggested: heapless::Vec::new(),
             next_packet: 1,
             connected: false,
+            clock: 0,
         }
     }
 
@@ -310,5 +327,50 @@ impl<const S: usize> Mqtt<S> {
 
     fn find(&self, client: &[u8]) -> Option<usize> {
         self.clients.iter().position(|c| c.id.as_slice() == client)
+    }
+
+    /// A message from `client`: the clock advances, and its session (if it has one)
+    /// was active now. Returns the clock's new reading.
+    fn heard(&mut self, client: &[u8]) -> u32 {
+        self.clock = self.clock.wrapping_add(1);
+        let now = self.clock;
+        if let Some(c) = self.clients.iter_mut().find(|c| c.id.as_slice() == client) {
+            c.active = now;
+        }
+        now
+    }
+
+    /// Open `client`'s session, or start its session afresh. When all `S` are taken,
+    /// the session idle longest is evicted to make room: only its [`Session`] is
+    /// forgotten (its topics stay subscribed, its pending calls go on), so the
+    /// evicted client, if still there, is served as a client without a session.
+    /// False only when there is no room at all (`S` = 0).
+    fn open(&mut self, client: &[u8]) -> bool {
+        let now = self.heard(client);
+        if let Some(c) = self.clients.iter_mut().find(|c| c.id.as_slice() == client) {
+            c.session = Session::new();
+            return true;
+        }
+        if self.clients.is_full() {
+            // Idle time as a wrapping difference: right across the clock's wrap.
+            let idlest = self
+                .clients
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, c)| now.wrapping_sub(c.active))
+                .map(|(i, _)| i);
+            if let Some(i) = idlest {
+                let _ = crate::state::subscription::swap_remove(&mut self.clients, i);
+            }
+        }
+        let mut id = ClientId::new();
+        let _ = id.extend_from_slice(client);
+        self.clients
+            .push(Client {
+                id,
+                session: Session::new(),
+                active: now,
+            })
+            .is_ok()
     }
 }

@@ -10,9 +10,7 @@ use embedded_io_async::{Read, Write};
 use super::inbox::Inbox;
 use super::packet::{self, kind, Connect, Publish};
 use super::topic::{self, Topic};
-use super::{
-    Client, ClientId, Held, Job, Mqtt, MqttConfig, MqttError, HEAD_LEN, MIN_RX_BUF, MIN_TX_BUF,
-};
+use super::{ClientId, Held, Job, Mqtt, MqttConfig, MqttError, HEAD_LEN, MIN_RX_BUF, MIN_TX_BUF};
 use crate::device::Device;
 use crate::server::{Era, Server, Session};
 use crate::transport::asynch::Tick;
@@ -314,14 +312,12 @@ where
 {
     let mut i = 0;
     while let Some(job) = mqtt.jobs.get(i) {
-        let Some(c) = mqtt.find(&job.client) else {
-            let _ = server.cancel(&job.id);
-            let _ = crate::state::subscription::swap_remove(&mut mqtt.jobs, i);
-            continue;
-        };
+        // A call of a client without a session (evicted from it, or a call on the
+        // control topic) goes on in a fresh one: it is answered all the same.
+        let c = mqtt.find(&job.client);
         let (pending, len) = {
             let mut sink = SliceSink::new(out.body);
-            let client = mqtt.clients.get_mut(c);
+            let client = c.and_then(|c| mqtt.clients.get_mut(c));
             let mut none = Session::new();
             let session = client.map_or(&mut none, |c| &mut c.session);
             server.swap_session(session);
@@ -566,21 +562,16 @@ where
             };
             c
         }
+        // A client whose topics are ours: with a session, or evicted from one (its
+        // messages are then served without a session, below).
         Topic::Rpc(c) => {
-            if mqtt.find(c).is_none() {
-                return Ok(());
-            }
+            mqtt.heard(c);
             if !truncated && is_disconnected(p.payload) {
                 return end_session(server, mqtt, out, c).await;
             }
             c
         }
-        Topic::ClientPresence(c) => {
-            if mqtt.find(c).is_some() {
-                end_session(server, mqtt, out, c).await?;
-            }
-            return Ok(());
-        }
+        Topic::ClientPresence(c) => return end_session(server, mqtt, out, c).await,
         Topic::ClientCapability(_) | Topic::Other => return Ok(()),
     };
     let control = matches!(
@@ -588,29 +579,13 @@ where
         Topic::Control
     );
     // The session this message is served in: a control message that opens one
-    // (initialize, server/discover) starts it afresh; another control message is
-    // served in a fresh one that is not kept.
+    // (initialize, server/discover) starts it afresh, evicting the session idle
+    // longest when all are taken; another control message, or a message of a client
+    // without a session, is served in a fresh one that is not kept.
     let opens = control && !truncated && opens_session(p.payload);
     let mut busy = false;
     if opens {
-        match mqtt.find(client) {
-            Some(i) => {
-                if let Some(c) = mqtt.clients.get_mut(i) {
-                    c.session = Session::new();
-                }
-            }
-            None => {
-                let mut id = ClientId::new();
-                let _ = id.extend_from_slice(client);
-                busy = mqtt
-                    .clients
-                    .push(Client {
-                        id,
-                        session: Session::new(),
-                    })
-                    .is_err();
-            }
-        }
+        busy = !mqtt.open(client);
         if !busy {
             let pid = mqtt.packet_id();
             let mut id = ClientId::new();
@@ -806,7 +781,8 @@ fn is_disconnected(payload: &[u8]) -> bool {
     matches!(rpc::parse(payload), Ok(Message::Notification(n)) if n.method.eq_str("notifications/disconnected"))
 }
 
-/// End a client's session: cancel its jobs, forget it, unsubscribe its topics.
+/// End a client's session (its goodbye, its will, a refused SUBACK), or what is left
+/// of one evicted: cancel its jobs, forget it, unsubscribe its topics.
 async fn end_session<
     D,
     W,

@@ -10,8 +10,12 @@ use super::*;
 use crate::model::registry::Tool;
 use crate::{Config, Device, Server, Step};
 
-static TOOLS: [Tool<'static>; 1] = [Tool::new("echo", r#"{"type":"object"}"#)];
+static TOOLS: [Tool<'static>; 2] = [
+    Tool::new("echo", r#"{"type":"object"}"#),
+    Tool::new("slow", r#"{"type":"object"}"#),
+];
 
+/// `echo` answers at once; `slow` is a job, answered at the next tick.
 struct Echo;
 
 impl Device for Echo {
@@ -19,13 +23,26 @@ impl Device for Echo {
         TOOLS.get(i).copied()
     }
     fn call_tool(&mut self, call: &mut crate::device::ToolCall<'_>) -> Step {
+        if call.tool() == 1 && call.can_defer() {
+            return Step::Pending;
+        }
         call.text("hi");
+        Step::Done
+    }
+    fn poll_tool(&mut self, call: &mut crate::device::ToolCall<'_>) -> Step {
+        call.text("slow done");
         Step::Done
     }
 }
 
-/// The broker's side: chunks to read, then end of input.
+/// The broker's side: chunks to read, then end of input. An empty chunk: nothing to
+/// read until a tick has passed.
 struct Script(Vec<Vec<u8>>);
+
+/// In a script: a tick passes here.
+fn tick() -> Vec<u8> {
+    Vec::new()
+}
 
 impl embedded_io_async::ErrorType for Script {
     type Error = core::convert::Infallible;
@@ -33,6 +50,10 @@ impl embedded_io_async::ErrorType for Script {
 
 impl embedded_io_async::Read for Script {
     async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+        while self.0.first().is_some_and(Vec::is_empty) {
+            self.0.remove(0);
+            embassy_futures::yield_now().await;
+        }
         if self.0.is_empty() {
             return Ok(0);
         }
@@ -317,15 +338,12 @@ fn adopts_the_suggested_name_and_ignores_a_control_message_without_client_id() {
 }
 
 #[test]
-fn bounded_sessions_and_oversized_payloads() {
+fn oversized_payloads_are_answered_and_passed_over() {
     let big = std::vec![b'x'; 5000];
     let (sent, _) = run(std::vec![
         connack(&[]),
         publish("$mcp-server/dev/lab/echo", Some("a"), INIT),
         suback(2, &[0, 0, 0]),
-        publish("$mcp-server/dev/lab/echo", Some("b"), INIT),
-        suback(3, &[0, 0, 0]),
-        publish("$mcp-server/dev/lab/echo", Some("c"), INIT),
         publish("$mcp-rpc/a/dev/lab/echo", None, &big),
         publish(
             "$mcp-rpc/a/dev/lab/echo",
@@ -333,18 +351,6 @@ fn bounded_sessions_and_oversized_payloads() {
             br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#
         ),
     ]);
-    let rpc_c: Vec<_> = sent
-        .iter()
-        .filter(|s| s.1 == "$mcp-rpc/c/dev/lab/echo")
-        .collect();
-    assert_eq!(rpc_c.len(), 1);
-    assert!(
-        rpc_c[0].2.contains(
-            r#""id":1,"error":{"code":-32603,"message":"too many MQTT client sessions"}"#
-        ),
-        "{}",
-        rpc_c[0].2
-    );
     let rpc_a: Vec<_> = sent
         .iter()
         .filter(|s| s.0 == kind::PUBLISH && s.1 == "$mcp-rpc/a/dev/lab/echo")
@@ -358,6 +364,161 @@ fn bounded_sessions_and_oversized_payloads() {
     assert_eq!(rpc_a[2].2, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
 }
 
+/// The answers published on `client`'s RPC topic, in order.
+fn answers(sent: &[Packet], client: &str) -> Vec<String> {
+    let rpc = std::format!("$mcp-rpc/{client}/dev/lab/echo");
+    sent.iter()
+        .filter(|s| s.0 == kind::PUBLISH && s.1 == rpc)
+        .map(|s| s.2.clone())
+        .collect()
+}
+
+/// Three clients open sessions on a device with room for two, none leaving (their
+/// wills lost with a crashed broker, say): every one is served; the session idle
+/// longest is evicted, not the oldest opened; the evicted client is still heard and
+/// its requests served without a session; opening again evicts the next idlest; a
+/// goodbye from an evicted client unsubscribes its topics. Nothing is refused.
+#[test]
+fn a_full_table_evicts_the_session_idle_longest() {
+    let rpc = |c: &str| std::format!("$mcp-rpc/{c}/dev/lab/echo");
+    let control = "$mcp-server/dev/lab/echo";
+    let ping = |id: u32| std::format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+    let mut mqtt: Mqtt<2> = Mqtt::new();
+    let (sent, _) = run_with(
+        &mut mqtt,
+        std::vec![
+            connack(&[]),
+            publish(control, Some("a"), INIT),
+            suback(2, &[0, 0, 0]),
+            publish(control, Some("b"), INIT),
+            suback(3, &[0, 0, 0]),
+            // a, opened first, was heard last: b is idle longest.
+            publish(&rpc("a"), None, ping(2).as_bytes()),
+            publish(control, Some("c"), INIT),
+            suback(4, &[0, 0, 0]),
+            // b, evicted, asks again: served without a session.
+            publish(
+                &rpc("b"),
+                None,
+                br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}"#
+            ),
+            // b opens again: a (heard before c opened) is idle longest now.
+            publish(control, Some("b"), INIT),
+            suback(5, &[0, 0, 0]),
+            publish(&rpc("a"), None, ping(4).as_bytes()),
+            publish(
+                &rpc("a"),
+                None,
+                br#"{"jsonrpc":"2.0","method":"notifications/disconnected"}"#
+            ),
+        ],
+    );
+    let init_ok = |s: &String| {
+        s.starts_with(r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18""#)
+    };
+    let a = answers(&sent, "a");
+    assert_eq!(a.len(), 3, "{a:?}");
+    assert!(init_ok(&a[0]), "{}", a[0]);
+    assert_eq!(a[1], r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
+    assert_eq!(a[2], r#"{"jsonrpc":"2.0","id":4,"result":{}}"#);
+    let b = answers(&sent, "b");
+    assert_eq!(b.len(), 3, "{b:?}");
+    assert!(init_ok(&b[0]) && init_ok(&b[2]), "{b:?}");
+    assert!(
+        b[1].starts_with(
+            r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"hi"}]"#
+        ),
+        "{}",
+        b[1]
+    );
+    let c = answers(&sent, "c");
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert!(init_ok(&c[0]), "{}", c[0]);
+    // Eviction unsubscribes nothing: only a's goodbye does, at the end.
+    let unsubscribed: Vec<_> = sent.iter().filter(|s| s.0 == kind::UNSUBSCRIBE).collect();
+    assert_eq!(unsubscribed.len(), 1);
+    assert_eq!(
+        sent.last().unwrap(),
+        &(
+            kind::UNSUBSCRIBE,
+            "$mcp-rpc/a/dev/lab/echo $mcp-client/presence/a $mcp-client/capability/a".into(),
+            String::new()
+        )
+    );
+    assert_eq!(mqtt.sessions(), 2);
+    assert!(mqtt.find(b"b").is_some() && mqtt.find(b"c").is_some());
+}
+
+/// A client evicted while its call is pending: the call goes on and is answered, once,
+/// on its RPC topic.
+#[test]
+fn an_evicted_clients_pending_call_is_answered() {
+    let control = "$mcp-server/dev/lab/echo";
+    let mut mqtt: Mqtt<2> = Mqtt::new();
+    let (sent, _) = run_with(
+        &mut mqtt,
+        std::vec![
+            connack(&[]),
+            publish(control, Some("a"), INIT),
+            suback(2, &[0, 0, 0]),
+            publish(
+                "$mcp-rpc/a/dev/lab/echo",
+                None,
+                br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}"#
+            ),
+            publish(control, Some("b"), INIT),
+            suback(3, &[0, 0, 0]),
+            publish(control, Some("c"), INIT),
+            suback(4, &[0, 0, 0]),
+            tick(),
+            tick(),
+        ],
+    );
+    assert!(mqtt.find(b"a").is_none(), "a was evicted");
+    let a = answers(&sent, "a");
+    assert_eq!(a.len(), 2, "{a:?}");
+    assert!(
+        a[1].starts_with(
+            r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"slow done"}]"#
+        ),
+        "{}",
+        a[1]
+    );
+    assert!(sent.iter().all(|s| s.0 != kind::UNSUBSCRIBE));
+}
+
+/// `Mqtt<0>`: no session can be had; an opening request is refused, not dropped.
+#[test]
+fn no_room_at_all_is_refused() {
+    let mut server: Server<Echo> = Server::new(Echo, Config::new("echo", "1")).unwrap();
+    let mut mqtt: Mqtt<0> = Mqtt::new();
+    let config = MqttConfig::new("dev", "lab/echo", "an echo");
+    let (mut rx, mut tx) = ([0u8; 600], [0u8; 2048]);
+    let mut reader = Script(std::vec![
+        connack(&[]),
+        publish("$mcp-server/dev/lab/echo", Some("a"), INIT),
+    ]);
+    let mut writer = Sent::default();
+    let mut tick = || core::future::ready(());
+    let _ = embassy_futures::block_on(serve_mqtt(
+        &mut server,
+        &mut mqtt,
+        &config,
+        &mut reader,
+        &mut writer,
+        &mut rx,
+        &mut tx,
+        &mut tick,
+    ));
+    let a = answers(&decode(&writer.0), "a");
+    assert_eq!(
+        a,
+        [
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"too many MQTT client sessions"}}"#
+        ]
+    );
+}
+
 #[test]
 fn initialize_waits_for_the_suback_and_a_refusal_is_an_error() {
     let rpc = "$mcp-rpc/c1/dev/lab/echo";
@@ -368,20 +529,27 @@ fn initialize_waits_for_the_suback_and_a_refusal_is_an_error() {
     // Subscribed, not answered: no SUBACK came.
     assert_eq!(sent.len(), 4);
     assert_eq!(sent[3].0, kind::SUBSCRIBE);
-    let (sent, _) = run(std::vec![
-        connack(&[]),
-        publish("$mcp-server/dev/lab/echo", Some("c1"), INIT),
-        suback(2, &[0, 0x87, 0]),
-        publish(rpc, None, br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#),
-    ]);
+    let mut mqtt: Mqtt<2> = Mqtt::new();
+    let (sent, _) = run_with(
+        &mut mqtt,
+        std::vec![
+            connack(&[]),
+            publish("$mcp-server/dev/lab/echo", Some("c1"), INIT),
+            suback(2, &[0, 0x87, 0]),
+            publish(rpc, None, br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#),
+        ],
+    );
     assert_eq!(sent[4].0, kind::UNSUBSCRIBE);
     assert_eq!(sent[5].1, rpc);
     assert_eq!(
         sent[5].2,
         r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Failed to subscribe to client topics"}}"#
     );
-    // The session is gone: the ping is not served.
-    assert_eq!(sent.len(), 6);
+    // The session is gone. A ping that still arrives on the RPC topic (granted, and
+    // not yet unsubscribed at the broker) is served without one.
+    assert_eq!(mqtt.sessions(), 0);
+    assert_eq!(sent[6].2, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
+    assert_eq!(sent.len(), 7);
 }
 
 #[test]
