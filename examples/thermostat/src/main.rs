@@ -7,9 +7,10 @@
 
 use std::process::ExitCode;
 
-use emcp::device::{ReadError, ResourceRead, Target, ToolCall};
-use emcp::model::registry::{Resource, Tool, ToolAnnotations};
-use emcp::{Config, Device, Server, Step};
+use emcp::{
+    Config, Device, ReadError, Resource, ResourceRead, Server, Step, Target, Tool, ToolAnnotations,
+    ToolCall,
+};
 
 /// What the device offers: `static` descriptors, the schemas checked and compiled
 /// when the program is built (`emcp::tool!`).
