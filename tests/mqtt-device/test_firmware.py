@@ -1,8 +1,9 @@
 """The networked firmware (examples/net-firmware, QEMU mps2-an385) in MQTT mode
 (`run.sh --mqtt PORT`) on a real Mosquitto: it reaches the broker on the host
 through QEMU's user network (10.0.2.2), comes online, is initialized, lists and
-calls its tools, answers hostile payloads, and its will empties its presence when
-QEMU is killed. The image is built first (`run.sh --mqtt PORT --build`)."""
+calls its tools, answers hostile payloads, serves more clients than its two sessions
+(the idlest evicted), and its will empties its presence when QEMU is killed. The
+image is built first (`run.sh --mqtt PORT --build`)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,32 @@ def test_firmware_initialize_list_call(broker, firmware):
     assert r["error"]["code"] == -32600 and r["id"] is None
     assert s.request(6, "ping")["result"] == {}
     c.close()
+
+
+def test_firmware_sessions_evict_the_idlest(broker, firmware):
+    """The firmware's two sessions: clients that went without a goodbye or a will (a
+    clean MQTT disconnect leaves no will, as a crashed broker loses one) hold them until
+    the room is needed; each newcomer evicts the session idle longest and is served, and
+    an evicted client still there is answered."""
+    for i in range(3):
+        c = Client(broker)
+        assert "result" in Session(c, SID, NAME).initialize(), i
+        c.close()
+    clients = [Client(broker) for _ in range(3)]
+    try:
+        a, b, c = (Session(x, SID, NAME) for x in clients)
+        assert "result" in a.initialize()
+        assert "result" in b.initialize()
+        assert b.request(2, "ping")["result"] == {}
+        assert "result" in c.initialize(), "the third client refused"
+        # a, idle longest, was evicted: still heard, and answered.
+        r = a.request(3, "tools/call", {"name": "read_sensor", "arguments": {"sensor": "humidity"}})
+        assert r["result"]["structuredContent"]["sensor"] == "humidity"
+        assert b.request(4, "ping")["result"] == {}
+        assert c.request(4, "ping")["result"] == {}
+    finally:
+        for x in clients:
+            x.close()
 
 
 def test_firmware_will_on_kill(broker, firmware):
