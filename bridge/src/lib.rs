@@ -23,10 +23,14 @@
 //! **Guarantees.** Every host request — a line the core answers with its id, however
 //! malformed otherwise ([`message::Message::from_host`]) — gets exactly one response:
 //! the device's, or the bridge's own JSON-RPC error ([`relay::Fault`]: -32000 device
-//! reset or unavailable, -32001 timeout, -32600 id already in flight). A line longer
-//! than the device's line buffer ([`relay::Config::line_max`]) is answered as the
-//! core answers it, and not sent. On stdio, forwarded lines are the bytes received,
-//! never re-serialised (over HTTP only the id is rewritten). stdout carries only
+//! reset or unavailable or too many requests in flight, -32001 timeout, -32600 id
+//! already in flight). A line longer than the device's line buffer
+//! ([`relay::Config::line_max`]) is answered as the core answers it, and not sent.
+//! The device sees the bridge's ids only: each request goes to it with an id of the
+//! bridge's own and its answer comes back with the host's id, byte for byte, so no
+//! id a host picks can collide with the bridge's own requests (its replays) or with
+//! another request ([`relay`]). Forwarded lines are the bytes received but for those
+//! ids, never re-serialised. stdout carries only
 //! protocol; diagnostics go to stderr. JSON is read with the core's iterative
 //! scanner, nesting bounded: no input makes the bridge recurse.
 //!

@@ -1,8 +1,10 @@
 //! One JSON-RPC line, looked at lightly: its kind, the raw text of its id, its method
 //! and the few parameters the relay follows. Lines are never re-serialised: the relay
-//! forwards the bytes it received; only lines the bridge writes itself (its errors,
-//! replayed requests, cancellations) are built here, and over HTTP a request's id is
-//! swapped for the bridge's own ([`with_id`]).
+//! forwards the bytes it received but for the ids it swaps — a request's id for the
+//! bridge's own on its way to the device and back in its answer ([`with_id`]), the
+//! ids a cancellation or a listen stream's notifications name ([`with_value`]); only
+//! lines the bridge writes itself (its errors, replayed requests, cancellations) are
+//! built here.
 //!
 //! **Whose rules.** A host line is classified by the core's own JSON-RPC check
 //! ([`emcp::wire::rpc::parse`], [`Message::from_host`]), so the bridge counts as a
@@ -191,10 +193,12 @@ pub fn string_value(json_text: &str) -> Option<String> {
     v.as_str().map(string)
 }
 
-/// `line` (a JSON object) with the value of its `id` member replaced by the JSON text
-/// `id`, and its line breaks by spaces (outside strings they are whitespace; JSON
-/// strings cannot hold one raw): one device line. `None` when `line` is not such an
-/// object.
+/// `line` (a JSON object) with the value of its `id` member — of every member so
+/// named, however its name is escaped, so that a reader taking the first and one
+/// taking the last see the same — replaced by the JSON text `id`, and its line
+/// breaks by spaces (outside strings they are whitespace; JSON strings cannot hold
+/// one raw): one device line. The rest of the line is kept byte for byte. `None`
+/// when `line` is not such an object.
 ///
 /// ```
 /// use emcp_bridge::message::with_id;
@@ -202,16 +206,51 @@ pub fn string_value(json_text: &str) -> Option<String> {
 ///     with_id(b"{\"id\" : 7,\r\n \"method\":7}", "\"b/1\"").unwrap(),
 ///     b"{\"id\" : \"b/1\",   \"method\":7}"
 /// );
+/// assert_eq!(with_id(br#"{"id":1,"i\u0064":2}"#, "3").unwrap(), br#"{"id":3,"i\u0064":3}"#);
 /// ```
 pub fn with_id(line: &[u8], id: &str) -> Option<Vec<u8>> {
-    let root = json::parse_with_depth(line, json::DEPTH_LIMIT).ok()?;
-    let raw = root.get("id")?.raw();
-    let start = (raw.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
-    let end = start + raw.len();
-    let mut out = Vec::with_capacity(line.len() + id.len());
-    out.extend_from_slice(line.get(..start)?);
-    out.extend_from_slice(id.as_bytes());
-    out.extend_from_slice(line.get(end..)?);
+    with_value(line, &["id"], id)
+}
+
+/// `line` (a JSON object) with the value at `path` (member names from the root; the
+/// last names every member so named in its object, the others the first) replaced
+/// by the JSON text `value`, the rest kept byte for byte, line breaks as spaces
+/// ([`one_line`]). `None` when `line` is not JSON or nothing is at `path`.
+///
+/// ```
+/// use emcp_bridge::message::with_value;
+/// let line = br#"{"method":"notifications/cancelled","params":{"requestId":"a","reason":"x"}}"#;
+/// assert_eq!(
+///     with_value(line, &["params", "requestId"], "17").unwrap(),
+///     br#"{"method":"notifications/cancelled","params":{"requestId":17,"reason":"x"}}"#
+/// );
+/// assert!(with_value(line, &["params", "progressToken"], "1").is_none());
+/// ```
+pub fn with_value(line: &[u8], path: &[&str], value: &str) -> Option<Vec<u8>> {
+    let (last, outer) = path.split_last()?;
+    let mut object = json::parse_with_depth(line, json::DEPTH_LIMIT).ok()?;
+    for key in outer {
+        object = object.get(key)?;
+    }
+    let base = line.as_ptr() as usize;
+    let mut spans = Vec::new();
+    for (key, v) in object.members() {
+        if key.eq_str(last) {
+            let start = (v.raw().as_ptr() as usize).checked_sub(base)?;
+            spans.push((start, start + v.raw().len()));
+        }
+    }
+    if spans.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(line.len() + spans.len() * value.len());
+    let mut at = 0;
+    for (start, end) in spans {
+        out.extend_from_slice(line.get(at..start)?);
+        out.extend_from_slice(value.as_bytes());
+        at = end;
+    }
+    out.extend_from_slice(line.get(at..)?);
     Some(one_line(&out))
 }
 

@@ -3,17 +3,30 @@
 //! Lines in, lines out, no I/O and no clock of its own (every call takes `now`):
 //!
 //! - host line → device ([`Relay::host_line`]); device line → host
-//!   ([`Relay::device_line`]); forwarded lines are the exact bytes received;
+//!   ([`Relay::device_line`]); forwarded lines are the exact bytes received but for
+//!   the ids swapped (below);
 //! - the device link went away ([`Relay::disconnected`]) or came (back)
 //!   ([`Relay::connected`]); deadlines pass ([`Relay::tick`]).
 //!
 //! **Exactly one response per host request.** Every request from the host is kept
 //! in an in-flight table, keyed by the raw text of its id, until one response has
 //! gone back: the device's, or the bridge's own error ([`Fault`]) when the device
-//! reset with the request on it, the request timed out, or the host reused an id
-//! still in flight. A late device answer to a timed-out request is dropped.
+//! reset with the request on it, the request timed out, the host reused an id
+//! still in flight, or [`Config::max_in_flight`] requests are in flight already.
 //! A request the host cancels (`notifications/cancelled`) leaves the table without
 //! a response, as MCP specifies.
+//!
+//! **The device sees the bridge's ids only.** Each host request goes to the device
+//! with an id of the bridge's own — a JSON integer from one counter that also numbers
+//! the bridge's replayed requests, never reused — and its answer comes back with the
+//! host's id restored byte for byte (`7`, `"a\u0041"`, `123456789012345678901234567890`
+//! as the host wrote it): whatever ids the host picks, none can be taken for another
+//! request or for one of the bridge's, and a late answer to a request that timed out
+//! or was cancelled names an id no request has any more (dropped). The ids that
+//! name a request inside a message are swapped too: `requestId` of the host's
+//! `notifications/cancelled`, and the subscription id of a listen stream's
+//! notifications. The rest of each line is forwarded byte for byte; progress tokens
+//! are the host's own and pass unchanged.
 //!
 //! **Resets.** Requests written to the device before it went away are answered
 //! with [`Fault::Reset`]; requests that arrive while it is away wait (their
@@ -22,8 +35,8 @@
 //! it to the host: the `initialize` request it saw (with a bridge id, response
 //! swallowed), `notifications/initialized`, the last `logging/setLevel`, every
 //! `resources/subscribe` not since unsubscribed, and every open 2026-07-28
-//! `subscriptions/listen` stream (re-sent verbatim; its new acknowledgement is
-//! swallowed, so the host's stream just continues).
+//! `subscriptions/listen` stream (re-sent as first sent, bridge id and all; its new
+//! acknowledgement is swallowed, so the host's stream just continues).
 //!
 //! Requests from the device to the host (sampling, elicitation, roots, ping) and
 //! notifications pass to the host unchanged; the host's responses to them go back
@@ -31,6 +44,8 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
+
+use emcp::wire::error::{RequestError, RpcError};
 
 use crate::message::{self, Kind, Message};
 
@@ -49,13 +64,15 @@ pub enum Fault {
     Unavailable,
     /// The host sent a request whose id is still in flight: -32600.
     DuplicateId,
+    /// [`Config::max_in_flight`] host requests are in flight already: -32000.
+    Busy,
 }
 
 impl Fault {
     /// The JSON-RPC error code.
     pub fn code(self) -> i64 {
         match self {
-            Fault::Reset | Fault::Unavailable => -32000,
+            Fault::Reset | Fault::Unavailable | Fault::Busy => -32000,
             Fault::Timeout => -32001,
             Fault::DuplicateId => -32600,
         }
@@ -68,6 +85,7 @@ impl Fault {
             Fault::Timeout => "Request timed out: the device did not answer (emcp-bridge)",
             Fault::Unavailable => "Device unavailable (emcp-bridge)",
             Fault::DuplicateId => "Request id already in flight (emcp-bridge)",
+            Fault::Busy => "Too many requests in flight: wait for answers (emcp-bridge)",
         }
     }
 }
@@ -92,6 +110,10 @@ pub struct Config {
     /// Host lines that may wait for an absent device (default 256); a request beyond
     /// is answered [`Fault::Unavailable`] at once.
     pub max_held: usize,
+    /// Host requests in flight at once, open listen streams included (default 1024):
+    /// the bound of the table that maps the bridge's ids back to the host's; a request
+    /// beyond is answered [`Fault::Busy`] at once.
+    pub max_in_flight: usize,
     /// The device's line buffer in bytes (default the core's, 4096): a longer host
     /// line is answered here as the core answers it (`line too long`, id `null`) and
     /// not sent. The device would answer it so, and an id-null answer names no
@@ -104,16 +126,14 @@ impl Default for Config {
         Config {
             timeout: Some(Duration::from_secs(60)),
             max_held: 256,
+            max_in_flight: 1024,
             line_max: emcp::wire::framing::DEFAULT_LINE_LEN,
         }
     }
 }
 
-/// Late answers remembered per connection (ids of timed-out or cancelled requests).
-const MAX_EXPIRED: usize = 1024;
-
-/// The prefix of ids the bridge gives its own (replayed) requests.
-const REPLAY_ID: &str = "emcp-bridge/replay/";
+/// The `_meta` member naming a listen stream (its request's id) in its notifications.
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -127,13 +147,25 @@ enum State {
 
 #[derive(Debug)]
 struct Pending {
+    /// The id the device knows it by (the bridge's own, JSON text).
+    wire: String,
     /// Written to the current device (else it waits in `held`).
     sent: bool,
     deadline: Option<Instant>,
     /// `params._meta.progressToken`, JSON text.
     progress: Option<String>,
-    /// The request line of an open `subscriptions/listen` (re-sent after a reset).
+    /// The request line, as sent, of an open `subscriptions/listen` (re-sent after a
+    /// reset).
     listen: Option<Vec<u8>>,
+}
+
+/// Whose request the device is answering, by the bridge id it was sent with.
+#[derive(Debug)]
+enum Wire {
+    /// The host's: its id (JSON text, as the host wrote it).
+    Host(String),
+    /// The bridge's replay of this method, on the current connection.
+    Replay(String),
 }
 
 /// What the host set up on the device, replayed after a reset.
@@ -157,18 +189,18 @@ pub struct Relay {
     config: Config,
     state: State,
     pending: HashMap<String, Pending>,
-    /// Host lines waiting for the device: (request id, line).
+    /// Every bridge id with a request on it: the host's in `pending`, and the
+    /// bridge's replays on the current connection.
+    wires: HashMap<String, Wire>,
+    /// Host lines waiting for the device, as they will be sent: (request id, line).
     held: VecDeque<(Option<String>, Vec<u8>)>,
-    /// Ids whose late answer is dropped.
-    expired: VecDeque<String>,
     session: Session,
-    /// Bridge ids of replayed requests on the current connection, with their method.
-    replays: HashMap<String, String>,
-    /// Subscription ids of re-sent listen streams whose acknowledgement is swallowed.
+    /// Bridge ids of re-sent listen streams whose acknowledgement is swallowed.
     acks: HashSet<String>,
     /// Ids of the current device's requests to the host, not yet answered.
     device_requests: HashSet<String>,
-    next_replay: u64,
+    /// The last bridge id given.
+    next_wire: u64,
     replay_deadline: Option<Instant>,
     /// Connections so far.
     connections: u64,
@@ -181,13 +213,12 @@ impl Relay {
             config,
             state: State::Down,
             pending: HashMap::new(),
+            wires: HashMap::new(),
             held: VecDeque::new(),
-            expired: VecDeque::new(),
             session: Session::default(),
-            replays: HashMap::new(),
             acks: HashSet::new(),
             device_requests: HashSet::new(),
-            next_replay: 0,
+            next_wire: 0,
             replay_deadline: None,
             connections: 0,
         }
@@ -228,10 +259,9 @@ impl Relay {
                 self.connections
             )));
         }
-        self.replays.clear();
+        self.wires.retain(|_, w| matches!(w, Wire::Host(_)));
         self.acks.clear();
         self.device_requests.clear();
-        self.expired.clear();
         if let Some(params) = self.session.initialize.clone() {
             let id = self.replay_id("initialize");
             out.push(Out::Device(message::request_line(
@@ -264,9 +294,10 @@ impl Relay {
             .collect();
         lost.sort(); // a stable order for the host and for tests
         for id in &lost {
-            self.pending.remove(id);
+            self.forget(id);
             out.push(fail(id, Fault::Reset));
         }
+        self.wires.retain(|_, w| matches!(w, Wire::Host(_)));
         for p in self.pending.values_mut() {
             p.sent = false; // listen streams: re-sent on the next connection
         }
@@ -324,7 +355,25 @@ impl Relay {
             out.push(fail(&id, Fault::DuplicateId));
             return;
         }
-        self.expired.retain(|e| *e != id);
+        if self.pending.len() >= self.config.max_in_flight {
+            out.push(fail(&id, Fault::Busy));
+            return;
+        }
+        let wire = self.wire_id();
+        // A request is an object with an id (`Message::from_host`): `with_id` finds it.
+        let Some(line) = message::with_id(line, &wire) else {
+            out.push(fail(&id, Fault::Unavailable));
+            return;
+        };
+        if line.len() > self.config.line_max {
+            // Within the device's buffer as the host wrote it, over it with the bridge's
+            // id: the core's answer to a line too long, with the host's id.
+            let e = RpcError::from(RequestError::TooLong);
+            let (prefix, rest) = e.message();
+            let text = format!("{prefix}{rest}");
+            out.push(Out::Host(message::error_line(&id, e.code().into(), &text)));
+            return;
+        }
         let listen = msg.method() == "subscriptions/listen";
         match msg.method() {
             "initialize" => {
@@ -352,17 +401,15 @@ impl Relay {
         self.pending.insert(
             id.clone(),
             Pending {
+                wire: wire.clone(),
                 sent: false,
                 deadline,
                 progress: msg.meta("progressToken"),
-                listen: listen.then(|| line.to_vec()),
+                listen: listen.then(|| line.clone()),
             },
         );
-        if listen {
-            // The acknowledgement of a fresh stream goes to the host.
-            self.acks.remove(&id);
-        }
-        self.send_or_hold(Some(id), line, out);
+        self.wires.insert(wire, Wire::Host(id.clone()));
+        self.send_or_hold(Some(id), &line, out);
     }
 
     fn host_notification(&mut self, msg: &Message, line: &[u8], out: &mut Vec<Out>) {
@@ -372,7 +419,7 @@ impl Relay {
                 let Some(id) = msg.param("requestId") else {
                     return self.send_or_hold(None, line, out);
                 };
-                let Some(p) = self.pending.remove(&id) else {
+                let Some(p) = self.forget(&id) else {
                     return; // answered already, or never asked: nothing to cancel
                 };
                 if !p.sent {
@@ -380,7 +427,11 @@ impl Relay {
                     self.held.retain(|(k, _)| k.as_deref() != Some(id.as_str()));
                     return;
                 }
-                self.expire(id);
+                // The device knows the request by the bridge's id; a late answer to it
+                // names an id no request has any more, and is dropped.
+                let line = message::with_value(line, &["params", "requestId"], &p.wire)
+                    .unwrap_or_else(|| message::cancel_line(&p.wire, "cancelled"));
+                return self.send_or_hold(None, &line, out);
             }
             _ => {}
         }
@@ -402,22 +453,30 @@ impl Relay {
                     out.push(Out::Host(line.to_vec()));
                     return out;
                 };
-                if let Some(method) = self.replays.remove(&id) {
-                    self.replayed(&method, &msg, line, &mut out);
-                } else if self.pending.remove(&id).is_some() {
-                    if let Some((init, params)) = self.session.initializing.take() {
-                        if init == id && !msg.is_error {
-                            self.session.initialize = Some(params.unwrap_or_else(|| "{}".into()));
-                        } else if init != id {
-                            self.session.initializing = Some((init, params));
-                        }
+                match self.wires.get(&id) {
+                    Some(Wire::Replay(method)) => {
+                        let method = method.clone();
+                        self.wires.remove(&id);
+                        self.replayed(&method, &msg, line, &mut out);
                     }
-                    out.push(Out::Host(line.to_vec()));
-                } else if let Some(i) = self.expired.iter().position(|e| *e == id) {
-                    self.expired.remove(i);
-                    out.push(Out::Note(format!("late answer to {id} dropped")));
-                } else {
-                    out.push(Out::Note(format!("answer to unknown request {id} dropped")));
+                    Some(Wire::Host(host_id)) => {
+                        let host_id = host_id.clone();
+                        self.forget(&host_id);
+                        if let Some((init, params)) = self.session.initializing.take() {
+                            if init == host_id && !msg.is_error {
+                                self.session.initialize =
+                                    Some(params.unwrap_or_else(|| "{}".into()));
+                            } else if init != host_id {
+                                self.session.initializing = Some((init, params));
+                            }
+                        }
+                        // A response has its id (it was read): the host's goes in its place.
+                        let answer = message::with_id(line, &host_id).unwrap_or_default();
+                        out.push(Out::Host(answer));
+                    }
+                    None => out.push(Out::Note(format!(
+                        "answer to {id}, a request timed out, cancelled or never sent, dropped"
+                    ))),
                 }
             }
             Kind::Request => {
@@ -427,10 +486,27 @@ impl Relay {
                 out.push(Out::Host(line.to_vec()));
             }
             Kind::Notification => {
-                if msg.method() == "notifications/subscriptions/acknowledged" {
-                    let sub = msg.meta("io.modelcontextprotocol/subscriptionId");
-                    if sub.is_some_and(|s| self.acks.remove(&s)) {
+                let mut line = line.to_vec();
+                if let Some(sub) = msg.meta(SUBSCRIPTION_ID) {
+                    let acknowledged = msg.method() == "notifications/subscriptions/acknowledged";
+                    if acknowledged && self.acks.remove(&sub) {
                         return out; // a re-made stream: the host has its acknowledgement
+                    }
+                    // A listen stream's: it names the stream by the bridge's id.
+                    let host_id = match self.wires.get(&sub) {
+                        Some(Wire::Host(id)) => id,
+                        _ => {
+                            out.push(Out::Note(format!(
+                                "{} for a closed stream ({sub}) dropped",
+                                msg.method()
+                            )));
+                            return out;
+                        }
+                    };
+                    let path = ["params", "_meta", SUBSCRIPTION_ID];
+                    match message::with_value(&line, &path, host_id) {
+                        Some(l) => line = l,
+                        None => return out,
                     }
                 }
                 if msg.method() == "notifications/progress" {
@@ -444,7 +520,7 @@ impl Relay {
                         }
                     }
                 }
-                out.push(Out::Host(line.to_vec()));
+                out.push(Out::Host(line));
             }
             Kind::Other => out.push(Out::Host(line.to_vec())),
         }
@@ -463,15 +539,14 @@ impl Relay {
             .collect();
         due.sort();
         for id in due {
-            let Some(p) = self.pending.remove(&id) else {
+            let Some(p) = self.forget(&id) else {
                 continue;
             };
             out.push(fail(&id, Fault::Timeout));
             if p.sent {
                 if self.state != State::Down {
-                    out.push(Out::Device(message::cancel_line(&id, "timed out")));
+                    out.push(Out::Device(message::cancel_line(&p.wire, "timed out")));
                 }
-                self.expire(id);
             } else {
                 self.held.retain(|(k, _)| k.as_deref() != Some(id.as_str()));
             }
@@ -491,6 +566,7 @@ impl Relay {
         let mut ids: Vec<String> = self.pending.keys().cloned().collect();
         ids.sort();
         self.pending.clear();
+        self.wires.clear();
         self.held.clear();
         ids.iter().map(|id| fail(id, Fault::Unavailable)).collect()
     }
@@ -542,7 +618,7 @@ impl Relay {
                 continue;
             }
             p.sent = true;
-            self.acks.insert(id.clone());
+            self.acks.insert(p.wire.clone());
             out.push(Out::Device(p.listen.clone().unwrap_or_default()));
         }
         self.state = State::Up;
@@ -567,7 +643,7 @@ impl Relay {
         }
         if self.held.len() >= self.config.max_held {
             if let Some(id) = key {
-                self.pending.remove(&id);
+                self.forget(&id);
                 out.push(fail(&id, Fault::Unavailable));
             }
             return;
@@ -575,18 +651,25 @@ impl Relay {
         self.held.push_back((key, line.to_vec()));
     }
 
+    /// A bridge id never given before (JSON text: an integer).
+    fn wire_id(&mut self) -> String {
+        self.next_wire = self.next_wire.wrapping_add(1);
+        self.next_wire.to_string()
+    }
+
+    /// A bridge id for a replay of `method`.
     fn replay_id(&mut self, method: &str) -> String {
-        self.next_replay += 1;
-        let id = format!("\"{REPLAY_ID}{}\"", self.next_replay);
-        self.replays.insert(id.clone(), method.to_owned());
+        let id = self.wire_id();
+        self.wires
+            .insert(id.clone(), Wire::Replay(method.to_owned()));
         id
     }
 
-    fn expire(&mut self, id: String) {
-        if self.expired.len() == MAX_EXPIRED {
-            self.expired.pop_front();
-        }
-        self.expired.push_back(id);
+    /// Host request `id` leaves the in-flight table, and its bridge id with it.
+    fn forget(&mut self, id: &str) -> Option<Pending> {
+        let p = self.pending.remove(id)?;
+        self.wires.remove(&p.wire);
+        Some(p)
     }
 }
 
@@ -633,6 +716,22 @@ mod tests {
         v["error"]["code"].as_i64()
     }
 
+    /// The bridge id host request `id` went to the device with.
+    fn wire(r: &Relay, id: &str) -> String {
+        r.pending[id].wire.clone()
+    }
+
+    /// `line` (host request `id`'s, or the device's answer to it) with the bridge id
+    /// in place of `id`: as the device sees it, or says it.
+    fn wired(r: &Relay, line: &[u8], id: &str) -> Vec<u8> {
+        message::with_id(line, &wire(r, id)).unwrap()
+    }
+
+    /// The device's answer to host request `id`.
+    fn answer(r: &Relay, id: &str) -> Vec<u8> {
+        ok(&wire(r, id))
+    }
+
     fn up() -> (Relay, Instant) {
         let now = Instant::now();
         let mut r = Relay::new(Config::default());
@@ -643,20 +742,26 @@ mod tests {
     /// An initialized legacy session.
     fn session() -> (Relay, Instant) {
         let (mut r, now) = up();
-        assert_eq!(device(&r.host_line(INIT, now)), [INIT]);
-        assert_eq!(host(&r.device_line(INIT_OK, now)), [INIT_OK]);
+        let out = r.host_line(INIT, now);
+        assert_eq!(device(&out), [wired(&r, INIT, "0")]);
+        let out = r.device_line(&wired(&r, INIT_OK, "0"), now);
+        assert_eq!(host(&out), [INIT_OK]);
         assert_eq!(device(&r.host_line(INITIALIZED, now)), [INITIALIZED]);
         (r, now)
     }
 
     #[test]
-    fn forwards_exact_bytes_both_ways_and_matches_raw_ids() {
+    fn forwards_exact_bytes_both_ways_but_the_id() {
         let (mut r, now) = up();
         let line = br#"{"jsonrpc":"2.0", "id" : "a\u0041" ,"method":"ping"}"#;
-        assert_eq!(device(&r.host_line(line, now)), [line]);
+        let sent = device(&r.host_line(line, now));
+        assert_eq!(sent, [br#"{"jsonrpc":"2.0", "id" : 1 ,"method":"ping"}"#]);
         assert_eq!(r.in_flight(), 1);
-        let answer = br#"{"jsonrpc":"2.0","id":"a\u0041","result":{}}"#;
-        assert_eq!(host(&r.device_line(answer, now)), [answer]);
+        let answer = br#"{"jsonrpc":"2.0","id":1, "result":{"x":1.0e2}}"#;
+        assert_eq!(
+            host(&r.device_line(answer, now)),
+            [br#"{"jsonrpc":"2.0","id":"a\u0041", "result":{"x":1.0e2}}"#]
+        );
         assert_eq!(r.in_flight(), 0);
         // A second answer to the same id is not delivered.
         assert!(host(&r.device_line(answer, now)).is_empty());
@@ -668,8 +773,9 @@ mod tests {
         r.host_line(&req("1", "ping"), now);
         r.host_line(&req("\"1\"", "ping"), now);
         assert_eq!(r.in_flight(), 2);
-        assert_eq!(host(&r.device_line(&ok("\"1\""), now)), [ok("\"1\"")]);
-        assert_eq!(host(&r.device_line(&ok("1"), now)), [ok("1")]);
+        let (a, b) = (answer(&r, "\"1\""), answer(&r, "1"));
+        assert_eq!(host(&r.device_line(&a, now)), [ok("\"1\"")]);
+        assert_eq!(host(&r.device_line(&b, now)), [ok("1")]);
         assert_eq!(r.in_flight(), 0);
     }
 
@@ -679,7 +785,8 @@ mod tests {
         for i in 1..=3 {
             r.host_line(&req(&i.to_string(), "tools/list"), now);
         }
-        r.device_line(&ok("2"), now);
+        let first = answer(&r, "1");
+        r.device_line(&answer(&r, "2"), now);
         let out = r.disconnected(now);
         let errors = host(&out);
         assert_eq!(errors.len(), 2);
@@ -692,7 +799,7 @@ mod tests {
         );
         // A second reset signal, and answers from the old device, add nothing.
         assert!(host(&r.disconnected(now)).is_empty());
-        assert!(host(&r.device_line(&ok("1"), now)).is_empty());
+        assert!(host(&r.device_line(&first, now)).is_empty());
         assert_eq!(r.in_flight(), 0);
     }
 
@@ -717,14 +824,13 @@ mod tests {
             Message::parse(INIT).unwrap().params.as_deref()
         );
         let replay_id = replay.id.unwrap();
-        assert!(replay_id.starts_with("\"emcp-bridge/replay/"));
         // The device answers the replayed initialize: swallowed; then initialized and
         // the held request go out.
-        let answer = format!(r#"{{"jsonrpc":"2.0","id":{replay_id},"result":{{}}}}"#);
-        let out = r.device_line(answer.as_bytes(), now);
+        let out = r.device_line(&ok(&replay_id), now);
         assert!(host(&out).is_empty());
-        assert_eq!(device(&out), [INITIALIZED.to_vec(), req("5", "tools/list")]);
-        assert_eq!(host(&r.device_line(&ok("5"), now)), [ok("5")]);
+        let held = wired(&r, &req("5", "tools/list"), "5");
+        assert_eq!(device(&out), [INITIALIZED.to_vec(), held]);
+        assert_eq!(host(&r.device_line(&answer(&r, "5"), now)), [ok("5")]);
     }
 
     #[test]
@@ -737,7 +843,7 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":5,"method":"logging/setLevel","params":{"level":"info"}}"#;
         for (line, id) in [(&sub[..], "2"), (sub2, "3"), (unsub, "4"), (level, "5")] {
             r.host_line(line, now);
-            r.device_line(&ok(id), now);
+            r.device_line(&answer(&r, id), now);
         }
         r.disconnected(now);
         let init = device(&r.connected(now));
@@ -774,10 +880,10 @@ mod tests {
         let (mut r, now) = session();
         let sub = br#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"led://state"}}"#;
         r.host_line(sub, now);
-        r.device_line(&ok("2"), now);
+        r.device_line(&answer(&r, "2"), now);
         let init2 = br#"{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"v":2}}"#;
         r.host_line(init2, now);
-        r.device_line(&ok("9"), now);
+        r.device_line(&answer(&r, "9"), now);
         r.disconnected(now);
         let sent = device(&r.connected(now));
         assert_eq!(
@@ -803,18 +909,19 @@ mod tests {
         let (mut r, now) = up();
         r.host_line(&req("7", "tools/call"), now);
         r.host_line(&req("8", "ping"), now);
+        let seven = wire(&r, "7");
         let t = Config::default().timeout.unwrap();
         assert_eq!(r.next_deadline(), Some(now + t));
         assert!(r.tick(now + t / 2).is_empty());
-        r.device_line(&ok("8"), now);
+        r.device_line(&answer(&r, "8"), now);
         let out = r.tick(now + t);
         assert_eq!(host(&out).len(), 1);
         assert_eq!(error_code(&host(&out)[0]), Some(-32001));
         let cancel = Message::parse(&device(&out)[0]).unwrap();
         assert_eq!(cancel.method(), "notifications/cancelled");
-        assert_eq!(cancel.param("requestId").as_deref(), Some("7"));
+        assert_eq!(cancel.param("requestId"), Some(seven.clone()));
         assert!(r.tick(now + 2 * t).is_empty());
-        assert!(host(&r.device_line(&ok("7"), now + 2 * t)).is_empty());
+        assert!(host(&r.device_line(&ok(&seven), now + 2 * t)).is_empty());
         assert_eq!(r.next_deadline(), None);
     }
 
@@ -856,17 +963,36 @@ mod tests {
         assert!(r.host_line(&req("1", "ping"), now).is_empty());
         let out = r.host_line(&req("2", "ping"), now);
         assert_eq!(error_code(&host(&out)[0]), Some(-32000));
-        assert_eq!(device(&r.connected(now)), [req("1", "ping")]);
+        let held = wired(&r, &req("1", "ping"), "1");
+        assert_eq!(device(&r.connected(now)), [held]);
+        // A bounded table of requests in flight: one more is answered at once.
+        let (mut r, now) = up();
+        r.config.max_in_flight = 2;
+        r.host_line(&req("1", "ping"), now);
+        r.host_line(&req("2", "ping"), now);
+        let out = r.host_line(&req("3", "ping"), now);
+        assert_eq!(
+            host(&out),
+            [message::error_line("3", -32000, Fault::Busy.message())]
+        );
+        assert!(device(&out).is_empty());
+        r.device_line(&answer(&r, "1"), now);
+        assert_eq!(device(&r.host_line(&req("3", "ping"), now)).len(), 1);
     }
 
     #[test]
     fn cancelled_requests_get_no_response_and_no_error() {
         let (mut r, now) = up();
         r.host_line(&req("1", "tools/call"), now);
+        let one = wire(&r, "1");
         let cancel = message::cancel_line("1", "user");
-        assert_eq!(device(&r.host_line(&cancel, now)), [cancel]);
+        // The device hears of it by the bridge's id, the rest as the host wrote it.
+        assert_eq!(
+            device(&r.host_line(&cancel, now)),
+            [message::cancel_line(&one, "user")]
+        );
         assert!(r.is_idle());
-        assert!(host(&r.device_line(&ok("1"), now)).is_empty());
+        assert!(host(&r.device_line(&ok(&one), now)).is_empty());
         assert!(host(&r.disconnected(now)).is_empty());
         // Cancelled while waiting for the device: neither goes out.
         r.host_line(&req("2", "tools/call"), now);
@@ -880,21 +1006,31 @@ mod tests {
     fn listen_streams_survive_resets() {
         let (mut r, now) = up();
         let listen = br#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["led://state"]}}}"#;
-        let ack = br#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L"},"notifications":{}}}"#;
-        r.host_line(listen, now);
-        assert_eq!(host(&r.device_line(ack, now)), [ack]);
+        let ack = |id: &str| {
+            format!(r#"{{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{id}}},"notifications":{{}}}}}}"#).into_bytes()
+        };
+        let updated = |id: &str| {
+            format!(r#"{{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{{"uri":"led://state","_meta":{{"io.modelcontextprotocol/subscriptionId":{id}}}}}}}"#).into_bytes()
+        };
+        let sent = device(&r.host_line(listen, now));
+        let l = wire(&r, "\"L\"");
+        assert_eq!(sent, [wired(&r, listen, "\"L\"")]);
+        // The device names the stream by the bridge's id; the host hears its own.
+        assert_eq!(host(&r.device_line(&ack(&l), now)), [ack("\"L\"")]);
         assert!(r.is_idle());
         assert_eq!(r.next_deadline(), None, "a listen stream has no timeout");
         assert!(host(&r.disconnected(now)).is_empty());
-        assert_eq!(device(&r.connected(now)), [listen]);
+        assert_eq!(device(&r.connected(now)), sent);
         assert!(
-            host(&r.device_line(ack, now)).is_empty(),
+            host(&r.device_line(&ack(&l), now)).is_empty(),
             "re-made: ack swallowed"
         );
-        let updated = br#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"led://state","_meta":{"io.modelcontextprotocol/subscriptionId":"L"}}}"#;
-        assert_eq!(host(&r.device_line(updated, now)), [updated]);
-        // Closed by the host: no longer re-made.
-        r.host_line(&message::cancel_line("\"L\"", "done"), now);
+        assert_eq!(host(&r.device_line(&updated(&l), now)), [updated("\"L\"")]);
+        // Closed by the host: no longer re-made, and what the device still sends for
+        // it reaches nobody.
+        let out = r.host_line(&message::cancel_line("\"L\"", "done"), now);
+        assert_eq!(device(&out), [message::cancel_line(&l, "done")]);
+        assert!(host(&r.device_line(&updated(&l), now)).is_empty());
         r.disconnected(now);
         assert!(device(&r.connected(now)).is_empty());
     }
@@ -928,17 +1064,18 @@ mod tests {
     #[test]
     fn requests_the_core_rejects_with_their_id_are_tracked() {
         let (mut r, now) = up();
-        for line in [
-            &br#"{"jsonrpc":"2.0","id":2,"method":7}"#[..],
-            br#"{"jsonrpc":"2.0","id":3}"#,
-            br#"{"id":4,"method":"ping"}"#,
+        for (line, id) in [
+            (&br#"{"jsonrpc":"2.0","id":2,"method":7}"#[..], "2"),
+            (br#"{"jsonrpc":"2.0","id":3}"#, "3"),
+            (br#"{"id":4,"method":"ping"}"#, "4"),
         ] {
-            assert_eq!(device(&r.host_line(line, now)), [line]);
+            let out = r.host_line(line, now);
+            assert_eq!(device(&out), [wired(&r, line, id)]);
         }
         assert_eq!(r.in_flight(), 3);
         for id in ["2", "3", "4"] {
             let error = message::error_line(id, -32600, "Invalid Request");
-            assert_eq!(host(&r.device_line(&error, now)), [error]);
+            assert_eq!(host(&r.device_line(&wired(&r, &error, id), now)), [error]);
         }
         // Lines the core answers with id null are passed on, not tracked.
         let deep = [
@@ -956,6 +1093,136 @@ mod tests {
             assert_eq!(device(&r.host_line(line, now)), [line]);
         }
         assert_eq!(r.in_flight(), 0);
+    }
+
+    /// Every id shape a client may pick — the bridge's own among them — with an
+    /// initialized session and a log level to replay.
+    const CLIENT_IDS: [&str; 12] = [
+        r#""emcp-bridge/replay/1""#,
+        r#""emcp-bridge/replay/2""#,
+        r#""emcp-bridge/h/1""#,
+        "0",
+        "1",
+        "2",
+        "3",
+        "-0",
+        "123456789012345678901234567890",
+        r#""a\u0041""#,
+        r#""\"2\"""#,
+        r#""""#,
+    ];
+
+    /// A session with a log level, reset; the device is back and has been sent the
+    /// replayed `initialize`: its id.
+    fn replaying() -> (Relay, Instant, String) {
+        let (mut r, now) = session();
+        let level = br#"{"jsonrpc":"2.0","id":"lvl","method":"logging/setLevel","params":{"level":"info"}}"#;
+        r.host_line(level, now);
+        r.device_line(&ok(r#""lvl""#), now);
+        r.disconnected(now);
+        let init = device(&r.connected(now));
+        let init_id = Message::parse(&init[0]).unwrap().id.unwrap();
+        (r, now, init_id)
+    }
+
+    /// The id of the request for `method` among lines to the device.
+    fn id_of(lines: &[Vec<u8>], method: &str) -> String {
+        lines
+            .iter()
+            .filter_map(|l| Message::parse(l))
+            .find(|m| m.kind == Kind::Request && m.method() == method)
+            .and_then(|m| m.id)
+            .unwrap_or_else(|| panic!("no {method} sent"))
+    }
+
+    #[test]
+    fn a_client_id_in_the_bridges_own_shape_gets_its_own_answer() {
+        for client in CLIENT_IDS {
+            let (mut r, now, init_id) = replaying();
+            // Arrives while the session is replayed: waits.
+            let call = format!(r#"{{"jsonrpc":"2.0","id":{client},"method":"tools/list"}}"#);
+            assert!(host(&r.host_line(call.as_bytes(), now)).is_empty());
+            let sent = device(&r.device_line(&ok(&init_id), now));
+            let (level, mine) = (id_of(&sent, "logging/setLevel"), id_of(&sent, "tools/list"));
+            assert_ne!(level, mine, "client id {client}");
+            // The device answers the client's request first, then the replayed one.
+            let answer = format!(r#"{{"jsonrpc":"2.0","id":{mine},"result":{{"tools":[]}}}}"#);
+            let expected = format!(r#"{{"jsonrpc":"2.0","id":{client},"result":{{"tools":[]}}}}"#);
+            assert_eq!(
+                host(&r.device_line(answer.as_bytes(), now)),
+                [expected.into_bytes()],
+                "client id {client}"
+            );
+            assert!(
+                host(&r.device_line(&ok(&level), now)).is_empty(),
+                "client id {client}: the replay's answer is swallowed"
+            );
+            assert_eq!(r.in_flight(), 0);
+        }
+    }
+
+    #[test]
+    fn a_client_id_equal_to_an_unanswered_replay_gets_its_own_answer() {
+        let t = Config::default().timeout.unwrap();
+        for client in CLIENT_IDS {
+            let (mut r, now, init_id) = replaying();
+            // The device does not answer the replayed initialize in time: the bridge
+            // goes on without it.
+            let later = now + t;
+            let sent = device(&r.tick(later));
+            let level = id_of(&sent, "logging/setLevel");
+            let call = format!(r#"{{"jsonrpc":"2.0","id":{client},"method":"ping"}}"#);
+            let mine = id_of(&device(&r.host_line(call.as_bytes(), later)), "ping");
+            assert!(mine != init_id && mine != level, "client id {client}");
+            let answer = format!(r#"{{"jsonrpc":"2.0","id":{mine},"result":{{"pong":1}}}}"#);
+            let expected = format!(r#"{{"jsonrpc":"2.0","id":{client},"result":{{"pong":1}}}}"#);
+            assert_eq!(
+                host(&r.device_line(answer.as_bytes(), later)),
+                [expected.into_bytes()],
+                "client id {client}"
+            );
+            // The late answers to the bridge's own requests reach nobody.
+            assert!(host(&r.device_line(&ok(&init_id), later)).is_empty());
+            assert!(host(&r.device_line(&ok(&level), later)).is_empty());
+        }
+    }
+
+    #[test]
+    fn a_late_answer_never_answers_a_new_request_with_the_same_id() {
+        let (mut r, now) = up();
+        let t = Config::default().timeout.unwrap();
+        let first = id_of(
+            &device(&r.host_line(&req("7", "tools/call"), now)),
+            "tools/call",
+        );
+        assert_eq!(error_code(&host(&r.tick(now + t))[0]), Some(-32001));
+        // The client asks again with the same id; the old request's answer comes late.
+        let second = id_of(&device(&r.host_line(&req("7", "ping"), now + t)), "ping");
+        let late = format!(r#"{{"jsonrpc":"2.0","id":{first},"result":{{"old":1}}}}"#);
+        assert!(host(&r.device_line(late.as_bytes(), now + t)).is_empty());
+        let answer = format!(r#"{{"jsonrpc":"2.0","id":{second},"result":{{"new":1}}}}"#);
+        assert_eq!(
+            host(&r.device_line(answer.as_bytes(), now + t)),
+            [br#"{"jsonrpc":"2.0","id":7,"result":{"new":1}}"#]
+        );
+    }
+
+    #[test]
+    fn a_line_too_long_only_with_the_bridges_id_is_answered_with_the_hosts() {
+        let line = req("1", "ping");
+        let (mut r, now) = up();
+        r.config.line_max = line.len();
+        for n in [0, 2, 3, 4, 5, 6, 7, 8, 9] {
+            r.host_line(&req(&n.to_string(), "ping"), now);
+        }
+        // The tenth bridge id has two digits: one byte more than the host's `1`.
+        let out = r.host_line(&line, now);
+        assert!(device(&out).is_empty());
+        let error = host(&out);
+        assert_eq!(error.len(), 1);
+        assert_eq!(Message::parse(&error[0]).unwrap().id.as_deref(), Some("1"));
+        assert_eq!(error_code(&error[0]), Some(-32600));
+        assert_eq!(r.in_flight(), 9);
     }
 
     #[test]

@@ -196,6 +196,7 @@ fuzz_target!(|data: &[u8]| {
         timeout: (timeout != 0).then(|| Duration::from_millis(100) * u32::from(timeout)),
         max_held: 1 + usize::from(held % 8),
         line_max,
+        ..Config::default()
     };
     let mut w = World {
         relay: Relay::new(config),
