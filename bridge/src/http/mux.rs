@@ -1,12 +1,15 @@
 //! Many HTTP requests onto one device session: each request gets a bridge id
 //! (`"emcp-bridge/h/N"`) on its way to the relay, so that ids of different clients
 //! cannot collide, and every line for it comes back to its connection with the
-//! client's id restored. Only the envelope is rebuilt: `params` and `result` bytes
-//! pass unchanged.
+//! client's id restored. Its `progressToken`, chosen by its client as freely as its
+//! id, is swapped for the same bridge id, so that clients' tokens cannot collide
+//! either. Only these values are swapped ([`message::with_value`]): the rest of each
+//! line passes byte for byte.
 //!
 //! Lines are routed to open requests by id (responses, and a listen stream's
-//! `_meta` subscription id), by `progressToken` (progress), and otherwise (log
-//! messages, requests from the device) to the oldest open request, or else to the
+//! `_meta` subscription id, each restored to the client's), by `progressToken`
+//! (progress, its token restored to the client's), and otherwise (log messages,
+//! requests from the device) to the oldest open request, or else to the
 //! initialize-era session's GET stream. Legacy resource updates go to the GET stream.
 
 use std::io;
@@ -51,8 +54,11 @@ pub enum HttpEvent {
 }
 
 struct Route {
+    /// The bridge id (JSON text), also the progress token the device sees.
     bridge: String,
+    /// The client's id, as it wrote it.
     client: String,
+    /// The client's progress token, as it wrote it.
     progress: Option<String>,
     listen: bool,
     reply: Sender<Delivery>,
@@ -86,22 +92,7 @@ impl Mux {
     }
 }
 
-/// `line` with every occurrence of the token `from` replaced by `to`.
-fn replace(line: &[u8], from: &str, to: &str) -> Vec<u8> {
-    let from = from.as_bytes();
-    let mut out = Vec::with_capacity(line.len());
-    let mut i = 0;
-    while i < line.len() {
-        if line[i..].starts_with(from) {
-            out.extend_from_slice(to.as_bytes());
-            i += from.len();
-        } else {
-            out.push(line[i]);
-            i += 1;
-        }
-    }
-    out
-}
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 impl HostSide for Mux {
     type Event = HttpEvent;
@@ -111,17 +102,22 @@ impl HostSide for Mux {
             return Ok(());
         };
         let by_id = |routes: &[Route], id: &str| routes.iter().position(|r| r.bridge == id);
+        // Where the line names its request, and so the client's value to put there.
+        let mut swap: Option<&[&str]> = None;
         let target = match msg.kind {
-            Kind::Response => msg.id.as_deref().and_then(|id| by_id(&self.routes, id)),
+            Kind::Response => {
+                swap = Some(&["id"]);
+                msg.id.as_deref().and_then(|id| by_id(&self.routes, id))
+            }
             Kind::Notification => {
-                let sub = msg.meta("io.modelcontextprotocol/subscriptionId");
+                let sub = msg.meta(SUBSCRIPTION_ID);
                 let token = msg.param("progressToken");
                 if let Some(sub) = sub {
+                    swap = Some(&["params", "_meta", SUBSCRIPTION_ID]);
                     by_id(&self.routes, &sub)
                 } else if let Some(token) = token {
-                    self.routes
-                        .iter()
-                        .rposition(|r| r.progress.as_deref() == Some(token.as_str()))
+                    swap = Some(&["params", "progressToken"]);
+                    by_id(&self.routes, &token).filter(|&i| self.routes[i].progress.is_some())
                 } else if msg.method().starts_with("notifications/resources/")
                     || msg.method().ends_with("/list_changed")
                 {
@@ -138,7 +134,17 @@ impl HostSide for Mux {
             return Ok(());
         };
         let route = &self.routes[i];
-        let line = replace(&line, &route.bridge, &route.client);
+        let line = match swap {
+            Some(path) => {
+                let client = match path.last() {
+                    Some(&"progressToken") => route.progress.as_deref().unwrap_or_default(),
+                    _ => route.client.as_str(),
+                };
+                // Read above from this line: the member is there.
+                message::with_value(&line, path, client).unwrap_or(line)
+            }
+            None => line,
+        };
         let last = msg.kind == Kind::Response;
         let sent = route.reply.send(if last {
             Delivery::Last(line)
@@ -159,10 +165,16 @@ impl HostSide for Mux {
                 bridge,
                 reply,
             } => {
+                let progress = message.meta("progressToken");
+                let path = ["params", "_meta", "progressToken"];
+                let line = match progress {
+                    Some(_) => message::with_value(&line, &path, &bridge).unwrap_or(line),
+                    None => line,
+                };
                 self.routes.push(Route {
                     bridge,
                     client: message.id.clone().unwrap_or_default(),
-                    progress: message.meta("progressToken"),
+                    progress,
                     listen: message.method() == "subscriptions/listen",
                     reply,
                 });
@@ -259,9 +271,15 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{}}"#,
         );
         let listen = Message::parse(&l).unwrap().id.unwrap();
-        let (_, rc) = request(
+        let (c, rc) = request(
             &mut mux,
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#,
+        );
+        let call = Message::parse(&c).unwrap();
+        assert_eq!(
+            call.meta("progressToken"),
+            call.id,
+            "the token is the bridge id"
         );
         let ack = format!(
             r#"{{"method":"notifications/subscriptions/acknowledged","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{listen}}}}}}}"#
@@ -273,19 +291,55 @@ mod tests {
                 .contains(r#"subscriptionId":"L""#)),
             other => panic!("{other:?}"),
         }
+        let token = call.id.unwrap();
         mux.deliver(
-            br#"{"method":"notifications/progress","params":{"progressToken":"p"}}"#.to_vec(),
+            format!(
+                r#"{{"method":"notifications/progress","params":{{"progressToken":{token}}}}}"#
+            )
+            .into_bytes(),
         )
         .unwrap();
         mux.deliver(br#"{"method":"notifications/message","params":{"level":"info"}}"#.to_vec())
             .unwrap();
-        assert_eq!(rc.try_iter().count(), 2);
+        let lines: Vec<Delivery> = rc.try_iter().collect();
+        assert_eq!(lines.len(), 2);
+        match &lines[0] {
+            Delivery::Line(l) => assert_eq!(
+                l,
+                br#"{"method":"notifications/progress","params":{"progressToken":"p"}}"#
+            ),
+            other => panic!("{other:?}"),
+        }
         mux.deliver(
             br#"{"method":"notifications/resources/updated","params":{"uri":"led://state"}}"#
                 .to_vec(),
         )
         .unwrap();
         assert_eq!(rs.try_iter().count(), 1);
+    }
+
+    #[test]
+    fn clients_with_the_same_progress_token_get_their_own_progress() {
+        let mut mux = Mux::new();
+        let call = r#"{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"_meta":{"progressToken":0}}}"#;
+        let (a, ra) = request(&mut mux, call);
+        let (b, rb) = request(&mut mux, call);
+        let token = |l: &[u8]| Message::parse(l).unwrap().meta("progressToken").unwrap();
+        assert_ne!(token(&a), token(&b));
+        let progress = |t: &str, n: u8| {
+            format!(
+                r#"{{"method":"notifications/progress","params":{{"progressToken":{t},"progress":{n}}}}}"#
+            )
+        };
+        mux.deliver(progress(&token(&a), 1).into_bytes()).unwrap();
+        mux.deliver(progress(&token(&b), 2).into_bytes()).unwrap();
+        for (rx, n) in [(ra, 1), (rb, 2)] {
+            match rx.try_recv().unwrap() {
+                Delivery::Line(l) => assert_eq!(l, progress("0", n).into_bytes()),
+                other => panic!("{other:?}"),
+            }
+            assert!(rx.try_recv().is_err());
+        }
     }
 
     #[test]
