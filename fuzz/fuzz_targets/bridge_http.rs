@@ -1,7 +1,7 @@
 //! The bridge's HTTP side without its sockets: the `Mux` (client ids ↔ bridge ids,
 //! the routing of device lines to requests and the session stream) in front of the
 //! `Relay`, as the pump joins them, with each body prepared as `bridge/src/http`
-//! prepares it (`Message::from_host`, `message::with_id`, `message::one_line`, the
+//! prepares it (`Message::from_host`, `mux::request_line`, `message::one_line`, the
 //! device's line buffer).
 //!
 //! Input: three knob bytes (timeout: 0 none, else N × 100 ms; held-line limit 1–8;
@@ -28,7 +28,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use emcp::wire::json;
-use emcp_bridge::http::mux::{Delivery, HttpEvent, Mux};
+use emcp_bridge::http::mux::{self, Delivery, HttpEvent, Mux};
 use emcp_bridge::message::{self, Kind, Message};
 use emcp_bridge::pump::HostSide;
 use emcp_bridge::relay::{Config, Out, Relay};
@@ -147,10 +147,12 @@ impl World {
             _ => {
                 if msg.method() == "notifications/cancelled" {
                     if let Some(client) = msg.param("requestId") {
-                        // The mux cancels the newest open request with that client id.
-                        if let Some(p) = self.posted.iter_mut().rev().find(|p| {
+                        // The mux cancels the one open request with that client id,
+                        // none when several are open under it.
+                        let mut open = self.posted.iter_mut().filter(|p| {
                             p.client == client.as_bytes() && p.answered == 0 && !p.withdrawn
-                        }) {
+                        });
+                        if let (Some(p), None) = (open.next(), open.next()) {
                             p.withdrawn = true;
                         }
                     }
@@ -163,8 +165,7 @@ impl World {
         }
         self.next += 1;
         let bridge = Mux::bridge_id(self.next);
-        let line = message::with_id(body, &bridge)
-            .unwrap_or_else(|| message::request_line(&bridge, msg.method(), msg.params.as_deref()));
+        let line = mux::request_line(body, &msg, &bridge);
         if line.len() > self.line_max {
             return; // answered on the connection
         }

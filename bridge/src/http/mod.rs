@@ -358,10 +358,9 @@ fn request(
     let listen = msg.method() == "subscriptions/listen";
     let n = shared.next_id.fetch_add(1, Ordering::AcqRel) + 1;
     let bridge = Mux::bridge_id(n);
-    // The client's bytes with the bridge's id: the device sees what the client sent,
-    // malformed parts and all, and answers it as it would.
-    let line = message::with_id(body, &bridge)
-        .unwrap_or_else(|| message::request_line(&bridge, msg.method(), msg.params.as_deref()));
+    // The client's bytes with the bridge's id (and progress token): the device sees
+    // what the client sent, malformed parts and all, and answers it as it would.
+    let line = mux::request_line(body, &msg, &bridge);
     if line.len() > shared.line_max {
         // Within the limit as sent, over it with the bridge's id.
         rpc::write_error(&mut reply, None, RequestError::TooLong.into(), None);

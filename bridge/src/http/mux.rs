@@ -11,12 +11,41 @@
 //! (progress, its token restored to the client's), and otherwise (log messages,
 //! requests from the device) to the oldest open request, or else to the
 //! initialize-era session's GET stream. Legacy resource updates go to the GET stream.
+//!
+//! A client's `notifications/cancelled` names its own id, and a notification's POST
+//! says nothing of which client sent it: it cancels the one open request with that
+//! id, and none when several clients have one open under it.
 
 use std::io;
 use std::sync::mpsc::Sender;
 
 use crate::message::{self, Kind, Message};
 use crate::pump::HostSide;
+
+/// The line for the device of a client's request: its body (`msg`, read from it)
+/// with the bridge id `bridge` in place of its id and of its `progressToken`, as one
+/// line; the rest of the client's bytes kept. A request without an id member (one the
+/// core rejects before reading it) is built anew from its method and `params`.
+///
+/// ```
+/// use emcp_bridge::http::mux::request_line;
+/// use emcp_bridge::message::Message;
+/// let body = br#"{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"_meta":{"progressToken":0}}}"#;
+/// let msg = Message::from_host(body);
+/// assert_eq!(
+///     request_line(body, &msg, r#""emcp-bridge/h/1""#),
+///     br#"{"jsonrpc":"2.0","id":"emcp-bridge/h/1","method":"tools/call","params":{"_meta":{"progressToken":"emcp-bridge/h/1"}}}"#
+/// );
+/// ```
+pub fn request_line(body: &[u8], msg: &Message, bridge: &str) -> Vec<u8> {
+    let line = message::with_id(body, bridge)
+        .unwrap_or_else(|| message::request_line(bridge, msg.method(), msg.params.as_deref()));
+    let token = ["params", "_meta", "progressToken"];
+    match msg.meta("progressToken") {
+        Some(_) => message::with_value(&line, &token, bridge).unwrap_or(line),
+        None => line,
+    }
+}
 
 /// What reaches a connection.
 #[derive(Debug)]
@@ -35,8 +64,7 @@ pub enum HttpEvent {
     Request {
         /// The request, looked at.
         message: Message,
-        /// The line for the device: the client's bytes with the bridge id
-        /// ([`message::with_id`]).
+        /// The line for the device ([`request_line`]).
         line: Vec<u8>,
         /// Its bridge id ([`Mux::bridge_id`]).
         bridge: String,
@@ -165,16 +193,10 @@ impl HostSide for Mux {
                 bridge,
                 reply,
             } => {
-                let progress = message.meta("progressToken");
-                let path = ["params", "_meta", "progressToken"];
-                let line = match progress {
-                    Some(_) => message::with_value(&line, &path, &bridge).unwrap_or(line),
-                    None => line,
-                };
                 self.routes.push(Route {
                     bridge,
                     client: message.id.clone().unwrap_or_default(),
-                    progress,
+                    progress: message.meta("progressToken"),
                     listen: message.method() == "subscriptions/listen",
                     reply,
                 });
@@ -185,7 +207,15 @@ impl HostSide for Mux {
                     let Some(client) = message.param("requestId") else {
                         return vec![line];
                     };
-                    let Some(r) = self.routes.iter().rposition(|r| r.client == client) else {
+                    // Which client sent it is not known: with two requests open under
+                    // that id, cancelling either could stop another client's request
+                    // (which would then get no answer), so neither is.
+                    let mut open = self
+                        .routes
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, r)| r.client == client);
+                    let (Some((r, _)), None) = (open.next(), open.next()) else {
                         return Vec::new();
                     };
                     let route = self.routes.remove(r);
@@ -225,7 +255,11 @@ mod tests {
         let bridge = Mux::bridge_id(n);
         let mut out = mux.event(HttpEvent::Request {
             message,
-            line: message::with_id(line.as_bytes(), &bridge).unwrap(),
+            line: request_line(
+                line.as_bytes(),
+                &Message::from_host(line.as_bytes()),
+                &bridge,
+            ),
             bridge,
             reply: tx,
         });
@@ -340,6 +374,18 @@ mod tests {
             }
             assert!(rx.try_recv().is_err());
         }
+    }
+
+    #[test]
+    fn a_cancel_for_an_id_two_clients_have_open_cancels_neither() {
+        let mut mux = Mux::new();
+        let call = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call"}"#;
+        let (_, _ra) = request(&mut mux, call);
+        let (_, _rb) = request(&mut mux, call);
+        let cancel = message::cancel_line("5", "x");
+        let out = mux.event(HttpEvent::Forward(Message::parse(&cancel).unwrap(), cancel));
+        assert!(out.is_empty());
+        assert_eq!(mux.routes.len(), 2);
     }
 
     #[test]
