@@ -26,6 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fleet"))
 import charts  # noqa: E402
 import scale  # noqa: E402  (benches/fleet/scale.py: the fleet's section and chart)
+sys.path.insert(0, str(Path(__file__).resolve().parent / "firmware"))
+import load  # noqa: E402  (benches/firmware/load.py: the device under load, section and chart)
 
 ROOT = Path(__file__).resolve().parent.parent
 STATELESS = "2026-07-28"
@@ -404,6 +406,21 @@ def main():
             (perf / "fleet-scale.svg").write_text(svg)
         p(*scale.render(fleet, "perf/fleet-scale.svg" if svg else None))
 
+    # ---- the networked device under load
+    runs = load.loads(data)
+    if runs:
+        p("## The networked device under load", "")
+        p.para("""The sensor image of the networked firmware (`examples/net-firmware`, QEMU
+            mps2-an385 with a LAN9118) under N clients at once, every request accounted for
+            (`benches/firmware/load.sh`, `benches/firmware/load.py`): on QEMU's user network
+            and on a tap network in a namespace of its own, as a board on a LAN. A lost
+            request, a wrong answer, or a refusal while there are no more clients than
+            connection tasks fails the run.""")
+        svg = load.chart(runs)
+        if svg:
+            (perf / "net-load.svg").write_text(svg)
+        p(*load.render(runs, "perf/net-load.svg" if svg else None))
+
     # ---- firmware footprint
     mx = table(matrix, "", "image")
     fw = firmware_from_size(size_txt)
@@ -519,6 +536,7 @@ def main():
     p("examples/firmware/size.sh --by-source              # where the M3 image's text goes")
     p("benches/firmware/net.sh                            # the networked image: footprint, instructions")
     p("benches/firmware/boards.sh                         # the Wi-Fi board images: footprint, panic sites")
+    p("benches/firmware/load.sh                           # the networked image under load (root: also a tap LAN)")
     p(".tools/venv/bin/python benches/fleet/scale.py --page docs/fleet-scale.md --section docs/fleet.md"
       "   # the fleet at scale")
     p("```")

@@ -31,6 +31,12 @@
 #    device, on one Mosquitto behind one emcp-bridge --fleet under the Python SDK; N =
 #    1, 10, 100, 500, 1000 and a ramp of connections to the broker's limit; --quick:
 #    N = 1, 10, no ramp): discovery, tools/list, tools/call per second, memory.
+#    The networked device under load (benches/firmware/load.sh: the sensor image in QEMU
+#    under N = 1, 2, 4, its connection tasks and more clients at once, keep-alive and a
+#    new connection per request, on QEMU's user network and on a tap network in a
+#    namespace (needs root; else the user network only); 60 s per point, --quick 3 s):
+#    requests/s, latency percentiles, 503s, refusals; a lost request, or a refusal with
+#    no more clients than connection tasks, fails the run.
 # 5. The goals the benchmark issue sets ("must reach"), each against what this run
 #    measured above: met or not.
 # 6. The page: benches/report.py writes DIR/performance.md (the header says when, from
@@ -289,14 +295,22 @@ fi
     | tee "$tmp/fleet.md"
 echo
 
+log "the networked device under load: benches/firmware/load.sh"
+echo "### The networked device under load (benches/firmware/load.sh)"
+echo
+bash benches/firmware/load.sh $([ "$quick" = 1 ] && echo --quick) --json "$tmp" | tee "$tmp/load.md"
+echo
+
 # ---- 5. the goals ---------------------------------------------------------------------
 # The benchmark issue's "must reach" lines, from the numbers above (nothing re-measured).
 {
     echo "### Must reach"
     echo
-    python3 - "$tmp/callgrind.md" "$tmp/ratios.json" "$tmp/size.txt" "$tmp/fleet.json" <<'PY'
+    python3 - "$tmp/callgrind.md" "$tmp/ratios.json" "$tmp/size.txt" "$tmp/fleet.json" "$tmp" <<'PY'
 import json, re, statistics, sys
 sys.path.insert(0, "benches/fleet")
+sys.path.insert(0, "benches/firmware")
+import load
 import scale
 ir = {}
 for line in open(sys.argv[1]):
@@ -332,6 +346,8 @@ if ram:
     r = int(ram.group(1))
     print(f"| firmware RAM (static + stack peak), Cortex-M3 | ≤ 4,096 B | {r:,} | {yes(r <= 4096)} |")
 for goal, must, got, met in scale.goal_rows(json.load(open(sys.argv[4]))):
+    print(f"| {goal} | {must} | {got} | {met} |")
+for goal, must, got, met in load.goal_rows(load.loads(sys.argv[5])):
     print(f"| {goal} | {must} | {got} | {met} |")
 # Context for the instruction goal: validation alone (callgrind.sh's last table).
 alone = {}
