@@ -139,14 +139,13 @@ const PARAMS: usize = 3;
 
 /// [`parse`] that also files, during the same validation pass, the members of
 /// `params` named by `params` and those of the object in it that `params` opens named
-/// by `inner`; true with it when a member name of that object starts with `prefix`,
-/// and, when the line is not JSON, the offset of the byte where it stopped being JSON.
+/// by `inner`; true with it when a member name of that object starts with `prefix`.
 pub(crate) fn parse_picks<'a>(
     line: &'a [u8],
     params: Level<'_, 'a>,
     inner: Level<'_, 'a>,
     prefix: &[u8],
-) -> (Result<Message<'a>, Rejected<'a>>, bool, usize) {
+) -> (Result<Message<'a>, Rejected<'a>>, bool) {
     // `jsonrpc`, `id`, `method`, `params`, `result`, `error`: the members read, in
     // [`MEMBERS`] order, filed while the line is validated (no second walk).
     let mut slots: [Option<Value<'_>>; 6] = [None; 6];
@@ -154,10 +153,9 @@ pub(crate) fn parse_picks<'a>(
         levels: [Level::new(&MEMBERS, &mut slots, PARAMS), params, inner],
         prefix,
         prefixed: false,
-        stop: 0,
     };
     let root = json::scanner::parse_picking(line, json::MAX_DEPTH, &mut picks);
-    let (prefixed, stop) = (picks.prefixed, picks.stop);
+    let prefixed = picks.prefixed;
     let message = match root {
         Ok(root) => message(root, slots),
         Err(e) => Err(Rejected {
@@ -165,7 +163,7 @@ pub(crate) fn parse_picks<'a>(
             error: RequestError::Parse(e),
         }),
     };
-    (message, prefixed, stop)
+    (message, prefixed)
 }
 
 /// The message `root` is, given its members named by [`MEMBERS`].

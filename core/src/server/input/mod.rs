@@ -393,7 +393,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 data: ErrorData::Capability(c),
             };
             drop(call);
-            write_failure(g.sink(), Some(ex.id), failure.error.into(), failure.data);
+            write_failure(g.sink(), ex.id, failure);
         } else {
             self.finish_call(&mut call);
         }

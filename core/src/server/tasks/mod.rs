@@ -623,7 +623,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         out.route(Some(&waiter));
         let mut g = super::guard::Guard::new(out);
         if let Err(f) = self.task_outcome(i, id, g.sink()) {
-            super::failure::write_failure(g.sink(), Some(id), f.error.into(), f.data);
+            super::failure::write_failure(g.sink(), id, f);
         }
         if g.full {
             super::failure::too_large(out, id);

@@ -35,29 +35,7 @@ impl Picks<'_, '_> {
 /// [`plain_end`], neither of which does any pick bookkeeping.
 ///
 /// Indices only ever advance past bytes that exist, so `i + 1` cannot overflow.
-///
-/// When the value is not JSON, `picks.stop` is where it stopped being JSON, as the
-/// plain form's loop finds it: that loop runs again over the value to find it (a
-/// rejected line is rare; the loops here keep no such position).
 pub(super) fn value_end<'a>(
-    input: &'a [u8],
-    i: usize,
-    max_depth: usize,
-    picks: &mut Picks<'_, 'a>,
-    utf8: &mut bool,
-) -> Result<usize, ScanError> {
-    let scanned = picking_end(input, i, max_depth, picks, utf8);
-    if scanned.is_err() {
-        let mut none = Picks::none();
-        let _ = scan::<true>(input, i, 0, max_depth, &mut none, &mut true);
-        picks.stop = none.stop;
-    }
-    scanned
-}
-
-/// [`value_end`] without `picks.stop`.
-#[inline(always)]
-fn picking_end<'a>(
     input: &'a [u8],
     mut i: usize,
     max_depth: usize,
