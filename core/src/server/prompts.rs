@@ -42,7 +42,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         }
         // The 2026-07-28 input the request brings (feature `input`).
         let mut state_buf = [0u8; super::input::STATE_BUF];
-        let opened = self.prompt_input(p, ex, index, &mut state_buf)?;
+        let opened = self.open_input(p, ex, Named::Prompt, index, &mut state_buf)?;
         let mut get = PromptGet::new(JsonWriter::new(out), ex, index, args);
         Self::fill_prompt_input(&mut get, opened);
         let result = self.device.get_prompt(&mut get);

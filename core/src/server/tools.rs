@@ -50,7 +50,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         };
         // The 2026-07-28 input the request brings (feature `input`).
         let mut state_buf = [0u8; input::STATE_BUF];
-        let opened = self.tool_input(p, ex, index, &mut state_buf)?;
+        let opened = self.open_input(p, ex, Named::Tool, index, &mut state_buf)?;
         // Whether the call becomes a task if it goes on (feature `tasks`); a
         // 2025-11-25 task's first round writes into nothing (its answer is the task).
         let gate = self.gate(index, &ex)?;

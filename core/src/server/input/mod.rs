@@ -9,6 +9,7 @@ use super::failure::Failure;
 use super::failure::Outcome;
 use super::guard::Guard;
 use super::jobs::Job;
+use super::named::Named;
 use super::params::Params;
 use super::params::P_INPUTS;
 use super::params::P_STATE;
@@ -172,27 +173,20 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         Ok((p.0[P_INPUTS], state))
     }
 
-    /// The 2026-07-28 input of a `tools/call` of tool `index` ([`Self::stateless_input`]).
-    pub(super) fn tool_input<'a>(
+    /// The 2026-07-28 input of a `tools/call` or `prompts/get` of the tool or prompt
+    /// `index` ([`Self::stateless_input`], sealed for its name).
+    pub(super) fn open_input<'a>(
         &self,
         p: &Params<'a>,
         ex: Exchange<'_>,
+        kind: Named,
         index: usize,
         buf: &'a mut [u8; STATE_BUF],
     ) -> Result<Opened<'a>, DispatchError> {
-        let owner = self.device.tool_name(index).unwrap_or("");
-        self.stateless_input(p, ex, owner, buf)
-    }
-
-    /// The 2026-07-28 input of a `prompts/get` of prompt `index`.
-    pub(super) fn prompt_input<'a>(
-        &self,
-        p: &Params<'a>,
-        ex: Exchange<'_>,
-        index: usize,
-        buf: &'a mut [u8; STATE_BUF],
-    ) -> Result<Opened<'a>, DispatchError> {
-        let owner = self.device.prompt(index).map_or("", |p| p.name);
+        let owner = match kind {
+            Named::Tool => self.device.tool_name(index).unwrap_or(""),
+            Named::Prompt => self.device.prompt(index).map_or("", |p| p.name),
+        };
         self.stateless_input(p, ex, owner, buf)
     }
 

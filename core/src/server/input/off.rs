@@ -3,6 +3,7 @@
 //! that the path reads the same in every build and the compiler removes every one.
 
 use super::failure::Outcome;
+use super::named::Named;
 use super::params::Params;
 use super::Server;
 use crate::device::Device;
@@ -61,21 +62,11 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     Server<D, L, J, W, K>
 {
     #[inline(always)]
-    pub(super) fn tool_input(
+    pub(super) fn open_input(
         &self,
         _p: &Params<'_>,
         _ex: Exchange<'_>,
-        _index: usize,
-        _buf: &mut [u8; STATE_BUF],
-    ) -> Result<Opened, DispatchError> {
-        Ok(Opened)
-    }
-
-    #[inline(always)]
-    pub(super) fn prompt_input(
-        &self,
-        _p: &Params<'_>,
-        _ex: Exchange<'_>,
+        _kind: Named,
         _index: usize,
         _buf: &mut [u8; STATE_BUF],
     ) -> Result<Opened, DispatchError> {
