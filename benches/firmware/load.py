@@ -146,10 +146,12 @@ class Device:
                     raise SystemExit(f"load.py: the device never logged {pattern!r}")
                 self.cond.wait(left)
 
-    def stack_marks(self):
+    def stack_marks(self, running=True):
+        """The stack high-water marks logged: while running (the stack is painted again
+        after start-up), or the start-up's own."""
+        pattern = r"stack high-water (\d+) of" if running else r"stack high-water (\d+) bytes at start-up"
         with self.cond:
-            return [int(m.group(1)) for m in
-                    (re.search(r"stack high-water (\d+)", l or "") for l in self.lines) if m]
+            return [int(m.group(1)) for m in (re.search(pattern, l or "") for l in self.lines) if m]
 
     def stop(self):
         self.qemu.send_signal(signal.SIGTERM)
@@ -421,9 +423,10 @@ def render(runs, chart_path=None):
             "connection before the device does); `tap`: a tap interface in a network namespace, "
             "the device's address from dnsmasq.", ""]
     for run in runs:
-        out += [f"{run['network']}: stack high-water {run['stack_start']:,} B after start-up, "
-                f"{run['stack_end']:,} B after the load (the static RAM is fixed: nothing is "
-                f"allocated); every connection task free again after the load: "
+        out += [f"{run['network']}: stack high-water (painted again after start-up, whose own "
+                f"peak is {run.get('stack_boot', 0):,} B) {run['stack_start']:,} B before the load, "
+                f"{run['stack_end']:,} B after it; the static RAM is fixed (nothing is allocated); "
+                f"every connection task free again after the load: "
                 f"{'yes' if run['tasks_free_after'] else '**no**'}.", ""]
     rows = goal_rows(runs)
     out += ["| goal | must | measured | met |", "|---|---|---|---|"]
@@ -527,7 +530,8 @@ def main():
         host = m.group(1) if args.tap else "127.0.0.1"
         device.wait_for(r"stack high-water \d+ of")
         time.sleep(1)
-        stack_start = max(device.stack_marks())
+        stack_boot = max(device.stack_marks(running=False), default=0)
+        stack_start = max(device.stack_marks(), default=0)
         log(f"{label}: device at {host}:{device.port}, {args.tasks} connection tasks")
         for mode in modes:
             for n in ns:
@@ -559,19 +563,20 @@ def main():
         if not free:
             failures.append(f"{label}: after the load, not every connection task was free")
         time.sleep(1)
-        stack_end = max(device.stack_marks())
+        stack_end = max(device.stack_marks(), default=0)
     finally:
         device.stop()
 
     result = {"network": label, "tasks": args.tasks, "seconds_per_point": seconds,
-              "stack_start": stack_start, "stack_end": stack_end, "tasks_free_after": free,
+              "stack_boot": stack_boot, "stack_start": stack_start, "stack_end": stack_end, "tasks_free_after": free,
               "points": points}
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
     print("\n".join(table([result])))
     print()
-    print(f"Stack high-water {stack_start:,} B after start-up, {stack_end:,} B after the load; "
-          f"every connection task free after the load: {'yes' if free else 'NO'}.")
+    print(f"Stack high-water {stack_start:,} B before the load, {stack_end:,} B after it "
+          f"(start-up {stack_boot:,} B); every connection task free after the load: "
+          f"{'yes' if free else 'NO'}.")
     if failures:
         for f in failures:
             log("FAIL:", f)
