@@ -66,13 +66,21 @@ pub enum Fault {
     DuplicateId,
     /// [`Config::max_in_flight`] host requests are in flight already: -32000.
     Busy,
+    /// A `resources/subscribe` of a new URI when [`MAX_SUBSCRIPTIONS`] are kept for
+    /// replay already: -32000 (not relayed, so none is held that a reset would lose).
+    TooManySubscriptions,
 }
+
+/// Most `resources/subscribe` URIs the bridge keeps to replay after a device reset.
+/// A device serves far fewer (the core's bound is `MAX_RESOURCES`); the bound keeps a
+/// client that subscribes to ever new URIs from growing the bridge without end.
+pub const MAX_SUBSCRIPTIONS: usize = 256;
 
 impl Fault {
     /// The JSON-RPC error code.
     pub fn code(self) -> i64 {
         match self {
-            Fault::Reset | Fault::Unavailable | Fault::Busy => -32000,
+            Fault::Reset | Fault::Unavailable | Fault::Busy | Fault::TooManySubscriptions => -32000,
             Fault::Timeout => -32001,
             Fault::DuplicateId => -32600,
         }
@@ -86,6 +94,9 @@ impl Fault {
             Fault::Unavailable => "Device unavailable (emcp-bridge)",
             Fault::DuplicateId => "Request id already in flight (emcp-bridge)",
             Fault::Busy => "Too many requests in flight: wait for answers (emcp-bridge)",
+            Fault::TooManySubscriptions => {
+                "Too many resource subscriptions to keep across device resets (emcp-bridge)"
+            }
         }
     }
 }
@@ -375,6 +386,15 @@ impl Relay {
             return;
         }
         let listen = msg.method() == "subscriptions/listen";
+        if msg.method() == "resources/subscribe"
+            && self.session.subscriptions.len() >= MAX_SUBSCRIPTIONS
+            && msg
+                .param("uri")
+                .is_none_or(|uri| !self.session.subscriptions.iter().any(|(u, _)| *u == uri))
+        {
+            out.push(fail(&id, Fault::TooManySubscriptions));
+            return;
+        }
         match msg.method() {
             "initialize" => {
                 // A new session: what was set up on the old one is gone.
@@ -978,6 +998,43 @@ mod tests {
         assert!(device(&out).is_empty());
         r.device_line(&answer(&r, "1"), now);
         assert_eq!(device(&r.host_line(&req("3", "ping"), now)).len(), 1);
+    }
+
+    #[test]
+    fn subscriptions_kept_for_replay_are_bounded() {
+        let (mut r, now) = up();
+        let subscribe = |id: usize, uri: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/subscribe","params":{{"uri":"{uri}"}}}}"#
+            )
+            .into_bytes()
+        };
+        for i in 0..MAX_SUBSCRIPTIONS {
+            let line = subscribe(i + 10, &format!("sensor://{i}"));
+            assert_eq!(
+                device(&r.host_line(&line, now)).len(),
+                1,
+                "subscription {i} relayed"
+            );
+            r.device_line(&answer(&r, &(i + 10).to_string()), now);
+        }
+        // One more URI: refused at once, not relayed, and not kept.
+        let id = MAX_SUBSCRIPTIONS + 10;
+        let out = r.host_line(&subscribe(id, "sensor://new"), now);
+        assert_eq!(
+            host(&out),
+            [message::error_line(
+                &id.to_string(),
+                -32000,
+                Fault::TooManySubscriptions.message()
+            )]
+        );
+        assert!(device(&out).is_empty());
+        assert_eq!(r.session.subscriptions.len(), MAX_SUBSCRIPTIONS);
+        // A URI kept already is relayed as before (its entry replaced, not added).
+        let again = r.host_line(&subscribe(id + 1, "sensor://0"), now);
+        assert_eq!(device(&again).len(), 1);
+        assert_eq!(r.session.subscriptions.len(), MAX_SUBSCRIPTIONS);
     }
 
     #[test]
