@@ -28,6 +28,7 @@ import charts  # noqa: E402
 import scale  # noqa: E402  (benches/fleet/scale.py: the fleet's section and chart)
 sys.path.insert(0, str(Path(__file__).resolve().parent / "firmware"))
 import load  # noqa: E402  (benches/firmware/load.py: the device under load, section and chart)
+import soak  # noqa: E402  (benches/soak.py: the host boards over a million messages)
 
 ROOT = Path(__file__).resolve().parent.parent
 STATELESS = "2026-07-28"
@@ -421,6 +422,13 @@ def main():
             (perf / "net-load.svg").write_text(svg)
         p(*load.render(runs, "perf/net-load.svg" if svg else None))
 
+    # ---- the host boards over a million messages
+    soaked = soak.loads(data)
+    if soaked and soaked["runs"]:
+        p(soak.BEGIN, "## The host boards over a million messages", "")
+        p(*soak.render(soaked))
+        p(soak.END, "")
+
     # ---- firmware footprint
     mx = table(matrix, "", "image")
     fw = firmware_from_size(size_txt)
@@ -537,6 +545,7 @@ def main():
     p("benches/firmware/net.sh                            # the networked image: footprint, instructions")
     p("benches/firmware/boards.sh                         # the Wi-Fi board images: footprint, panic sites")
     p("benches/firmware/load.sh                           # the networked image under load (root: also a tap LAN)")
+    p("benches/soak.sh --page docs/performance.md         # the host boards over a million messages")
     p(".tools/venv/bin/python benches/fleet/scale.py --page docs/fleet-scale.md --section docs/fleet.md"
       "   # the fleet at scale")
     p("```")

@@ -37,6 +37,9 @@
 #    namespace (needs root; else the user network only); 60 s per point, --quick 3 s):
 #    requests/s, latency percentiles, 503s, refusals; a lost request, or a refusal with
 #    no more clients than connection tasks, fails the run.
+#    The host soak (benches/soak.sh): 1,000,000 messages (--quick 20,000) through the
+#    Rust board, the C board and emcp-bridge exec in front of each, every response
+#    checked, VmRSS/VmHWM of each process at the start, every 100,000 and the end.
 # 5. The goals the benchmark issue sets ("must reach"), each against what this run
 #    measured above: met or not.
 # 6. The page: benches/report.py writes DIR/performance.md (the header says when, from
@@ -301,6 +304,12 @@ echo
 bash benches/firmware/load.sh $([ "$quick" = 1 ] && echo --quick) --json "$tmp" | tee "$tmp/load.md"
 echo
 
+log "the host boards over a million messages: benches/soak.sh"
+echo "### The host soak (benches/soak.sh)"
+echo
+bash benches/soak.sh $([ "$quick" = 1 ] && echo --quick) --json "$tmp" | tee "$tmp/soak.md"
+echo
+
 # ---- 5. the goals ---------------------------------------------------------------------
 # The benchmark issue's "must reach" lines, from the numbers above (nothing re-measured).
 {
@@ -312,6 +321,8 @@ sys.path.insert(0, "benches/fleet")
 sys.path.insert(0, "benches/firmware")
 import load
 import scale
+sys.path.insert(0, "benches")
+import soak
 ir = {}
 for line in open(sys.argv[1]):
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -348,6 +359,8 @@ if ram:
 for goal, must, got, met in scale.goal_rows(json.load(open(sys.argv[4]))):
     print(f"| {goal} | {must} | {got} | {met} |")
 for goal, must, got, met in load.goal_rows(load.loads(sys.argv[5])):
+    print(f"| {goal} | {must} | {got} | {met} |")
+for goal, must, got, met in soak.goal_rows(soak.loads(sys.argv[5])):
     print(f"| {goal} | {must} | {got} | {met} |")
 # Context for the instruction goal: validation alone (callgrind.sh's last table).
 alone = {}
