@@ -10,11 +10,10 @@ docs/performance.md with everything else; `python3 benches/soak.py --section PAG
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import time
 from pathlib import Path
+
+import page as page_section
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -119,24 +118,8 @@ def write_section(page, from_dir, command):
     soak = loads(from_dir)
     if not soak:
         raise SystemExit(f"soak.py: no soak.json in {from_dir}")
-    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip() or "unknown"
-    now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    body = [BEGIN, "## The host boards over a million messages", "",
-            f"Measured by `{command}` on {now}, commit `{commit}` ({os.cpu_count()} cores); "
-            "`benches/run.sh` measures it again with everything else.", ""]
-    body += render(soak)
-    body.append(END)
-    text = page.read_text()
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + "\n".join(body) + rest.split(END, 1)[1]
-    elif "## How to reproduce" in text:
-        head, rest = text.split("## How to reproduce", 1)
-        text = head + "\n".join(body) + "\n\n## How to reproduce" + rest
-    else:
-        text = text.rstrip() + "\n\n" + "\n".join(body) + "\n"
-    page.write_text(text)
+    page_section.write_section(page, BEGIN, END, "The host boards over a million messages",
+                               command, render(soak))
     print(f"soak.py: wrote the section into {page}", file=sys.stderr)
 
 

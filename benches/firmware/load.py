@@ -50,7 +50,6 @@ marker lines (docs/performance.md, with its chart in docs/perf/net-load.svg), wh
 import argparse
 import asyncio
 import json
-import os
 import re
 import signal
 import socket
@@ -63,6 +62,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benches"))
 import charts  # noqa: E402
+import page as page_section  # noqa: E402
 DEVICE_RS = ROOT / "examples" / "net-app" / "src" / "device.rs"
 STATELESS_META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -478,24 +478,8 @@ def write_section(page, from_dir, command):
     if svg:
         (page.parent / "perf").mkdir(exist_ok=True)
         (page.parent / "perf" / "net-load.svg").write_text(svg)
-    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip() or "unknown"
-    now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    body = [BEGIN, "## The networked device under load", "",
-            f"Measured by `{command}` on {now}, commit `{commit}` ({os.cpu_count()} cores); "
-            "`benches/run.sh` measures it again with everything else.", ""]
-    body += render(runs, "perf/net-load.svg" if svg else None)
-    body.append(END)
-    text = page.read_text()
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + "\n".join(body) + rest.split(END, 1)[1]
-    elif "## How to reproduce" in text:
-        head, rest = text.split("## How to reproduce", 1)
-        text = head + "\n".join(body) + "\n\n## How to reproduce" + rest
-    else:
-        text = text.rstrip() + "\n\n" + "\n".join(body) + "\n"
-    page.write_text(text)
+    page_section.write_section(page, BEGIN, END, "The networked device under load", command,
+                               render(runs, "perf/net-load.svg" if svg else None))
     log(f"wrote the section into {page}")
 
 
