@@ -203,7 +203,12 @@ class UartLink:
             pass
 
     def idle(self, ready):
-        return self.sock in ready and b"I" in self.sock.recv(64)
+        if self.sock not in ready:
+            return False
+        try:
+            return b"I" in self.sock.recv(64)
+        except ConnectionResetError:  # QEMU is gone; run() returns its code
+            return False
 
 
 class FileLink:
@@ -255,6 +260,14 @@ class Relay:
             self.eof_at = time.monotonic()
         self.link.send_eof(sent)
 
+    def read_uart(self):
+        """What QEMU wrote; b"" once it has gone. A socket QEMU closed with our input
+        still unread in it is reset rather than closed: that is an end too."""
+        try:
+            return self.uart0.recv(65536)
+        except ConnectionResetError:
+            return b""
+
     def run(self, qemu):
         threading.Thread(target=self.forward_input, daemon=True).start()
         out, partial, idle = sys.stdout.buffer, b"", False
@@ -263,14 +276,14 @@ class Relay:
             if not ready and qemu.poll() is not None:
                 # QEMU stopped (a pipe never reads as closed): what it wrote, then its code.
                 while select.select([self.uart0], [], [], 0)[0]:
-                    data = self.uart0.recv(65536)
+                    data = self.read_uart()
                     if not data:
                         break
                     out.write(data)
                 out.flush()
                 return qemu.returncode
             if self.uart0 in ready:
-                data = self.uart0.recv(65536)
+                data = self.read_uart()
                 if not data:
                     return qemu.wait()  # QEMU stopped (e.g. a semihosting exit)
                 out.write(data)
@@ -293,7 +306,7 @@ class Relay:
                     print("relay: requests never answered: " + unanswered, file=sys.stderr)
                 # Whatever the firmware wrote before it said `I` is already in the socket.
                 while select.select([self.uart0], [], [], 0)[0]:
-                    data = self.uart0.recv(65536)
+                    data = self.read_uart()
                     if not data:
                         break
                     out.write(data)
