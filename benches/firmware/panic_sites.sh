@@ -3,11 +3,12 @@
 # core::panicking. Sourced (from the repository's root) by benches/firmware/net.sh
 # and benches/firmware/boards.sh:
 #
-#   panic_sites ELF             one line per call site: CRATE, a tab, the callee
+#   panic_sites ELF [OPTION...] one line per call site: CRATE, a tab, the callee
+#                               (OPTION: panic_paths.py's, e.g. --source CRATE,...)
 #   panic_sites_by_crate ELF    "smoltcp 29, embassy_net 12, emcp 2" (most first), or "none"
 
 panic_sites() {
-    python3 examples/firmware/panic_paths.py "$1" | sed -E 's/^ +//' | awk -F '  ->  ' '{
+    python3 examples/firmware/panic_paths.py "${@:2}" "$1" | sed -E 's/^ +//' | awk -F '  ->  ' '{
         caller = $1
         sub(/^</, "", caller); sub(/^&(mut )?/, "", caller)
         if (caller ~ /^_+defmt/) caller = "defmt"

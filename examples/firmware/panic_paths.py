@@ -9,6 +9,16 @@ is reachable, those calls: the places a panic could start. Machine-outlined frag
 through function pointers (core::fmt's trait objects) cannot be followed: such
 functions are listed as reached "through a function pointer". Prints nothing when no
 panicking symbol is linked.
+
+    panic_paths.py [--source CRATE,...] ELF
+
+--source CRATE,...: a call site whose code was inlined from one of these crates is
+named by that crate's function, "FUNCTION (inlined in CALLER)", not by the function
+the compiler put it in. The inlined frames come from the image's debug information
+(addr2line -i): the innermost frame at the call outside Rust's `core` (`RefCell`'s
+borrow, a slice index) is the code that makes the call. Only the crates named move;
+every other call site keeps its caller, so code of one's own (or of any crate not
+named) inlined anywhere stays charged where it lands.
 """
 
 import collections
@@ -42,15 +52,53 @@ def demangle(prefix, names):
     return {n: re.sub(r"\[[0-9a-f]+\]|::h[0-9a-f]{16}$", "", d) for n, d in zip(names, out)}
 
 
+def inlined_sources(prefix, elf, addrs, names_core):
+    """Per call address (hex, no 0x): the innermost inlined frame outside `core`
+    (demangled, hashes stripped), or None when the debug information has no frame."""
+    if not addrs:
+        return {}
+    out = subprocess.run([prefix + "addr2line", "-a", "-i", "-f", "-C", "-e", elf] +
+                         ["0x" + a for a in addrs], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    frames, addr, i = collections.defaultdict(list), None, 0
+    while i < len(out):
+        if re.match(r"^0x[0-9a-f]+$", out[i]):
+            addr = format(int(out[i], 16), "x")
+            i += 1
+            continue
+        frames[addr].append(re.sub(r"\[[0-9a-f]+\]|::h[0-9a-f]{16}$", "", out[i]))
+        i += 2  # the function, then its file:line
+    result = {}
+    for a in addrs:
+        own = [f for f in frames.get(a, []) if f != "??" and not names_core(f)]
+        result[a] = own[0] if own else None
+    return result
+
+
+def crate(name):
+    """The crate a demangled function belongs to: its path's first segment, after a
+    leading `<` or `&`/`&mut ` (an impl is its self type's)."""
+    return re.sub(r"^<?&?(mut )?", "", name).split("::")[0]
+
+
 def main():
-    kind = machine(sys.argv[1])
+    args = sys.argv[1:]
+    source = set()
+    if len(args) == 3 and args[0] == "--source":
+        source = set(args[1].split(","))
+        args = args[2:]
+    if len(args) != 1:
+        sys.exit("usage: panic_paths.py [--source CRATE,...] ELF")
+    elf = args[0]
+    kind = machine(elf)
     if kind not in ARCHES:
         sys.exit(f"panic_paths.py: no disassembler known for ELF machine {kind}")
     prefix, patterns = ARCHES[kind]
     targets = [re.compile(p) for p in patterns]
-    dis = subprocess.run([prefix + "objdump", "-d", "--no-show-raw-insn", sys.argv[1]],
+    dis = subprocess.run([prefix + "objdump", "-d", "--no-show-raw-insn", elf],
                          capture_output=True, text=True, check=True).stdout
-    calls, fn = collections.defaultdict(set), None
+    # calls: caller -> callees; sites: (caller, callee) -> the calls' addresses.
+    calls, sites, fn = collections.defaultdict(set), collections.defaultdict(set), None
     for line in dis.splitlines():
         m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
         if m:
@@ -60,6 +108,7 @@ def main():
             m = target.search(line)
             if fn and m and m.group(1) != fn:
                 calls[fn].add(m.group(1))
+                sites[(fn, m.group(1))].add(line.split(":")[0].strip())
     names = demangle(prefix, sorted(set(calls) | {c for cs in calls.values() for c in cs}))
     core_re = re.compile(r"<?(core::|(f32|f64|[iu](8|16|32|64|128|size)|str|bool|char) as core::)")
     is_core = {n: bool(core_re.match(d)) for n, d in names.items()}
@@ -76,21 +125,33 @@ def main():
         return
 
     def entries(f, seen):
-        """Panic-reaching core functions called by f (through outlined fragments)."""
+        """Panic-reaching core functions called by f (through outlined fragments), each
+        with the addresses of its calls."""
         out = set()
         for c in calls.get(f, ()):
             if c in reach:
-                out.add(c)
+                out |= {(c, a) for a in sites[(f, c)]}
             elif c.startswith("OUTLINED_FUNCTION") and c not in seen:
                 seen.add(c)
                 out |= entries(c, seen)
         return out
 
-    for f in sorted(calls, key=lambda n: names[n]):
-        if is_core.get(f) or f.startswith("OUTLINED_FUNCTION"):
-            continue
-        for c in sorted(entries(f, set()), key=lambda n: names[n]):
-            print(f"  {names[f]}  ->  {names[c]}")
+    found = {f: entries(f, set()) for f in calls
+             if not is_core.get(f) and not f.startswith("OUTLINED_FUNCTION")}
+    inlined = {}
+    if source:
+        inlined = inlined_sources(prefix, elf, sorted({a for e in found.values() for _, a in e}),
+                                  lambda d: bool(core_re.match(d)))
+    for f in sorted(found, key=lambda n: names[n]):
+        for c in sorted({c for c, _ in found[f]}, key=lambda n: names[n]):
+            # One line per caller and callee, or per crate named by --source it came from.
+            named = set()
+            for _, a in filter(lambda s: s[0] == c, found[f]):
+                frame = inlined.get(a)
+                moved = frame and crate(frame) in source and crate(frame) != crate(names[f])
+                named.add(f"{frame} (inlined in {names[f]})" if moved else names[f])
+            for n in sorted(named):
+                print(f"  {n}  ->  {names[c]}")
     called = {c for cs in calls.values() for c in cs}
     for f in sorted(reach - called, key=lambda n: names[n]):
         print(f"  (through a function pointer, e.g. core::fmt)  ->  {names[f]}")
