@@ -56,24 +56,32 @@ statics() { # elf pattern
     echo "$total"
 }
 
-stack_region=$(awk '/STACK/ && /LENGTH/ { sub(/.*LENGTH *= */, ""); sub(/K.*/, ""); print $0 * 1024; exit }' examples/net-firmware/memory.x)
+# The stack region of an image (build.rs sizes it per image): _stack_start - _stack_end.
+stack_region() { # elf
+    local start end
+    start=$(arm-none-eabi-nm "$1" | awk '$3 == "_stack_start" { print $1 }')
+    end=$(arm-none-eabi-nm "$1" | awk '$3 == "_stack_end" { print $1 }')
+    echo $((0x$start - 0x$end))
+}
 
-echo "| image | flash (text + data) | static RAM (data + bss) | connection tasks (futures, socket and request buffers) | network stack (sockets) | Ethernet frames | stack peak (region) | RAM in use (static + peak) | connections + overflow |"
+echo "| image | flash (text + data) | static RAM (data + bss) | connections (tasks and listeners, request and response buffers, socket rings) | network stack (sockets) | Ethernet frames | stack peak (region) | RAM in use (static + peak) | connections + backlog sockets |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for device in sensor conformance; do
     elf=${!device}
     read -r text data bss < <(arm-none-eabi-size "$elf" | awk 'NR == 2 { print $1, $2, $3 }')
-    tasks=$(statics "$elf" 'conn::task::POOL')
+    tasks=$(statics "$elf" 'emcp_net_app::conn::')
     net=$(statics "$elf" 'init::RESOURCES')
     frames=$(statics "$elf" 'init::ETH_BUFFERS')
     echo "net.sh: stack peak of the $device image" >&2
     peak=$(python3 benches/firmware/net_instr.py --peak "$elf")
     connections=$(constant "$device" CONNECTIONS)
+    backlog=$(constant "$device" BACKLOG)
+    region=$(stack_region "$elf")
     flash=$((text + data))
     ram=$((data + bss))
-    printf '| %s | %d B of 262,144 | %d B | %d B | %d B | %d B | %d B (%d B) | %d B of 65,536 | %d + 1 |\n' \
-        "$device" "$flash" "$ram" "$tasks" "$net" "$frames" "$peak" "$stack_region" \
-        "$((ram + peak))" "$connections"
+    printf '| %s | %d B of 262,144 | %d B | %d B | %d B | %d B | %d B (%d B) | %d B of 65,536 | %d + %d |\n' \
+        "$device" "$flash" "$ram" "$tasks" "$net" "$frames" "$peak" "$region" \
+        "$((ram + peak))" "$connections" "$backlog"
 done | sed -E ':a; s/([0-9])([0-9]{3})([^0-9]|$)/\1,\2\3/; ta'
 echo
 

@@ -1,6 +1,6 @@
-//! The connection tasks: each accepts on the configured port and serves the
-//! connection with the core's async HTTP transport
-//! (`emcp::transport::asynch::serve_http_connection`).
+//! The connection tasks, which serve connections with the core's async HTTP
+//! transport (`emcp::transport::asynch::serve_http_connection`), and the listeners,
+//! which accept them.
 //!
 //! Every task shares one [`Endpoint`]: the server and the legacy era's session behind
 //! a blocking mutex that is never held across an `await`. A task locks it to answer
@@ -10,42 +10,34 @@
 //! connection does only its own share of the work. A response longer than `tx_buf`
 //! is answered -32603 for its id.
 //!
-//! One more socket, [`overflow`], listens only while every connection task is busy
-//! and answers `503 Service Unavailable` with `Retry-After: 1` and a body saying so,
-//! so a client that comes when the device is full learns why instead of meeting a
-//! reset. Beyond that one (while it is answering), the TCP stack resets new
-//! connections.
-
-use core::cell::Cell;
+//! A connection's end and the next one's start overlap: a client that opens a new
+//! connection per request sends its next SYN as soon as it has read an answer, in
+//! the same moment as its FIN, before the device has seen that the connection it is
+//! serving is over. A SYN that finds no socket listening is reset, so there are more
+//! sockets than connection tasks ([`CONNECTIONS`] with the task's rings, and
+//! [`BACKLOG`] more with small ones), and every socket not in use listens, each in
+//! a listener task of its own: a listen backlog. A connection accepted goes to the
+//! first connection task free; if none is free within [`GRACE`], its listener
+//! answers `503 Service Unavailable` with `Retry-After: 1` and a body saying so
+//! (`all N connections busy, retry after 1 s`), so that a client that comes when the
+//! device is full learns why instead of meeting a reset. Beyond the sockets, the TCP
+//! stack resets new connections. A served socket goes back to the listeners, which
+//! close it (a peer that closed first is reset at once: it has everything; else the
+//! device's FIN waits for its acknowledgement) and listen on it again.
 
 use embassy_futures::select::{select, Either};
-use embassy_net::tcp::TcpSocket;
+use embassy_net::tcp::{State, TcpSocket};
 use embassy_net::Stack;
-use embassy_sync::blocking_mutex::raw::{CriticalSectionRawMutex, NoopRawMutex};
-use embassy_sync::blocking_mutex::Mutex;
-use embassy_sync::signal::Signal;
+use embassy_sync::blocking_mutex::raw::NoopRawMutex;
+use embassy_sync::channel::Channel;
 use embassy_time::{with_timeout, Duration, Timer};
-use emcp::transport::asynch::{refuse, serve_http_connection, HttpState, Limits, Shared, Tick};
-use emcp::transport::http::{Policy, Refusal};
+use emcp::transport::asynch::{serve_http_connection, HttpState, Limits, Shared, Tick};
+use emcp::transport::http::{refuse, Policy, Refusal};
+use emcp::wire::json::{Sink, SinkError, SliceSink};
+use static_cell::{ConstStaticCell, StaticCell};
 
-use crate::device::{CONNECTIONS, REQUEST, SOCKET_RX, SOCKET_TX};
+use crate::device::{BACKLOG, BACK_RX, BACK_TX, CONNECTIONS, REQUEST, SOCKET_RX, SOCKET_TX};
 use crate::fmt::log_warn;
-
-/// Connection tasks serving a connection now. Counted under a critical section
-/// rather than with an atomic add, which Cortex-M0+ and RV32IMC lack.
-static BUSY: Mutex<CriticalSectionRawMutex, Cell<usize>> = Mutex::new(Cell::new(0));
-
-/// Raised whenever [`BUSY`] changes; [`overflow`] waits on it.
-static BUSY_CHANGED: Signal<CriticalSectionRawMutex, ()> = Signal::new();
-
-fn busy(delta: isize) {
-    BUSY.lock(|b| b.set(b.get().saturating_add_signed(delta)));
-    BUSY_CHANGED.signal(());
-}
-
-fn full() -> bool {
-    BUSY.lock(Cell::get) >= CONNECTIONS
-}
 
 /// How often an open stream runs its job or collects its notifications, in ms.
 const TICK_MS: u32 = 5;
@@ -73,6 +65,72 @@ impl Tick for Ticks {
 /// `tx_buf` first and written from there.
 const SOCKET_RING: usize = 512;
 
+/// The TCP sockets: one per connection task and the backlog's.
+pub const SOCKETS: usize = CONNECTIONS + BACKLOG;
+
+/// How long an accepted connection waits for a connection task before it is
+/// answered 503.
+pub const GRACE: Duration = Duration::from_millis(500);
+
+/// How long a closing socket waits for its FIN to be acknowledged, and for the reset
+/// that ends it to leave, before it is reset and reused anyway.
+const CLOSE_LIMIT: Duration = Duration::from_secs(2);
+
+/// A socket's rings.
+struct Rings<const RX: usize, const TX: usize> {
+    rx: [u8; RX],
+    tx: [u8; TX],
+}
+
+impl<const RX: usize, const TX: usize> Rings<RX, TX> {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const CELL: ConstStaticCell<Self> = ConstStaticCell::new(Rings {
+        rx: [0; RX],
+        tx: [0; TX],
+    });
+}
+
+static RINGS: [ConstStaticCell<Rings<SOCKET_RX, SOCKET_RING>>; CONNECTIONS] =
+    [Rings::CELL; CONNECTIONS];
+static BACK_RINGS: [ConstStaticCell<Rings<BACK_RX, BACK_TX>>; BACKLOG] = [Rings::CELL; BACKLOG];
+
+/// The sockets as they go round: idle (to close and listen on), accepted (for a
+/// connection task), and the connection tasks free (a token each).
+pub struct Sockets {
+    idle: Channel<NoopRawMutex, TcpSocket<'static>, SOCKETS>,
+    accepted: Channel<NoopRawMutex, TcpSocket<'static>, SOCKETS>,
+    free: Channel<NoopRawMutex, (), CONNECTIONS>,
+}
+
+/// Make the sockets (once: `None` after), all idle, every connection task free.
+pub fn sockets(stack: Stack<'static>) -> Option<&'static Sockets> {
+    static SOCKETS_CELL: StaticCell<Sockets> = StaticCell::new();
+    let sockets: &'static Sockets = SOCKETS_CELL.try_init(Sockets {
+        idle: Channel::new(),
+        accepted: Channel::new(),
+        free: Channel::new(),
+    })?;
+    for cell in &RINGS {
+        let rings = cell.try_take()?;
+        add(sockets, stack, &mut rings.rx, &mut rings.tx);
+    }
+    for cell in &BACK_RINGS {
+        let rings = cell.try_take()?;
+        add(sockets, stack, &mut rings.rx, &mut rings.tx);
+    }
+    for _ in 0..CONNECTIONS {
+        let _ = sockets.free.try_send(());
+    }
+    Some(sockets)
+}
+
+/// One idle socket on these rings. Not inlined: the stack's socket is built in this
+/// frame, one at a time.
+#[inline(never)]
+fn add(sockets: &Sockets, stack: Stack<'static>, rx: &'static mut [u8], tx: &'static mut [u8]) {
+    let _ = sockets.idle.try_send(TcpSocket::new(stack, rx, tx));
+}
+
 /// The server and session every connection task shares.
 #[cfg(feature = "sensor")]
 pub type Endpoint = Shared<NoopRawMutex, HttpState<sensor_board::Board>>;
@@ -80,27 +138,21 @@ pub type Endpoint = Shared<NoopRawMutex, HttpState<sensor_board::Board>>;
 #[cfg(feature = "conformance")]
 pub type Endpoint = Shared<NoopRawMutex, HttpState<conformance_device::Fixtures, 8, 4, 2>>;
 
-/// One connection task (of [`CONNECTIONS`]).
+/// One connection task (of [`CONNECTIONS`]): serve the connections accepted, one at
+/// a time.
 #[embassy_executor::task(pool_size = CONNECTIONS)]
 pub async fn task(
-    stack: Stack<'static>,
+    sockets: &'static Sockets,
     shared: &'static Endpoint,
     policy: &'static Policy,
-    port: u16,
     slot: usize,
 ) -> ! {
     // In the task's future, which the executor keeps in a static: not on the stack.
-    let mut socket_rx = [0u8; SOCKET_RX];
-    let mut socket_tx = [0u8; SOCKET_RING];
     let mut rx_buf = [0u8; REQUEST];
     let mut tx_buf = [0u8; SOCKET_TX];
     let limits = Limits::new().idle_ticks(IDLE_TICKS).tick_ms(TICK_MS);
     loop {
-        let mut socket = TcpSocket::new(stack, &mut socket_rx, &mut socket_tx);
-        if socket.accept(port).await.is_err() {
-            continue;
-        }
-        busy(1);
+        let mut socket = sockets.accepted.receive().await;
         let mut tick = Ticks;
         let served = serve_http_connection(
             shared,
@@ -115,46 +167,78 @@ pub async fn task(
         if served.is_err() {
             log_warn!("connection {}: socket error", slot);
         }
-        socket.close();
-        let _ = socket.flush().await;
-        busy(-1);
+        // Free for the next connection at once; a listener closes this one.
+        let _ = sockets.free.try_send(());
+        sockets.idle.send(socket).await;
     }
 }
 
-/// How long the overflow socket waits for its 503 to leave before it drops the
-/// connection.
-const OVERFLOW_FLUSH: Duration = Duration::from_secs(2);
-
-/// The overflow socket: while every connection task is busy, accept on the same
-/// port and answer `503` with `Retry-After: 1` (`all N connections busy, retry after
-/// 1 s`) without reading the request. It stops listening as soon as a task is free
-/// again, so that it does not take a connection a task could serve.
-#[embassy_executor::task]
-pub async fn overflow(stack: Stack<'static>, port: u16) -> ! {
-    let mut rx = [0u8; 128];
-    let mut tx = [0u8; 128];
+/// One listener (of [`SOCKETS`]): take an idle socket, close what it held, accept
+/// on it, and hand the connection to a connection task, or answer it 503 if none is
+/// free within [`GRACE`].
+#[embassy_executor::task(pool_size = SOCKETS)]
+pub async fn listener(sockets: &'static Sockets, port: u16) -> ! {
     loop {
-        while !full() {
-            BUSY_CHANGED.wait().await;
+        let mut socket = sockets.idle.receive().await;
+        settle(&mut socket).await;
+        if socket.accept(port).await.is_err() {
+            sockets.idle.send(socket).await;
+            continue;
         }
-        let mut socket = TcpSocket::new(stack, &mut rx, &mut tx);
-        let until_free = async {
-            while full() {
-                BUSY_CHANGED.wait().await;
-            }
-        };
-        match select(socket.accept(port), until_free).await {
-            Either::First(Ok(())) => {
+        match select(sockets.free.receive(), Timer::after(GRACE)).await {
+            Either::First(()) => sockets.accepted.send(socket).await,
+            Either::Second(()) => {
                 log_warn!("connections full: 503");
-                let _ = with_timeout(OVERFLOW_FLUSH, async {
-                    let _ = refuse(&mut socket, Refusal::Busy(CONNECTIONS)).await;
+                let _ = with_timeout(CLOSE_LIMIT, async {
+                    // Written straight into the empty ring: no buffer in the future.
+                    let _ = socket.write_with(busy_answer).await;
                     socket.close();
                     let _ = socket.flush().await;
                 })
                 .await;
+                sockets.idle.send(socket).await;
             }
-            Either::First(Err(_)) => {}
-            Either::Second(()) => socket.abort(),
         }
     }
+}
+
+/// Bring a socket whose connection was served or refused to `Closed`. A peer that
+/// closed first has everything sent (the transport waits for the acknowledgement of
+/// each answer): it is reset at once, so that the socket listens again without a
+/// round trip. Else the socket sends its FIN and waits (bounded) for it to be
+/// acknowledged, and what is left (the peer's FIN) is reset. Either way it waits for
+/// the reset to leave.
+async fn settle(socket: &mut TcpSocket<'_>) {
+    match socket.state() {
+        State::Closed => return,
+        State::CloseWait => socket.abort(),
+        _ => {
+            socket.close();
+            let _ = with_timeout(CLOSE_LIMIT, socket.flush()).await;
+            socket.abort();
+        }
+    }
+    let _ = with_timeout(CLOSE_LIMIT, socket.flush()).await;
+}
+
+/// The 503 a listener answers (`all N connections busy, retry after 1 s`), rendered
+/// into `ring`: its length, or nothing if it does not fit whole.
+fn busy_answer(ring: &mut [u8]) -> (usize, ()) {
+    struct Whole<'a> {
+        sink: SliceSink<'a>,
+        cut: bool,
+    }
+    impl Sink for Whole<'_> {
+        fn write(&mut self, bytes: &[u8]) -> Result<(), SinkError> {
+            let written = self.sink.write(bytes);
+            self.cut |= written.is_err();
+            written
+        }
+    }
+    let mut answer = Whole {
+        sink: SliceSink::new(ring),
+        cut: false,
+    };
+    refuse(&mut answer, Refusal::Busy(CONNECTIONS));
+    (if answer.cut { 0 } else { answer.sink.len() }, ())
 }

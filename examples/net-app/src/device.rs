@@ -16,11 +16,21 @@ mod chosen {
 
     /// Connections served at once.
     pub const CONNECTIONS: usize = 4;
+    /// Sockets beyond one per connection: a new connection's SYN often comes
+    /// before the device has seen the end of the client's last one, so the sockets
+    /// of those ends and of the new connections are in use at once. With five, no
+    /// connection is refused while there are no more clients than connections, each
+    /// opening a new connection per request (benches/firmware/load.py).
+    pub const BACKLOG: usize = 5;
+    /// A backlog socket's receive window.
+    pub const BACK_RX: usize = 256;
+    /// A backlog socket's send ring: holds a 503 whole.
+    pub const BACK_TX: usize = 256;
     /// A socket's send buffer, which holds a whole response: the board's longest,
     /// the `log://samples` read, is over 5 KiB.
     pub const SOCKET_TX: usize = 6400;
     /// A socket's receive window.
-    pub const SOCKET_RX: usize = 1024;
+    pub const SOCKET_RX: usize = 768;
     /// A request's head and body.
     pub const REQUEST: usize = 3072;
     /// A request's body.
@@ -48,6 +58,14 @@ mod chosen {
     /// Connections served at once: the suite keeps several open at a time (event
     /// streams, concurrent requests, idle keep-alive connections).
     pub const CONNECTIONS: usize = 6;
+    /// Sockets beyond one per connection: one, for the RAM (it answers 503 when
+    /// every connection is busy).
+    pub const BACKLOG: usize = 1;
+    /// A backlog socket's receive window: small (a request it takes in is served
+    /// through it, slower).
+    pub const BACK_RX: usize = 64;
+    /// A backlog socket's send ring: holds a 503 whole.
+    pub const BACK_TX: usize = 256;
     /// A socket's send buffer, which holds a whole response.
     pub const SOCKET_TX: usize = 3072;
     /// A socket's receive window.

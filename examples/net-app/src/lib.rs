@@ -3,11 +3,14 @@
 //! clocks, its network interface (an Ethernet MAC, a Wi-Fi radio) and the stack,
 //! then calls [`start`]; everything on the network is here:
 //!
-//! - [`CONNECTIONS`] connection tasks, each accepting on [`Config::port`] and
-//!   serving one connection at a time with `emcp::transport::asynch`, all sharing
-//!   one `emcp::Server` (`conn`);
-//! - the overflow task: while every connection task is busy, one more socket
-//!   answers `503 Service Unavailable: all N connections busy, retry after 1 s`;
+//! - [`CONNECTIONS`] connection tasks, each serving one connection at a time with
+//!   `emcp::transport::asynch`, all sharing one `emcp::Server` (`conn`);
+//! - the listeners: every TCP socket not in use listens on [`Config::port`] (one
+//!   per connection task and [`BACKLOG`] more, so that a client's next SYN, which
+//!   often comes before the device has seen its last connection end, is never
+//!   reset while there are no more clients than connection tasks); a connection
+//!   accepted goes to the first task free, or, if none is within half a second, is
+//!   answered `503 Service Unavailable: all N connections busy, retry after 1 s`;
 //! - the policy: the endpoint `/mcp`, `Host`/`Origin` allowed when loopback, the
 //!   address the stack holds now (DHCP), `NAME.local` ([`Config::name`]) or one of
 //!   [`Config::hosts`] (else 403, DNS rebinding), and [`Config::bearer`] (else 401);
@@ -53,9 +56,9 @@
 //!
 //! # Memory
 //!
-//! Every buffer is static: each connection task's future holds its socket buffers
-//! and its request and response buffers (per device, `device`), sized at compile
-//! time; nothing is allocated.
+//! Every buffer is static: each connection task's future holds its request and
+//! response buffers, and the sockets' rings are statics (per device, `device`),
+//! sized at compile time; nothing is allocated.
 #![no_std]
 
 mod address;
@@ -89,17 +92,17 @@ use emcp::transport::http::{OwnHost, Policy};
 use emcp::wire::error::ConfigError;
 use static_cell::StaticCell;
 
-pub use device::CONNECTIONS;
 use device::MAX_BODY;
+pub use device::{BACKLOG, CONNECTIONS};
 #[cfg(feature = "mqtt")]
 pub use mqtt::{start_mqtt, MqttApp, SESSIONS as MQTT_SESSIONS, SOCKETS as MQTT_SOCKETS};
 
 /// The sockets the application uses: a TCP socket per connection task
-/// ([`CONNECTIONS`]), one for the overflow task, and one UDP socket for the mDNS
-/// responder (feature `mdns`). Size the stack's resources
+/// ([`CONNECTIONS`]), [`BACKLOG`] more, and one UDP socket for the mDNS responder
+/// (feature `mdns`). Size the stack's resources
 /// `StackResources<{ SOCKETS + 1 }>`: the one more is the DHCP client's (add one
 /// more for each socket of the board's own, such as a DNS client's).
-pub const SOCKETS: usize = CONNECTIONS + 1 + mdns::SOCKETS;
+pub const SOCKETS: usize = CONNECTIONS + BACKLOG + mdns::SOCKETS;
 
 /// What the application serves and to whom.
 #[derive(Clone, Copy, Debug)]
@@ -134,7 +137,7 @@ pub enum StartError {
 
 /// Start the application on `stack`: build the server (its session ids seeded from
 /// `seed`: take it from the chip's random source), spawn the [`CONNECTIONS`]
-/// connection tasks, the overflow task and the address task on `spawner`, and
+/// connection tasks, the listeners and the address task on `spawner`, and
 /// return. The tasks run for ever; the device is served once the stack has an
 /// address (DHCP) and logs `serving MCP at http://ADDRESS:PORT/mcp` then.
 ///
@@ -167,11 +170,17 @@ pub fn start(
     let endpoint = endpoint(&ENDPOINT, seed)?;
 
     spawn(spawner, address::watch(stack, own, config.port), "address")?;
+    let sockets = conn::sockets(stack).ok_or(StartError::AlreadyStarted)?;
     for slot in 0..CONNECTIONS {
-        let task = conn::task(stack, endpoint, policy, config.port, slot);
-        spawn(spawner, task, "connection")?;
+        spawn(
+            spawner,
+            conn::task(sockets, endpoint, policy, slot),
+            "connection",
+        )?;
     }
-    spawn(spawner, conn::overflow(stack, config.port), "overflow")?;
+    for _ in 0..conn::SOCKETS {
+        spawn(spawner, conn::listener(sockets, config.port), "listener")?;
+    }
     mdns::spawn(spawner, stack, config)?;
     fmt::log_info!("{} connections on port {}", CONNECTIONS, config.port);
     Ok(())

@@ -5,7 +5,7 @@
 //! This crate is the board: the clock ([`time`]), the Ethernet controller, the
 //! network stack (embassy-net over smoltcp, DHCP) and the executor ([`executor`]).
 //! What runs on the network is `emcp_net_app`, the application every board runs:
-//! its connection tasks, overflow task and policy, started by
+//! its connection tasks, listeners and policy, started by
 //! [`emcp_net_app::start`]. Logs are `defmt` frames over semihosting, decoded on the
 //! host by `defmt-print` (`run.sh`), never on the network.
 #![no_std]
@@ -21,7 +21,7 @@ use defmt_semihosting as _;
 use embassy_executor::Spawner;
 use embassy_net::StackResources;
 use lan9118::Lan9118;
-use static_cell::{ConstStaticCell, StaticCell};
+use static_cell::ConstStaticCell;
 
 /// What the application serves: the port, the device's mDNS name (`EMCP_NAME` at
 /// build time, else `emcp-qemu`), and the bearer token every request must carry,
@@ -149,10 +149,12 @@ fn init(spawner: Spawner) {
 
     // The address from DHCP: QEMU's user network hands out 10.0.2.15.
     let config = embassy_net::Config::dhcpv4(Default::default());
-    // The application's sockets, and one for the DHCP client.
-    static RESOURCES: StaticCell<StackResources<{ APP_SOCKETS + 1 }>> = StaticCell::new();
+    // The application's sockets, and one for the DHCP client: built in place (they
+    // would take a kilobyte or more of the stack on their way to a StaticCell).
+    static RESOURCES: ConstStaticCell<StackResources<{ APP_SOCKETS + 1 }>> =
+        ConstStaticCell::new(StackResources::new());
     let seed = seed(&eth);
-    let (stack, runner) = match RESOURCES.try_init(StackResources::new()) {
+    let (stack, runner) = match RESOURCES.try_take() {
         Some(resources) => embassy_net::new(eth, config, resources, seed),
         None => fail("network resources taken twice"),
     };
