@@ -987,7 +987,8 @@ emcp_status emcp_config_check(const emcp_config *config,
 //
 // `config` and every descriptor, text and array it points to must stay valid and
 // unchanged for the server's life (make them `static const`). `line_buffer` holds one
-// incoming message (its length is the longest line accepted; at least
+// incoming message (its length is the longest line accepted, and the `limit` the
+// error answering a longer line names with `error-data`; at least
 // `EMCP_LINE_BUFFER_MIN`). Output goes to `config->write` when set; otherwise into
 // `output_buffer` (at least `EMCP_OUTPUT_MIN_ROOM` bytes), taken with
 // `emcp_server_take_output`. On success `*server_out` is the server.

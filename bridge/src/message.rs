@@ -16,6 +16,7 @@
 //! lines), no recursion on any input.
 
 use emcp::wire::error::RequestError;
+use emcp::wire::error::RpcError;
 use emcp::wire::json::{self, Str, Value};
 use emcp::wire::rpc;
 
@@ -287,26 +288,41 @@ pub fn request_line(id: &str, method: &str, params: Option<&str>) -> Vec<u8> {
     .into_bytes()
 }
 
-/// The core's answer to a line longer than its line buffer (id `null`), as the core
-/// writes it.
-pub fn too_long_line() -> Vec<u8> {
-    let mut out = Lines(Vec::new());
-    rpc::write_error(&mut out, None, RequestError::TooLong.into(), None);
-    let mut line = out.0;
-    if line.last() == Some(&b'\n') {
-        line.pop();
-    }
-    line
+/// An error line as [`error_line`] writes it, with `data`.
+///
+/// ```
+/// use emcp_bridge::message::error_line_data;
+/// assert_eq!(
+///     error_line_data("7", -32601, "Method not found", &serde_json::json!({"method": "x"})),
+///     br#"{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found","data":{"method":"x"}}}"#
+/// );
+/// ```
+pub fn error_line_data(id: &str, code: i64, message: &str, data: &serde_json::Value) -> Vec<u8> {
+    let message = serde_json::Value::from(message).to_string();
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":{message},"data":{data}}}}}"#
+    )
+    .into_bytes()
 }
 
-/// A sink collecting bytes.
-struct Lines(Vec<u8>);
-
-impl emcp::wire::json::Sink for Lines {
-    fn write(&mut self, bytes: &[u8]) -> Result<(), emcp::wire::json::SinkError> {
-        self.0.extend_from_slice(bytes);
-        Ok(())
-    }
+/// The core's answer to a line longer than its line buffer of `limit` bytes (id
+/// `null`), as the core writes it (with `error-data`: the limit in `data`).
+///
+/// ```
+/// assert_eq!(
+///     emcp_bridge::message::too_long_line(4096),
+///     br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: line too long","data":{"limit":4096}}}"#
+/// );
+/// ```
+pub fn too_long_line(limit: usize) -> Vec<u8> {
+    let e = RpcError::from(RequestError::TooLong);
+    let (prefix, rest) = e.message();
+    error_line_data(
+        "null",
+        e.code().into(),
+        &format!("{prefix}{rest}"),
+        &serde_json::json!({ "limit": limit }),
+    )
 }
 
 /// `notifications/cancelled` for the request with this raw id.

@@ -326,15 +326,15 @@ impl Relay {
     }
 
     /// A host line too long to read (the pump's [`crate::pump::MAX_LINE`]): answered as
-    /// the core answers a line longer than its buffer.
+    /// the core answers a line longer than its buffer, naming that limit.
     pub fn host_too_long(&mut self) -> Vec<Out> {
-        vec![Out::Host(message::too_long_line())]
+        vec![Out::Host(message::too_long_line(crate::pump::MAX_LINE))]
     }
 
     /// One line from the host (without its newline).
     pub fn host_line(&mut self, line: &[u8], now: Instant) -> Vec<Out> {
         if line.len() > self.config.line_max {
-            return self.host_too_long();
+            return vec![Out::Host(message::too_long_line(self.config.line_max))];
         }
         let mut out = Vec::new();
         // Classified as the core behind the device does: a request is what it answers
@@ -382,7 +382,13 @@ impl Relay {
             let e = RpcError::from(RequestError::TooLong);
             let (prefix, rest) = e.message();
             let text = format!("{prefix}{rest}");
-            out.push(Out::Host(message::error_line(&id, e.code().into(), &text)));
+            let limit = serde_json::json!({ "limit": self.config.line_max });
+            out.push(Out::Host(message::error_line_data(
+                &id,
+                e.code().into(),
+                &text,
+                &limit,
+            )));
             return;
         }
         let listen = msg.method() == "subscriptions/listen";
@@ -1279,7 +1285,15 @@ mod tests {
         assert_eq!(error.len(), 1);
         assert_eq!(Message::parse(&error[0]).unwrap().id.as_deref(), Some("1"));
         assert_eq!(error_code(&error[0]), Some(-32600));
+        // Naming the device's line buffer, as the core does.
+        let error: serde_json::Value = serde_json::from_slice(&error[0]).unwrap();
+        assert_eq!(error["error"]["data"]["limit"], line.len());
         assert_eq!(r.in_flight(), 9);
+        // A host line over the limit as written: the same limit, id null.
+        let out = r.host_line(&[&line[..], b" "].concat(), now);
+        let error: serde_json::Value = serde_json::from_slice(&host(&out)[0]).unwrap();
+        assert_eq!(error["id"], serde_json::Value::Null);
+        assert_eq!(error["error"]["data"]["limit"], line.len());
     }
 
     #[test]

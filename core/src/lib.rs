@@ -156,6 +156,7 @@
 //! | `logging` | yes | `logging/setLevel`, the `_meta` log level, `notifications/message` from `ToolCall::log` | |
 //! | `pagination` | yes | `*/list` in pages of [`Config::page_size`] with `nextCursor`; without it one page, and any cursor is -32602 | |
 //! | `schema-walk` | yes | a tool without a compiled plan has its arguments checked by walking its schema's text; without it [`Server::new`] refuses such a tool ([`ConfigError::NoPlan`]) | |
+//! | `error-data` | yes | an error names what it refuses in its `data`: the method of -32601, the tool or prompt of -32602 (bounded by [`wire::error::MAX_ECHO`]), the byte where a line stopped being JSON (-32700), the line buffer a line overflowed; without it those errors carry code and message alone | |
 //! | `routes` | | the server tells its sink which request each line of [`Server::poll`] belongs to ([`Sink::route`](wire::json::Sink::route)), for transports with one stream per request | |
 //! | `http` | | `transport::http`: Streamable HTTP on one POST endpoint, sans-IO | `routes`; `httparse` |
 //! | `async` | | `transport::asynch`: an async serve loop over `embedded-io-async` and, with `http`, one task per HTTP connection sharing one server; no executor, timer or allocator | `embedded-io-async`, `embassy-futures`, `embassy-sync` |

@@ -100,8 +100,13 @@ fn started() -> (Server<Board>, String) {
     (s, caps)
 }
 
-fn not_found(id: u32) -> String {
-    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{{\"code\":-32601,\"message\":\"Method not found\"}}}}\n")
+/// -32601 for `method`, naming it with feature `error-data`.
+fn not_found(id: u32, method: &str) -> String {
+    let data = match cfg!(feature = "error-data") {
+        true => format!(",\"data\":{{\"method\":\"{method}\"}}"),
+        false => String::new(),
+    };
+    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{{\"code\":-32601,\"message\":\"Method not found\"{data}}}}}\n")
 }
 
 #[test]
@@ -132,7 +137,7 @@ fn resources_as_compiled() {
             let id = 10 + i as u32;
             assert_eq!(
                 request(&mut s, id, method, params),
-                not_found(id),
+                not_found(id, method),
                 "{method}"
             );
         }
@@ -158,8 +163,8 @@ fn prompts_as_compiled() {
         assert!(get.contains(r#""text":"status?""#), "{get}");
     } else {
         assert!(!caps.contains(r#""prompts""#), "{caps}");
-        assert_eq!(list, not_found(2));
-        assert_eq!(get, not_found(3));
+        assert_eq!(list, not_found(2, "prompts/list"));
+        assert_eq!(get, not_found(3, "prompts/get"));
     }
 }
 
@@ -177,7 +182,7 @@ fn completions_as_compiled() {
         assert!(out.contains(r#""values":["temperature"]"#), "{out}");
     } else {
         assert!(!caps.contains(r#""completions""#), "{caps}");
-        assert_eq!(out, not_found(2));
+        assert_eq!(out, not_found(2, "completion/complete"));
     }
 }
 
@@ -193,7 +198,7 @@ fn logging_as_compiled() {
         assert!(call.contains(r#""data":"blinked""#), "{call}");
     } else {
         assert!(!caps.contains(r#""logging""#), "{caps}");
-        assert_eq!(set, not_found(2));
+        assert_eq!(set, not_found(2, "logging/setLevel"));
         assert!(!call.contains("notifications/message"), "{call}");
     }
 }

@@ -50,7 +50,13 @@ fn legacy_only_ignores_meta_claims_and_has_no_discover() {
     assert!(answer(&mut s, INITIALIZE).contains(r#""protocolVersion":"2025-11-25""#));
     assert_eq!(
         answer(&mut s, DISCOVER),
-        "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}\n"
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{{\"code\":-32601,\"message\":\"Method not found\"{}}}}}\n",
+            match cfg!(feature = "error-data") {
+                true => ",\"data\":{\"method\":\"server/discover\"}",
+                false => "",
+            }
+        )
     );
     // Served as an initialize-era request: no resultType, no serverInfo stamp.
     assert_eq!(

@@ -46,6 +46,7 @@
 //! | `pagination` | yes | emcp's `pagination` | |
 //! | `plans` | yes | input schemas compiled at build time (`emcp_tool.plan`, written by `emcp-plan`) checked without walking the schema's text | `plans` or `schema-walk` |
 //! | `schema-walk` | yes | emcp's `schema-walk`: a tool without a plan checked by walking its schema; without it `emcp_server_init` refuses such a tool (`EMCP_INVALID_SCHEMA`) | `plans` or `schema-walk` |
+//! | `error-data` | yes | emcp's `error-data`: errors name the method, tool, prompt, offset or limit they refuse (in `data`); the firmware's images leave it out | |
 //! | `tasks` | | emcp's `tasks`: task slots in the server storage (`EMCP_MAX_TASKS`), `emcp_server_set_key`; a C program built against it defines `EMCP_TASKS` | |
 //! | `critical-section-single-core` | | on a target without atomic read-modify-write (thumbv6m, riscv32imc), a critical section that masks interrupts; without it the firmware defines `emcp_critical_section_acquire` and `_release`; inert elsewhere | `cortex-m` or `riscv` |
 #![cfg_attr(not(emcp_ffi_std), no_std)]

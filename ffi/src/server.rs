@@ -309,7 +309,8 @@ pub unsafe extern "C" fn emcp_config_check(
 ///
 /// `config` and every descriptor, text and array it points to must stay valid and
 /// unchanged for the server's life (make them `static const`). `line_buffer` holds one
-/// incoming message (its length is the longest line accepted; at least
+/// incoming message (its length is the longest line accepted, and the `limit` the
+/// error answering a longer line names with `error-data`; at least
 /// `EMCP_LINE_BUFFER_MIN`). Output goes to `config->write` when set; otherwise into
 /// `output_buffer` (at least `EMCP_OUTPUT_MIN_ROOM` bytes), taken with
 /// `emcp_server_take_output`. On success `*server_out` is the server.
@@ -448,10 +449,11 @@ pub unsafe extern "C" fn emcp_server_feed(
         // SAFETY: not NULL (checked above); the contract: an initialised server not in
         // use, so this is the only reference to its state.
         let s = unsafe { inner(server) };
+        let limit = s.framer.limit();
         while !rest.is_empty() && s.out.has_room() {
             let (used, frame) = s.framer.push(rest);
             if let Some(frame) = frame {
-                s.server.handle_frame(frame, s.out.sink());
+                s.server.handle_frame_limit(frame, limit, s.out.sink());
             }
             rest = rest.get(used..).unwrap_or(&[]);
         }

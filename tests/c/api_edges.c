@@ -1277,7 +1277,8 @@ static void test_oversized_line(void) {
     n = make_ping(in, 1, 300);
     strcpy(in + n, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
     w = (size_t)sprintf(want, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,"
-                              "\"message\":\"Invalid Request: line too long\"}}\n");
+                              "\"message\":\"Invalid Request: line too long\","
+                              "\"data\":{\"limit\":128}}}\n");
     pong(want + w, 2);
     for (k = 0; k < sizeof chunks / sizeof chunks[0]; k++) {
         roundtrip(b, in, chunks[k]);
@@ -1288,7 +1289,8 @@ static void test_oversized_line(void) {
     make_ping(in + n, 4, 129);
     n = pong(want, 3);
     sprintf(want + n, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,"
-                      "\"message\":\"Invalid Request: line too long\"}}\n");
+                      "\"message\":\"Invalid Request: line too long\","
+                      "\"data\":{\"limit\":128}}}\n");
     roundtrip(b, in, 0);
     CHECK_TEXT(g_got, g_got_len, want);
     roundtrip(b, in, 1);

@@ -337,8 +337,15 @@ fn request(
     }
     if let (Kind::Other, Some(error)) = (&msg.kind, msg.rejected) {
         // What the core answers with id null (not JSON, a batch, an id it cannot
-        // echo): its own error line, written here as the core writes it.
-        rpc::write_error(&mut reply, None, error.into(), None);
+        // echo, a line too long): its own error line, written here as the core writes
+        // it.
+        match error {
+            RequestError::TooLong => {
+                let _ = reply.write(&message::too_long_line(shared.line_max));
+                let _ = reply.write(b"\n");
+            }
+            _ => rpc::write_error(&mut reply, None, error.into(), None),
+        }
         return finish(reply.finish(false), keep);
     }
     if msg.kind != Kind::Request {
@@ -363,7 +370,8 @@ fn request(
     let line = mux::request_line(body, &msg, &bridge);
     if line.len() > shared.line_max {
         // Within the limit as sent, over it with the bridge's id.
-        rpc::write_error(&mut reply, None, RequestError::TooLong.into(), None);
+        let _ = reply.write(&message::too_long_line(shared.line_max));
+        let _ = reply.write(b"\n");
         return finish(reply.finish(false), keep);
     }
     let (tx, rx) = mpsc::channel();

@@ -43,7 +43,7 @@ use super::client::{self, Client, Incoming};
 use super::topic::{self, Parsed};
 use super::{new_client_id, LineWriter};
 use crate::link::{backoff, Connection, Link};
-use crate::message::{error_line, Kind as MessageKind, Message};
+use crate::message::{error_line, error_line_data, Kind as MessageKind, Message};
 use emcp::wire::error::RpcError;
 
 /// Devices tracked at once.
@@ -660,7 +660,7 @@ impl Gateway {
                 let reply = if m == "ping" {
                     json!({"jsonrpc": "2.0", "id": id, "result": {}})
                 } else {
-                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}})
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found", "data": {"method": m}}})
                 };
                 self.notify_device(sid, &reply);
             }
@@ -1014,7 +1014,12 @@ impl Gateway {
                 params["ref"][key] = Value::String(own);
                 return self.forward(&sid, method, params, id, None);
             }
-            _ => error(&id, -32601, "Method not found"),
+            _ => error_line_data(
+                &id,
+                -32601,
+                "Method not found",
+                &json!({ "method": method }),
+            ),
         };
         self.send(line);
     }
@@ -1162,6 +1167,8 @@ mod tests {
                 (json!(10), -32602),
             ]
         );
+        // Method not found names the method.
+        assert_eq!(got[3].pointer("/error/data/method"), Some(&json!("nope")));
     }
 
     #[test]

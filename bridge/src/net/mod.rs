@@ -289,7 +289,7 @@ pub fn run(
             Ok(Some(Frame::Line(line))) => bridge.host_line(&line, &mut order),
             Ok(Some(Frame::TooLong)) => {
                 order.wait();
-                bridge.write(&message::too_long_line());
+                bridge.write(&message::too_long_line(MAX_LINE));
             }
             Ok(None) | Err(_) => break,
         }
@@ -353,7 +353,7 @@ impl Bridge {
     fn host_line(self: &Arc<Self>, line: &[u8], order: &mut Order) {
         if line.len() > self.options.line_max {
             order.wait();
-            return self.write(&message::too_long_line());
+            return self.write(&message::too_long_line(self.options.line_max));
         }
         // Skipped as the core's framer skips it.
         if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {

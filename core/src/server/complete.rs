@@ -1,3 +1,6 @@
+use super::failure::ErrorData;
+use super::failure::Failure;
+use super::failure::Key;
 use super::failure::Outcome;
 use super::named::Named;
 use super::params::str_member;
@@ -35,10 +38,13 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         let kind = str_member(reference, "type").ok_or(bad)?;
         let reference = if kind.eq_str("ref/prompt") {
             let name = str_member(reference, "name").ok_or(bad)?;
-            Reference::Prompt(
-                self.named(Named::Prompt, name)
-                    .ok_or(DispatchError::UnknownPrompt)?,
-            )
+            let Some(index) = self.named(Named::Prompt, name) else {
+                return Err(Failure {
+                    error: DispatchError::UnknownPrompt,
+                    data: ErrorData::naming(Key::Name, name),
+                });
+            };
+            Reference::Prompt(index)
         } else if kind.eq_str("ref/resource") {
             Reference::Resource(str_member(reference, "uri").ok_or(bad)?)
         } else {

@@ -1,8 +1,9 @@
-use super::failure::error_line;
+use super::failure::refuse_line;
+use super::failure::refuse_request;
 use super::failure::too_large;
-use super::failure::write_failure;
 use super::failure::ErrorData;
 use super::failure::Failure;
+use super::failure::Key;
 use super::failure::Outcome;
 use super::guard::Guard;
 use super::method::parse_level;
@@ -21,6 +22,7 @@ use super::Server;
 use crate::device::Device;
 use crate::device::Exchange;
 use crate::wire::error::DispatchError;
+use crate::wire::error::RequestError;
 use crate::wire::framing::Frame;
 use crate::wire::json::scanner::Level;
 use crate::wire::json::JsonWriter;
@@ -37,16 +39,20 @@ use crate::wire::version::Version;
 impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     Server<D, L, J, W, K>
 {
-    /// Handle one frame from a [`crate::wire::framing::Framer`].
+    /// Handle one frame from a [`crate::wire::framing::Framer`]. A line too long is
+    /// answered without the limit it overflowed: a caller that has the framer at hand
+    /// calls [`Server::handle_frame_limit`], which says it.
     pub fn handle_frame(&mut self, frame: Frame<'_>, out: &mut dyn Sink) {
+        self.handle_frame_limit(frame, 0, out);
+    }
+
+    /// [`Server::handle_frame`] for a framer whose longest line is `limit` bytes (its
+    /// [`Frames::limit`](crate::wire::framing::Frames::limit)): a line too long is
+    /// answered with `data.limit` (none when `limit` is 0).
+    pub fn handle_frame_limit(&mut self, frame: Frame<'_>, limit: usize, out: &mut dyn Sink) {
         match frame {
             Frame::Line(line) => self.handle(line, out),
-            Frame::TooLong => rpc::write_error(
-                out,
-                None,
-                crate::wire::error::RequestError::TooLong.into(),
-                None,
-            ),
+            Frame::TooLong => refuse_line(out, None, RequestError::TooLong, limit),
         }
     }
 
@@ -72,7 +78,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         // the line is validated.
         let mut p = Params::default();
         let mut m: Meta<'_> = [None; META_KEYS.len()];
-        let (parsed, claims) = rpc::parse_picks(
+        let (parsed, claims, stop) = rpc::parse_picks(
             line,
             Level::new(PARAM_KEYS, &mut p.0, P_META),
             Level::last(&META_KEYS, &mut m),
@@ -81,7 +87,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         match parsed {
             Err(rejected) => {
                 crate::trace::trace!("rejected line: {}", rejected.error);
-                error_line(out, rejected.id, rejected.error.into());
+                refuse_line(out, rejected.id, rejected.error, stop);
             }
             // A client's response to a request of ours (feature `input`).
             Ok(Message::Response) => self.response(line),
@@ -96,7 +102,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 };
                 if let Err(f) = self.request(r, &p, m, claims, era, sink) {
                     crate::trace::trace!("request failed: {}", f.error);
-                    write_failure(sink, r.id, f);
+                    refuse_request(sink, &r, &p, f);
                 }
                 if guard.is_some_and(|g| g.full) {
                     too_large(out, r.id);
@@ -274,7 +280,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 let uri = uri_param(r.params, p)?;
                 let bit = self.resource_bit(uri).ok_or(Failure {
                     error: DispatchError::ResourceNotFound { stateless: false },
-                    data: ErrorData::Uri(uri),
+                    data: ErrorData::Text(Key::Uri, uri),
                 })?;
                 if m == M::Subscribe {
                     self.subs.session |= bit;

@@ -1,5 +1,6 @@
 use super::failure::ErrorData;
 use super::failure::Failure;
+use super::failure::Key;
 use super::failure::Outcome;
 use super::result::Ttl;
 use super::Server;
@@ -32,7 +33,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             error: DispatchError::ResourceNotFound {
                 stateless: ex.stateless,
             },
-            data: ErrorData::Uri(raw_uri),
+            data: ErrorData::Text(Key::Uri, raw_uri),
         };
         let mut buf = [0u8; MAX_URI_LEN];
         // A resource's URI is its descriptor's text, equal to the decoded one (not

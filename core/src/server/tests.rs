@@ -371,7 +371,10 @@ fn capabilities_follow_primitives() {
     );
     assert_eq!(
         out,
-        [r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}"#]
+        [std::format!(
+            r#"{{"jsonrpc":"2.0","id":2,"error":{{"code":-32601,"message":"Method not found"{}}}}}"#,
+            data(r#"{"method":"completion/complete"}"#)
+        )]
     );
     let out = run(
         &mut s,
@@ -429,7 +432,13 @@ fn bad_descriptors_are_refused() {
         br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
         &mut sink,
     );
-    assert_eq!(&sink[..], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}\n");
+    assert_eq!(
+        core::str::from_utf8(&sink).unwrap(),
+        std::format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{{\"code\":-32601,\"message\":\"Method not found\"{}}}}}\n",
+            data(r#"{"method":"tools/list"}"#)
+        )
+    );
 }
 
 // Uses a capability a build may leave out (core/tests/capabilities.rs tests those builds).
@@ -585,4 +594,101 @@ fn poll_job_steps_one_request_and_cancel_ends_it() {
     assert!(!s.is_pending(b"10"));
     assert_eq!(s.device().cancelled, [(2, 7)]);
     assert_eq!(out.take(), "");
+}
+
+/// `,"data":` and `member` as this build writes an error naming what it refuses: with
+/// feature `error-data`; without it, nothing.
+fn data(member: &str) -> String {
+    match cfg!(feature = "error-data") {
+        true => std::format!(r#","data":{member}"#),
+        false => String::new(),
+    }
+}
+
+/// Errors name what they refuse (feature `error-data`): the method, the tool or prompt
+/// (its first `MAX_ECHO` bytes, escapes kept whole), where a line stopped being JSON,
+/// the limit of a line too long.
+#[cfg(feature = "error-data")]
+#[test]
+fn errors_name_what_they_refuse() {
+    let mut s = server();
+    let out = run(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":1,"method":"no/\"such\u00e9"}"#,
+    );
+    assert_eq!(
+        out,
+        [
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found","data":{"method":"no/\"such\u00e9"}}}"#
+        ]
+    );
+    // 62 bytes, then an escape that would end past 64: left out whole.
+    let long = std::format!("{}\\u00e9tail", "x".repeat(62));
+    let out = run(
+        &mut s,
+        &std::format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"{long}"}}}}"#
+        ),
+    );
+    let named = std::format!(r#""data":{{"name":"{}"}}"#, "x".repeat(62));
+    assert!(
+        out[0].contains(r#""code":-32602,"message":"Unknown tool""#),
+        "{out:?}"
+    );
+    assert!(out[0].contains(&named), "{out:?}");
+    let out = run(&mut s, r#"{"jsonrpc":"2.0","id":3,"method":"tools/list" "#);
+    assert_eq!(
+        out,
+        [
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error","data":{"offset":46}}}"#
+        ]
+    );
+    let mut sink = Vec::new();
+    struct S<'a>(&'a mut Vec<u8>);
+    impl Sink for S<'_> {
+        fn write(&mut self, b: &[u8]) -> Result<(), crate::wire::json::SinkError> {
+            self.0.extend_from_slice(b);
+            Ok(())
+        }
+    }
+    s.handle_frame_limit(
+        crate::wire::framing::Frame::TooLong,
+        1024,
+        &mut S(&mut sink),
+    );
+    s.handle_frame(crate::wire::framing::Frame::TooLong, &mut S(&mut sink));
+    assert_eq!(
+        String::from_utf8(sink).unwrap(),
+        "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid Request: line too long\",\"data\":{\"limit\":1024}}}\n\
+         {\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid Request: line too long\"}}\n"
+    );
+}
+
+/// Without feature `error-data` the same errors carry their code and message only.
+#[cfg(not(feature = "error-data"))]
+#[test]
+fn errors_name_nothing_without_error_data() {
+    let mut s = server();
+    for (line, error) in [
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"no/such"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"none"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool"}}"#,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list" "#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
+        ),
+    ] {
+        assert_eq!(run(&mut s, line), [error]);
+    }
+    let mut sink = heapless::Vec::<u8, 256>::new();
+    s.handle_frame_limit(crate::wire::framing::Frame::TooLong, 1024, &mut sink);
+    assert_eq!(
+        &sink[..],
+        b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid Request: line too long\"}}\n"
+    );
 }

@@ -34,10 +34,11 @@ pub fn feed<
     mut bytes: &[u8],
     out: &mut dyn Sink,
 ) {
+    let limit = framer.limit();
     while !bytes.is_empty() {
         let (used, frame) = framer.push(bytes);
         if let Some(frame) = frame {
-            server.handle_frame(frame, out);
+            server.handle_frame_limit(frame, limit, out);
         }
         bytes = bytes.get(used..).unwrap_or(&[]);
     }

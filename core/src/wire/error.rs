@@ -33,6 +33,11 @@ pub mod code {
     pub const UNSUPPORTED_VERSION: i32 = -32022;
 }
 
+/// Most bytes of a name an error response echoes in its `data` (the method of
+/// -32601, the tool or prompt of -32602): a longer name is cut to its first whole
+/// characters within this many bytes of its JSON text.
+pub const MAX_ECHO: usize = 64;
+
 /// What is wrong with a message at the JSON-RPC layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

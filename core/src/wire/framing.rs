@@ -79,6 +79,14 @@ pub trait Frames {
 
     /// Bytes of an incomplete line held in the buffer.
     fn buffered(&self) -> usize;
+
+    /// The longest line it frames (its buffer's length): a longer one is
+    /// [`Frame::TooLong`], answered with this limit
+    /// ([`Server::handle_frame_limit`](crate::Server::handle_frame_limit)). 0, the
+    /// default, when not known: the answer then names none.
+    fn limit(&self) -> usize {
+        0
+    }
 }
 
 /// A framer's progress through the current line.
@@ -206,6 +214,9 @@ impl<const N: usize> Frames for Framer<N> {
     fn buffered(&self) -> usize {
         self.state.len
     }
+    fn limit(&self) -> usize {
+        N
+    }
 }
 
 /// A newline framer over a caller's line buffer (its length is the line limit).
@@ -236,6 +247,9 @@ impl Frames for SliceFramer<'_> {
     }
     fn buffered(&self) -> usize {
         self.state.len
+    }
+    fn limit(&self) -> usize {
+        self.buf.len()
     }
 }
 

@@ -17,7 +17,7 @@
 //! ```
 
 use crate::wire::error::{RequestError, RpcError};
-use crate::wire::json::scanner::{Level, Picks};
+use crate::wire::json::scanner::{Level, Picks, Stop};
 use crate::wire::json::writer::member_key;
 use crate::wire::json::{self, Kind, Str, Value};
 use crate::wire::json::{JsonWriter, Sink};
@@ -139,13 +139,14 @@ const PARAMS: usize = 3;
 
 /// [`parse`] that also files, during the same validation pass, the members of
 /// `params` named by `params` and those of the object in it that `params` opens named
-/// by `inner`; true with it when a member name of that object starts with `prefix`.
+/// by `inner`; true with it when a member name of that object starts with `prefix`,
+/// and, when the line is not JSON, the offset of the byte where it stopped being JSON.
 pub(crate) fn parse_picks<'a>(
     line: &'a [u8],
     params: Level<'_, 'a>,
     inner: Level<'_, 'a>,
     prefix: &[u8],
-) -> (Result<Message<'a>, Rejected<'a>>, bool) {
+) -> (Result<Message<'a>, Rejected<'a>>, bool, usize) {
     // `jsonrpc`, `id`, `method`, `params`, `result`, `error`: the members read, in
     // [`MEMBERS`] order, filed while the line is validated (no second walk).
     let mut slots: [Option<Value<'_>>; 6] = [None; 6];
@@ -153,9 +154,10 @@ pub(crate) fn parse_picks<'a>(
         levels: [Level::new(&MEMBERS, &mut slots, PARAMS), params, inner],
         prefix,
         prefixed: false,
+        stop: Stop::NONE,
     };
     let root = json::scanner::parse_picking(line, json::MAX_DEPTH, &mut picks);
-    let prefixed = picks.prefixed;
+    let (prefixed, stop) = (picks.prefixed, picks.stop.get());
     let message = match root {
         Ok(root) => message(root, slots),
         Err(e) => Err(Rejected {
@@ -163,7 +165,7 @@ pub(crate) fn parse_picks<'a>(
             error: RequestError::Parse(e),
         }),
     };
-    (message, prefixed)
+    (message, prefixed, stop)
 }
 
 /// The message `root` is, given its members named by [`MEMBERS`].

@@ -75,6 +75,7 @@ where
     T: Tick,
 {
     let mut buf = [0u8; READ_CHUNK];
+    let limit = framer.limit();
     loop {
         let n = {
             let mut read = pin!(reader.read(&mut buf));
@@ -105,7 +106,7 @@ where
             let (used, frame) = framer.push(bytes);
             if let Some(frame) = frame {
                 let mut out = SliceSink::new(tx_buf);
-                server.handle_frame(frame, &mut out);
+                server.handle_frame_limit(frame, limit, &mut out);
                 send(writer, out.written()).await?;
             }
             bytes = bytes.get(used..).unwrap_or_default();

@@ -9,7 +9,7 @@
 use super::navigate::{skip_comma, skip_string, split_value};
 use super::validate::{
     after_colon, key_end, literal_end, number_end, scan, skip_ws, string_end, string_scan, Picks,
-    NOT_FILED, PICK_LEVELS,
+    Stop, NOT_FILED, PICK_LEVELS,
 };
 use super::{ScanError, Str, Value};
 use crate::wire::json::swar::wide;
@@ -35,7 +35,29 @@ impl Picks<'_, '_> {
 /// [`plain_end`], neither of which does any pick bookkeeping.
 ///
 /// Indices only ever advance past bytes that exist, so `i + 1` cannot overflow.
+///
+/// When the value is not JSON, `picks.stop` is where it stopped being JSON, as the
+/// plain form's loop finds it: that loop runs again over the value to find it (a
+/// rejected line is rare; the loops here keep no such position).
 pub(super) fn value_end<'a>(
+    input: &'a [u8],
+    i: usize,
+    max_depth: usize,
+    picks: &mut Picks<'_, 'a>,
+    utf8: &mut bool,
+) -> Result<usize, ScanError> {
+    let scanned = picking_end(input, i, max_depth, picks, utf8);
+    if Stop::KEPT && scanned.is_err() {
+        let mut none = Picks::none();
+        let _ = scan::<true>(input, i, 0, max_depth, &mut none, &mut true);
+        picks.stop = none.stop;
+    }
+    scanned
+}
+
+/// [`value_end`] without `picks.stop`.
+#[inline(always)]
+fn picking_end<'a>(
     input: &'a [u8],
     mut i: usize,
     max_depth: usize,

@@ -41,7 +41,7 @@ pub use navigate::{Items, Members};
 use string::decode_escape;
 pub use string::{Piece, Pieces, Str};
 use validate::{is_ws, skip_ws};
-pub(crate) use validate::{parse_picking, plain_names, Level, Picks};
+pub(crate) use validate::{parse_picking, plain_names, Level, Picks, Stop};
 
 /// Default maximum nesting depth (objects + arrays) the scanner accepts.
 ///

@@ -102,6 +102,36 @@ impl<'a> Str<'a> {
         self.raw
     }
 
+    /// The longest start of the string whose escaped text is at most `max` bytes and
+    /// ends after a whole character: never inside a UTF-8 sequence or an escape (a
+    /// surrogate pair's two escapes are one), so still valid string content. (Feature
+    /// `error-data`: the names an error echoes.)
+    #[cfg(feature = "error-data")]
+    pub(crate) fn bounded(&self, max: usize) -> Str<'a> {
+        let raw = self.raw;
+        let mut len = 0;
+        while let Some(&b) = raw.get(len) {
+            let step = match b {
+                // An escape; `\uD8xx`..`\uDBxx` (a `D` then `8` or above: a low
+                // surrogate never starts an escape of valid text) with its pair.
+                b'\\' => match raw.get(len + 1..len + 4) {
+                    Some(&[b'u', b'd' | b'D', d]) if d >= b'8' => 12,
+                    Some([b'u', ..]) => 6,
+                    _ => 2,
+                },
+                // A UTF-8 sequence, by its first byte.
+                _ => 1 + usize::from(b >= 0xC0) + usize::from(b >= 0xE0) + usize::from(b >= 0xF0),
+            };
+            if len + step > max {
+                break;
+            }
+            len += step;
+        }
+        Str {
+            raw: raw.get(..len).unwrap_or_default(),
+        }
+    }
+
     /// Whether `self` and `other` are the same text once decoded (member names: `"a"`
     /// and `"\u0061"` are one name). `other`, when spelled with an escape, is
     /// decoded on the stack: one whose decoded text is longer than [`NAME_BUF`] bytes is

@@ -36,6 +36,7 @@ fn picked_while_validating(line: &[u8]) -> (Vec<Option<Vec<u8>>>, bool) {
         ],
         prefix: b"x/",
         prefixed: false,
+        stop: Stop::NONE,
     };
     parse_picking(line, MAX_DEPTH, &mut picks).unwrap();
     let prefixed = picks.prefixed;
@@ -896,6 +897,7 @@ mod forms_agree {
                     ],
                     prefix: &[],
                     prefixed: false,
+                    stop: Stop::NONE,
                 },
                 _ => Picks {
                     levels: [
@@ -905,17 +907,22 @@ mod forms_agree {
                     ],
                     prefix: if nested == 2 { b"x/" } else { b"" },
                     prefixed: false,
+                    stop: Stop::NONE,
                 },
             };
             let got = match fast_form {
                 true => validate::parse_by(line, depth, &mut picks, fast::value_end),
                 false => validate::parse_by(line, depth, &mut picks, plain::value_end),
             };
-            let prefixed = picks.prefixed;
+            // Where a rejected line stopped being JSON: the same in both forms.
+            let prefixed = (picks.prefixed, got.is_err().then_some(picks.stop.get()));
             let raw =
                 |v: &Option<Value<'_>>| v.map(|v| String::from_utf8_lossy(v.raw()).into_owned());
             let filed: Vec<_> = l0.iter().chain(&l1).chain(&l2).map(raw).collect();
-            out += &std::format!("{:?} {filed:?} {prefixed}\n", got.map(|v| v.raw().to_vec()));
+            out += &std::format!(
+                "{:?} {filed:?} {prefixed:?}\n",
+                got.map(|v| v.raw().to_vec())
+            );
         }
         out
     }
@@ -1067,5 +1074,71 @@ mod forms_agree {
             line.extend_from_slice(&bytes);
             check(&line);
         }
+    }
+}
+
+/// Where a rejected input stopped being JSON (`Picks::stop`, answered as a parse
+/// error's `data.offset`), in both forms: the start of the token at fault, or the byte
+/// where another was due.
+#[test]
+#[cfg(feature = "error-data")]
+fn where_input_stops_being_json() {
+    use super::{fast, plain, validate};
+    let cases: [(&[u8], usize); 12] = [
+        (b"{not json}", 1),
+        (br#"{"a":1"#, 6),
+        (br#"{"a":1} x"#, 8),
+        (br#"{"a":1,}"#, 7),
+        (br#"{"a" 1}"#, 1),
+        (br#"{"a":tru}"#, 5),
+        (br#"{"a":"\ud800"}"#, 5),
+        (b"{\"a\":\"p\xffng\"}", 7),
+        (b"[[[]]]", 2),
+        (br#"[1 2]"#, 3),
+        (b"", 0),
+        (b"  ", 2),
+    ];
+    for (line, stop) in cases {
+        for fast_form in [true, false] {
+            let mut picks = Picks::none();
+            let got = match fast_form {
+                true => validate::parse_by(line, 2, &mut picks, fast::value_end),
+                false => validate::parse_by(line, 2, &mut picks, plain::value_end),
+            };
+            assert!(got.is_err(), "{}", String::from_utf8_lossy(line));
+            assert_eq!(
+                picks.stop.get(),
+                stop,
+                "{} (fast: {fast_form})",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+}
+
+/// Names echoed in error data: whole characters and escapes within the bound.
+#[test]
+#[cfg(feature = "error-data")]
+fn bounded_strings_end_on_a_whole_character() {
+    let s = |raw: &'static [u8]| Str { raw };
+    let cut = |raw: &'static [u8], max| s(raw).bounded(max).raw();
+    assert_eq!(cut(b"abc", 64), b"abc");
+    assert_eq!(cut(b"abcdef", 4), b"abcd");
+    // UTF-8: `\xc3\xa9` is one character.
+    assert_eq!(cut(b"a\xc3\xa9b", 2), b"a");
+    assert_eq!(cut(b"a\xc3\xa9b", 3), b"a\xc3\xa9");
+    assert_eq!(cut(b"\xf0\x9f\x98\x80x", 3), b"");
+    // Escapes: short, `\u`, and a surrogate pair, never cut.
+    assert_eq!(cut(br#"a\"b"#, 2), b"a");
+    assert_eq!(cut(br#"a\u00e9b"#, 6), b"a");
+    assert_eq!(cut(br#"a\u00e9b"#, 7), br#"a\u00e9"#);
+    assert_eq!(cut(br#"\ud83d\ude00b"#, 11), b"");
+    assert_eq!(cut(br#"\ud83d\ude00b"#, 12), br#"\ud83d\ude00"#);
+    assert_eq!(cut(br#"\uD7FFb"#, 6), br#"\uD7FF"#);
+    // What comes back is still a string's valid content.
+    for max in 0..16 {
+        let raw = s(b"\\ud83d\\ude00\\u00e9\\n\xc3\xa9").bounded(max).raw();
+        let json = [b"\"", raw, b"\""].concat();
+        assert!(parse(&json).is_ok(), "{max}");
     }
 }

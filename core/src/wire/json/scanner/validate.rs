@@ -21,6 +21,57 @@ pub(crate) struct Picks<'p, 'a> {
     pub prefix: &'p [u8],
     /// Whether one did.
     pub prefixed: bool,
+    /// Set when the input is rejected: the offset of the byte where it stopped being
+    /// JSON ([`parse_by`]).
+    pub stop: Stop,
+}
+
+/// Where a rejected input stopped being JSON, kept by the picking loop for a parse
+/// error's `data.offset` (feature `error-data`). Without the feature it is empty and
+/// its stores are no code: the scanning loops are those of a build that never had it.
+#[cfg(feature = "error-data")]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Stop(usize);
+
+/// Where a rejected input stopped being JSON: not kept (feature `error-data` off).
+#[cfg(not(feature = "error-data"))]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Stop;
+
+#[cfg(feature = "error-data")]
+impl Stop {
+    /// Whether the offset is kept.
+    pub(crate) const KEPT: bool = true;
+    /// None kept yet.
+    pub(crate) const NONE: Stop = Stop(0);
+
+    /// Keep `at`.
+    #[inline(always)]
+    pub(crate) fn set(&mut self, at: usize) {
+        self.0 = at;
+    }
+
+    /// The offset kept.
+    pub(crate) fn get(self) -> usize {
+        self.0
+    }
+}
+
+#[cfg(not(feature = "error-data"))]
+impl Stop {
+    /// Whether the offset is kept.
+    pub(crate) const KEPT: bool = false;
+    /// None kept.
+    pub(crate) const NONE: Stop = Stop;
+
+    /// Nothing: the offset is not kept.
+    #[inline(always)]
+    pub(crate) fn set(&mut self, _at: usize) {}
+
+    /// 0: the offset is not kept.
+    pub(crate) fn get(self) -> usize {
+        0
+    }
 }
 
 /// One level of [`Picks`].
@@ -105,6 +156,7 @@ impl Picks<'_, '_> {
             levels: [Level::none(), Level::none(), Level::none()],
             prefix: &[],
             prefixed: false,
+            stop: Stop::NONE,
         }
     }
 }
@@ -138,24 +190,49 @@ pub(super) fn parse_by<'a, 'p>(
     // input's UTF-8 then (once). A line that is rejected is checked too: input that is
     // not UTF-8 is reported as such whatever else is wrong with it. Without it
     // (smaller), the input is checked first, with `core`'s validator either way.
-    if !FUSED_UTF8 && core::str::from_utf8(input).is_err() {
-        return Err(ScanError::InvalidUtf8);
+    if !FUSED_UTF8 {
+        if let Err(at) = utf8_check(input) {
+            picks.stop.set(at);
+            return Err(ScanError::InvalidUtf8);
+        }
     }
     // Whether the whole input is known to be UTF-8.
     let mut utf8 = !FUSED_UTF8;
     let start = skip_ws(input, 0);
-    let scanned =
-        value_end(input, start, max_depth.min(DEPTH_LIMIT), picks, &mut utf8).and_then(|end| {
-            match skip_ws(input, end) == input.len() {
-                true => input.get(start..end).ok_or(ScanError::Syntax),
-                false => Err(ScanError::Syntax),
+    let max_depth = max_depth.min(DEPTH_LIMIT);
+    let scanned = value_end(input, start, max_depth, picks, &mut utf8);
+    // Where the line stopped being JSON: after the value (trailing data), or where
+    // the picking loop stopped (it left that in `picks`), or where UTF-8 stopped.
+    let error = match scanned {
+        Ok(end) => {
+            let trailing = skip_ws(input, end);
+            if trailing == input.len() {
+                return input
+                    .get(start..end)
+                    .map(|raw| Value { raw })
+                    .ok_or(ScanError::Syntax);
             }
-        });
-    match scanned {
-        Ok(raw) => Ok(Value { raw }),
-        Err(_) if !utf8 && core::str::from_utf8(input).is_err() => Err(ScanError::InvalidUtf8),
-        Err(e) => Err(e),
+            picks.stop.set(trailing);
+            ScanError::Syntax
+        }
+        Err(e) => e,
+    };
+    // (Without `FUSED_UTF8` the input was checked first.)
+    if FUSED_UTF8 && !utf8 {
+        if let Err(at) = utf8_check(input) {
+            picks.stop.set(at);
+            return Err(ScanError::InvalidUtf8);
+        }
     }
+    Err(error)
+}
+
+/// The length of `input`'s valid UTF-8 start when it is not all valid UTF-8 (where it
+/// stopped being JSON).
+fn utf8_check(input: &[u8]) -> Result<(), usize> {
+    core::str::from_utf8(input)
+        .map(|_| ())
+        .map_err(|e| e.valid_up_to())
 }
 
 // ---------------------------------------------------------------------------
@@ -219,8 +296,11 @@ impl BitStack {
 
 /// Validate the value starting at `i` (whitespace already skipped), inside containers
 /// `base` deep, nesting at most `max_depth` deep in all; returns the index just after
-/// it. With `PICK` (`base` 0), files the members `picks` names on the way; without it,
-/// `picks` is not looked at and the loop has no pick bookkeeping at all.
+/// it. With `PICK` (`base` 0), files the members `picks` names on the way and keeps in
+/// `picks.stop` where the input stopped being JSON when it fails (the start of the
+/// token at fault — a string, a number, a literal — or the byte where another was
+/// due); without it, `picks` is not looked at and the loop has no pick bookkeeping at
+/// all.
 ///
 /// Indices only ever advance past bytes that exist, so `i + 1` cannot overflow.
 pub(super) fn scan<'a, const PICK: bool>(
@@ -241,10 +321,16 @@ pub(super) fn scan<'a, const PICK: bool>(
     'value: loop {
         // A value starts at `i` (whitespace already skipped), after its key in an
         // object.
+        if PICK {
+            picks.stop.set(i);
+        }
         if in_object {
             let key_start = i + 1;
             let (end, plain) = key_end(input, i, utf8).ok_or(ScanError::Syntax)?;
             i = after_colon(input, end).ok_or(ScanError::Syntax)?;
+            if PICK {
+                picks.stop.set(i);
+            }
             if let (true, true, Some(l)) = (PICK, depth <= live, picks.levels.get_mut(depth - 1)) {
                 // The key's content, only looked at here (most members are not).
                 let key = Str {
@@ -311,6 +397,9 @@ pub(super) fn scan<'a, const PICK: bool>(
                 l.file(input, i);
             }
             i = skip_ws(input, i);
+            if PICK {
+                picks.stop.set(i);
+            }
             match input.get(i) {
                 Some(b',') => {
                     i = skip_ws(input, i + 1);
