@@ -10,7 +10,7 @@
 //! `\n`, or the client waits for an answer that sits in a buffer).
 
 use std::io::{self, Read, Write};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::thread;
 use std::time::Duration;
 
@@ -26,6 +26,11 @@ const POLL_EVERY: Duration = Duration::from_millis(1);
 
 /// Bytes read from stdin at once.
 const READ_LEN: usize = 64 * 1024;
+
+/// Input buffers of `READ_LEN` bytes, allocated once and passed back and forth between
+/// the reading thread and the loop (one fed, two waiting, one read into): reading
+/// allocates nothing, whatever the sizes of the chunks stdin gives.
+const BUFFERS: usize = 4;
 
 /// A write callback that writes to the process's stdout, flushing at the end of every
 /// line: give it as `write` in `emcp_config` for a server on stdin/stdout. Host
@@ -83,7 +88,7 @@ pub unsafe extern "C" fn emcp_serve_stdio(server: *mut emcp_server) -> emcp_stat
         let mut busy = false;
         loop {
             let chunk = if busy {
-                match input.recv_timeout(POLL_EVERY) {
+                match input.chunks.recv_timeout(POLL_EVERY) {
                     Ok(chunk) => Some(chunk),
                     Err(RecvTimeoutError::Timeout) => {
                         // SAFETY: the contract: `server` valid and not in use.
@@ -99,11 +104,17 @@ pub unsafe extern "C" fn emcp_serve_stdio(server: *mut emcp_server) -> emcp_stat
                 if io::stdout().flush().is_err() {
                     return EMCP_WRITE_FAILED;
                 }
-                input.recv().ok()
+                input.chunks.recv().ok()
             };
             let status = match chunk {
-                // SAFETY: the contract: `server` valid and not in use.
-                Some(Ok(bytes)) => unsafe { feed(server, &bytes, &mut busy) },
+                Some(Ok((buf, n))) => {
+                    // SAFETY: the contract: `server` valid and not in use.
+                    let status =
+                        unsafe { feed(server, buf.get(..n).unwrap_or_default(), &mut busy) };
+                    // The reader may be gone (end of input): the buffer is then dropped.
+                    let _ = input.empty.send(buf);
+                    status
+                }
                 Some(Err(())) => return EMCP_READ_FAILED,
                 // SAFETY: the contract: `server` valid and not in use.
                 None => return unsafe { end(server) },
@@ -115,22 +126,38 @@ pub unsafe extern "C" fn emcp_serve_stdio(server: *mut emcp_server) -> emcp_stat
     })
 }
 
-/// Start the thread that reads stdin: chunks of input, `Err` when reading failed,
-/// the channel closed at end of input.
-fn reader() -> io::Result<Receiver<Result<Vec<u8>, ()>>> {
-    // Bounded: a client that sends faster than the server answers waits for it.
-    let (tx, rx) = mpsc::sync_channel(2);
+/// The loop's end of the reading thread.
+struct Input {
+    /// A buffer and the bytes read into it, `Err` when reading failed; closed at end of
+    /// input.
+    chunks: Receiver<Result<(Vec<u8>, usize), ()>>,
+    /// Where the loop gives a buffer back once fed.
+    empty: SyncSender<Vec<u8>>,
+}
+
+/// Start the thread that reads stdin into the `BUFFERS` buffers.
+fn reader() -> io::Result<Input> {
+    // Bounded by the buffers: a client that sends faster than the server answers waits
+    // for it.
+    let (tx, chunks) = mpsc::sync_channel(BUFFERS);
+    let (empty, free) = mpsc::sync_channel(BUFFERS);
+    for _ in 0..BUFFERS {
+        // Cannot fail: the channel has room for every buffer and its receiver is here.
+        let _ = empty.send(vec![0u8; READ_LEN]);
+    }
     thread::Builder::new()
         .name("emcp-stdin".into())
         .spawn(move || {
-            let mut buf = vec![0u8; READ_LEN];
             let mut stdin = io::stdin().lock();
-            loop {
-                let chunk = match stdin.read(&mut buf) {
-                    Ok(0) => return,
-                    Ok(n) => Ok(buf.get(..n).unwrap_or_default().to_vec()),
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(_) => Err(()),
+            // Ends when the loop is gone (it holds the other end of `free`).
+            while let Ok(mut buf) = free.recv() {
+                let chunk = loop {
+                    match stdin.read(&mut buf) {
+                        Ok(0) => return,
+                        Ok(n) => break Ok((buf, n)),
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(_) => break Err(()),
+                    }
                 };
                 let failed = chunk.is_err();
                 if tx.send(chunk).is_err() || failed {
@@ -138,7 +165,7 @@ fn reader() -> io::Result<Receiver<Result<Vec<u8>, ()>>> {
                 }
             }
         })?;
-    Ok(rx)
+    Ok(Input { chunks, empty })
 }
 
 /// Feed `bytes` (taking output out of the way when the buffer fills), then continue
