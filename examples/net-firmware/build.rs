@@ -1,6 +1,6 @@
 //! Writes `memory.x` where cortex-m-rt's `link.x` finds it: `memory.x.in` with the
 //! image's stack size for `STACK_SIZE`, 8,704 bytes for the conformance and MQTT
-//! images, 5,632 for the sensor image (`memory.x.in` says why).
+//! images, 5,312 for the sensor image (`memory.x.in` says why).
 
 use std::{env, fs, path::PathBuf};
 
