@@ -3,11 +3,21 @@
 #
 #   scripts/fuzz.sh [--record] [--runs N] [SECONDS] [TARGET...]
 #                                             # default: 60 s, every target
+#   scripts/fuzz.sh --report                  # docs/fuzz-runs.md's summary for HEAD
 #
 # --runs N: each target runs N executions instead of SECONDS (libFuzzer -runs).
-# --record: each target's totals — executions, seconds, corpus size, result, the
-# commit, the date and this command — replace its row in docs/fuzz-runs.md (written
-# by this script only; without --record, a run records nothing).
+# --record: each target's run — executions, seconds, exec/s, libFuzzer's coverage and
+# features, corpus size, result, the sources hash, the commit, the date, the load and
+# this command — is added to docs/fuzz-runs.md (written by this script only; without
+# --record, a run records nothing), whose summary adds up, per target, the runs on
+# the sources of that run; --report rewrites the summary for HEAD's sources.
+#
+# The sources hash names what the targets are built from: the git trees of the paths
+# in `sources` below (everything the fuzz crate compiles, its path dependencies and
+# the C board) as they are in the working tree, uncommitted changes included (hashed
+# through a throw-away index; the real index is not touched). It equals the hash of
+# any commit with the same content there, so a run counts for every such commit. A
+# run whose sources changed while it built or ran is not recorded.
 #
 # Installs cargo-fuzz when missing (`cargo install cargo-fuzz --locked`), uses the
 # nightly toolchain when rustup has one, else stable with RUSTC_BOOTSTRAP=1 (stable
@@ -26,11 +36,14 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
 command="scripts/fuzz.sh $*"
+all_targets=(bridge_http ffi_feed framer http json mqtt relay server)
 record=0
+report=0
 runs=
 while [ $# -gt 0 ]; do
     case $1 in
         --record) record=1 ;;
+        --report) report=1 ;;
         --runs)
             runs=${2:?--runs needs a number}
             shift
@@ -43,16 +56,50 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(framer json server ffi_feed http relay bridge_http mqtt)
+    targets=("${all_targets[@]}")
 fi
 if [ -n "$runs" ]; then
     limit=(-runs="$runs")
 else
     limit=(-max_total_time="$seconds")
 fi
-# What a recorded row names: the commit, and whether the tree differed from it.
-commit=$(git rev-parse --short HEAD)
-git diff --quiet HEAD -- . ':!docs/fuzz-runs.md' || commit="$commit+changes"
+# What the fuzz targets are built from (README.md, which host/ includes as rustdoc
+# only, is left out: it changes no code).
+sources=(Cargo.toml core ffi host bridge examples/sensor-board examples/c-sensor-board
+    include fuzz)
+
+# The hash of `sources` in the working tree: their git trees (`git ls-tree`) as a
+# throw-away index holding HEAD plus the working tree's changes gives them, hashed.
+sources_hash() {
+    local dir tree
+    dir=$(mktemp -d)
+    GIT_INDEX_FILE=$dir/index git read-tree HEAD
+    GIT_INDEX_FILE=$dir/index git add -A -- "${sources[@]}"
+    tree=$(GIT_INDEX_FILE=$dir/index git write-tree)
+    rm -rf "$dir"
+    git ls-tree "$tree" -- "${sources[@]}" | git hash-object --stdin | cut -c1-12
+}
+
+# What a recorded row names besides: the commit, `+changes` when the sources `$1`
+# differ from it.
+commit_of() {
+    local head
+    head=$(git rev-parse --short HEAD)
+    if [ "$1" = "$(git ls-tree HEAD -- "${sources[@]}" | git hash-object --stdin | cut -c1-12)" ]; then
+        echo "$head"
+    else
+        echo "$head+changes"
+    fi
+}
+hash=$(sources_hash)
+commit=$(commit_of "$hash")
+if [ "$report" -eq 1 ]; then
+    # The summary for HEAD's sources (committed: the working tree is not looked at).
+    python3 scripts/fuzz-record.py docs/fuzz-runs.md \
+        "$(git ls-tree HEAD -- "${sources[@]}" | git hash-object --stdin | cut -c1-12)" \
+        "$(git rev-parse --short HEAD)" "${all_targets[*]}"
+    exit 0
+fi
 
 if ! command -v cargo-fuzz >/dev/null 2>&1; then
     if ! curl -fsS --max-time 10 -o /dev/null https://index.crates.io/config.json; then
@@ -70,6 +117,7 @@ else
     export RUSTC_BOOTSTRAP=1
 fi
 
+echo "fuzz.sh: sources $hash (commit $commit)" >&2
 echo "fuzz.sh: seeds from tests/transcripts" >&2
 rm -rf fuzz/seeds
 cargo run -q -p emcp-tests --bin fuzz-seeds -- fuzz/seeds >&2
@@ -98,6 +146,10 @@ for t in "${targets[@]}"; do
     status=0
     mkdir -p "seeds/$t"
     started=$SECONDS
+    load_before=$(cut -d' ' -f1 /proc/loadavg)
+    # The sources of this run: hashed before `cargo fuzz run` (re)builds the target
+    # and again after it; a run is recorded only when both agree.
+    run_hash=$(cd "$root" && sources_hash)
     # -max_len: room for several requests (relay, bridge_http: each byte or two is an
     # operation, so longer inputs are slower, not deeper); -timeout: a slow input is a
     # finding too.
@@ -112,19 +164,33 @@ for t in "${targets[@]}"; do
     # libFuzzer's own time when it printed one (a rebuild is not fuzzing time).
     took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1 | grep . || echo "$took")
     crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
-    if [ "$status" -eq 0 ] && [ -z "$crash" ]; then
+    cov=$(sed -n 's/.* cov: \([0-9]*\) ft: \([0-9]*\) .*/\1 \2/p' "$log" | tail -1)
+    if grep -q '^Error: failed to build fuzz script' "$log"; then
+        echo "$t: the build failed (see fuzz/$log)"
+        failed=1
+        continue
+    elif [ "$status" -eq 0 ] && [ -z "$crash" ]; then
         result=clean
-        echo "$t: ${execs:-0} executions in ${took} s: clean"
+        echo "$t: ${execs:-0} executions in ${took} s ($((${execs:-0} / (took > 0 ? took : 1))) exec/s): clean"
     else
         result="CRASH ${crash:-(exit status $status)}"
         echo "$t: ${execs:-?} executions: CRASH ${crash:-(exit status $status, see fuzz/$log)}"
         failed=1
     fi
     if [ "$record" -eq 1 ]; then
-        files=$(find "corpus/$t" -type f | wc -l)
-        bytes=$(du -sb "corpus/$t" | cut -f1)
-        python3 "$root/scripts/fuzz-record.py" "$root/docs/fuzz-runs.md" "$t" "${execs:-?}" "$took" \
-            "$files files, $bytes bytes" "$result" "$commit" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$command"
+        if [ "$(cd "$root" && sources_hash)" != "$run_hash" ]; then
+            echo "$t: not recorded: the sources changed during the run" >&2
+            continue
+        fi
+        files=$(find -L "corpus/$t" -type f | wc -l)
+        bytes=$(du -sbL "corpus/$t" | cut -f1)
+        load="$load_before → $(cut -d' ' -f1 /proc/loadavg), $(nproc) of $(nproc --all) CPUs"
+        read -r cov_n ft_n <<<"${cov:-? ?}"
+        run_commit=$(cd "$root" && commit_of "$run_hash")
+        python3 "$root/scripts/fuzz-record.py" "$root/docs/fuzz-runs.md" "$run_hash" \
+            "$run_commit" "${all_targets[*]}" "$t" "${execs:-?}" "$took" "$cov_n" "$ft_n" \
+            "$files files, $bytes bytes" "$result" "$run_hash" "$run_commit" \
+            "$(date -u '+%Y-%m-%d %H:%M UTC')" "$load" "$command"
     fi
 done
 cd "$root"
