@@ -15,7 +15,7 @@ use emcp::model::registry::Tool;
 use emcp::state::seal::{StateKey, MAX_STATE};
 use emcp::transport::http::{self, Policy, Served, Sessions};
 use emcp::wire::json::{Sink, SinkError};
-use emcp::{Config, Device, Era, Server, Step};
+use emcp::{Config, Device, Server, Step};
 use emcp_tests::{run_chunks, split_lines, VecSink};
 use sensor_board::{Board, CONFIG};
 use serde_json::{json, Value};
@@ -124,7 +124,7 @@ fn asker() -> AskServer {
 }
 
 fn send(s: &mut AskServer, msg: &Value) -> Vec<Value> {
-    lines(|out| s.handle_in(msg.to_string().as_bytes(), Era::Auto, out))
+    lines(|out| s.handle_in(msg.to_string().as_bytes(), None, out))
 }
 
 fn initialize(s: &mut AskServer) {

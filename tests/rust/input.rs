@@ -91,7 +91,7 @@ fn server() -> Server<Greeter, 2, 2, 1> {
     s
 }
 
-fn send(s: &mut Server<Greeter, 2, 2, 1>, era: Era, msg: Value) -> Vec<Value> {
+fn send(s: &mut Server<Greeter, 2, 2, 1>, era: Option<Era>, msg: Value) -> Vec<Value> {
     let mut out = Lines::default();
     s.handle_in(msg.to_string().as_bytes(), era, &mut out);
     out.json()
@@ -125,7 +125,7 @@ fn stateless_round_trip_with_sealed_state() {
     let caps = json!({"elicitation": {}});
     let r1 = send(
         &mut s,
-        Era::Auto,
+        None,
         stateless_call(1, "greet", caps.clone(), json!({})),
     );
     let result = &r1[0]["result"];
@@ -144,7 +144,7 @@ fn stateless_round_trip_with_sealed_state() {
     let answer = json!({"who": {"action": "accept", "content": {"name": "Ada"}}});
     let r2 = send(
         &mut s,
-        Era::Auto,
+        None,
         stateless_call(
             2,
             "greet",
@@ -163,7 +163,7 @@ fn stateless_round_trip_with_sealed_state() {
     ] {
         let r = send(
             &mut s,
-            Era::Auto,
+            None,
             stateless_call(
                 3,
                 "greet",
@@ -176,7 +176,7 @@ fn stateless_round_trip_with_sealed_state() {
     // A response that is not what was asked (not an object): asked again.
     let r = send(
         &mut s,
-        Era::Auto,
+        None,
         stateless_call(4, "greet", caps, json!({"inputResponses": {"who": 5}})),
     );
     assert_eq!(r[0]["result"]["resultType"], "input_required");
@@ -187,7 +187,7 @@ fn missing_capability_is_32021_with_the_capability() {
     let mut s = server();
     let r = send(
         &mut s,
-        Era::Auto,
+        None,
         stateless_call(1, "needs_sampling", json!({}), json!({})),
     );
     assert_eq!(r[0]["error"]["code"], -32021);
@@ -197,7 +197,7 @@ fn missing_capability_is_32021_with_the_capability() {
     );
     let r = send(
         &mut s,
-        Era::Auto,
+        None,
         stateless_call(2, "greet", json!({}), json!({})),
     );
     assert_eq!(
@@ -206,7 +206,7 @@ fn missing_capability_is_32021_with_the_capability() {
     );
     let r = send(
         &mut s,
-        Era::Auto,
+        None,
         stateless_call(3, "needs_sampling", json!({"sampling": {}}), json!({})),
     );
     assert_eq!(r[0]["result"]["content"][0]["text"], "sampled");
@@ -215,10 +215,10 @@ fn missing_capability_is_32021_with_the_capability() {
 #[test]
 fn initialize_era_sends_the_request_and_resumes_on_the_response() {
     let mut s = server();
-    send(&mut s, Era::Auto, initialize(json!({"elicitation": {}})));
+    send(&mut s, None, initialize(json!({"elicitation": {}})));
     let call = json!({"jsonrpc": "2.0", "id": "c1", "method": "tools/call",
         "params": {"name": "greet", "arguments": {"x": 1}}});
-    let out = send(&mut s, Era::Auto, call);
+    let out = send(&mut s, None, call);
     // A request to the client, and no result yet.
     assert_eq!(out.len(), 1, "{out:?}");
     assert_eq!(out[0]["method"], "elicitation/create");
@@ -230,13 +230,13 @@ fn initialize_era_sends_the_request_and_resumes_on_the_response() {
     // Unknown response ids are ignored; the real one resumes the call.
     send(
         &mut s,
-        Era::Auto,
+        None,
         json!({"jsonrpc": "2.0", "id": 999, "result": {}}),
     );
     assert!(!s.busy());
     let out = send(
         &mut s,
-        Era::Auto,
+        None,
         json!({"jsonrpc": "2.0", "id": server_id, "result": {"action": "accept", "content": {"name": "Bo"}}}),
     );
     assert!(out.is_empty(), "a response gets no answer: {out:?}");
@@ -253,10 +253,10 @@ fn initialize_era_sends_the_request_and_resumes_on_the_response() {
 #[test]
 fn initialize_era_without_the_capability_or_a_wait_slot() {
     let mut s = server();
-    send(&mut s, Era::Auto, initialize(json!({})));
+    send(&mut s, None, initialize(json!({})));
     let call =
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet"}});
-    let out = send(&mut s, Era::Legacy, call);
+    let out = send(&mut s, Some(Era::Legacy), call);
     assert_eq!(out[0]["error"]["code"], -32021);
 
     // Declared, but W = 0: the call cannot wait, so it cannot ask (a tool error).
@@ -276,25 +276,22 @@ fn initialize_era_without_the_capability_or_a_wait_slot() {
 #[test]
 fn cancelling_a_waiting_call_frees_its_slot() {
     let mut s = server();
-    send(&mut s, Era::Auto, initialize(json!({"elicitation": {}})));
+    send(&mut s, None, initialize(json!({"elicitation": {}})));
     let call = |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "greet"}});
     assert_eq!(
-        send(&mut s, Era::Auto, call(1))[0]["method"],
+        send(&mut s, None, call(1))[0]["method"],
         "elicitation/create"
     );
     // The one wait slot is taken: a second call cannot ask.
-    assert_eq!(
-        send(&mut s, Era::Auto, call(2))[0]["result"]["isError"],
-        true
-    );
+    assert_eq!(send(&mut s, None, call(2))[0]["result"]["isError"], true);
     send(
         &mut s,
-        Era::Auto,
+        None,
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}),
     );
     assert!(!s.is_pending(b"1"));
     assert_eq!(
-        send(&mut s, Era::Auto, call(3))[0]["method"],
+        send(&mut s, None, call(3))[0]["method"],
         "elicitation/create"
     );
 }

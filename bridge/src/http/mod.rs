@@ -42,6 +42,7 @@ use emcp::transport::http::{
 use emcp::wire::error::RequestError;
 use emcp::wire::json::Sink;
 use emcp::wire::rpc;
+use emcp::wire::version::Era;
 
 use crate::link::Link;
 use crate::message::{self, Kind, Message};
@@ -331,7 +332,8 @@ fn request(
     }
     let mut scratch = vec![0u8; 64 * 1024];
     let mut conn = Tcp(stream);
-    let mut reply = Reply::new(&mut conn, &mut scratch, !legacy, keep);
+    let era = if legacy { Era::Legacy } else { Era::Stateless };
+    let mut reply = Reply::new(&mut conn, &mut scratch, era, keep);
     if let Some(id) = &session {
         reply.session_id(id.as_bytes());
     }
@@ -453,7 +455,7 @@ fn listen_stream(
 fn session_stream(stream: &mut TcpStream, shared: &Shared) -> io::Result<Next> {
     let mut scratch = [0u8; 256];
     let mut conn = Tcp(stream);
-    Reply::new(&mut conn, &mut scratch, false, true).open_stream();
+    Reply::new(&mut conn, &mut scratch, Era::Legacy, true).open_stream();
     let (tx, rx) = mpsc::channel();
     shared.send(HttpEvent::SessionStream(tx));
     watch_close(conn.0, shared, None)?;

@@ -6,6 +6,7 @@ use crate::wire::json::writer::member_key;
 use crate::wire::json::JsonWriter;
 use crate::wire::rpc;
 use crate::wire::rpc::Id;
+use crate::wire::version::Era;
 
 /// The opening of a text content block, up to its text (comma first, dropped when
 /// none is due).
@@ -15,7 +16,7 @@ pub(super) const TEXT_BLOCK: &[u8] = b",{\"type\":\"text\",\"text\":";
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Exchange<'a> {
     pub id: Id<'a>,
-    pub stateless: bool,
+    pub era: Era,
     pub progress_token: Option<&'a [u8]>,
     pub log_level: Option<LogLevel>,
     /// The input capabilities the client declared (empty without `input`).

@@ -202,7 +202,7 @@ impl<'a> Input<'a> {
         if !ex.caps.has(c) || !(idle || self.asking || !self.asks.is_empty()) {
             return false;
         }
-        if ex.stateless {
+        if ex.era.is_stateless() {
             if key.len() > MAX_KEY {
                 return false;
             }

@@ -78,8 +78,8 @@ impl<'a> PromptGet<'a> {
         params: &dyn Fn(&mut JsonWriter<'_>),
     ) -> bool {
         let idle = self.phase == Phase::Idle;
-        let asked =
-            self.ex.stateless && self.input.ask(&mut self.w, &self.ex, idle, key, c, params);
+        let asked = self.ex.era.is_stateless()
+            && self.input.ask(&mut self.w, &self.ex, idle, key, c, params);
         if asked {
             self.phase = Phase::Closed;
         }

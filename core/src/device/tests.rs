@@ -6,14 +6,15 @@ use super::*;
 use crate::wire::json::JsonWriter;
 use crate::wire::json::SliceSink;
 use crate::wire::rpc::Id;
+use crate::wire::version::Era;
 
 /// What a tool call writes for `f`, closed as the server closes it.
-fn call_output(stateless: bool, f: impl FnOnce(&mut ToolCall<'_>)) -> std::string::String {
+fn call_output(era: Era, f: impl FnOnce(&mut ToolCall<'_>)) -> std::string::String {
     let mut buf = [0u8; 512];
     let mut sink = SliceSink::new(&mut buf);
     let ex = Exchange {
         id: Id::from_raw(b"7"),
-        stateless,
+        era,
         progress_token: None,
         log_level: None,
         caps: Default::default(),
@@ -35,7 +36,7 @@ fn read_entries_end_with_what_follows() {
         let mut sink = SliceSink::new(&mut buf);
         let ex = Exchange {
             id: Id::from_raw(b"7"),
-            stateless: false,
+            era: Era::Legacy,
             progress_token: None,
             log_level: None,
             caps: Default::default(),
@@ -122,9 +123,12 @@ fn text_blocks_end_with_what_follows() {
         ),
     ];
     for (f, body) in cases {
-        assert_eq!(call_output(false, f), std::format!("{HEAD}{body}}}}}\n"));
         assert_eq!(
-            call_output(true, f),
+            call_output(Era::Legacy, f),
+            std::format!("{HEAD}{body}}}}}\n")
+        );
+        assert_eq!(
+            call_output(Era::Stateless, f),
             std::format!("{HEAD}\"resultType\":\"complete\",{body}}}}}\n")
         );
     }

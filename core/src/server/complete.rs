@@ -73,7 +73,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         w.u64(c.count as u64);
         w.member_lit(b",\"hasMore\":false");
         w.end_object();
-        self.end_result(w, ex.stateless, Ttl::None);
+        self.end_result(w, ex.era, Ttl::None);
         Ok(())
     }
 }

@@ -62,18 +62,22 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// bytes back ([`Sink::rollback`]), a response that does not fit is replaced by a
     /// -32603 error for the same id.
     pub fn handle(&mut self, line: &[u8], out: &mut dyn Sink) {
-        self.handle_in(line, Era::Auto, out);
+        self.handle_in(line, None, out);
         self.flush_changes(out);
     }
 
     /// [`Server::handle`] for a transport that knows the era from outside the body
-    /// (HTTP: the `MCP-Protocol-Version` and `Mcp-Session-Id` headers). A request
-    /// forced to [`Era::Stateless`] must carry the 2026-07-28 `_meta` (-32602 otherwise);
-    /// one forced to [`Era::Legacy`] is served with legacy-era semantics.
+    /// (HTTP: the `MCP-Protocol-Version` and `Mcp-Session-Id` headers). `era` is the
+    /// era to serve the request in, or `None` to decide from the body as
+    /// [`Server::handle`] does: 2026-07-28 when `params._meta` carries an
+    /// `io.modelcontextprotocol/` key or the method exists only there, otherwise the
+    /// legacy era (stdio's rule). A request forced to [`Era::Stateless`] must carry the
+    /// 2026-07-28 `_meta` (-32602 otherwise); one forced to [`Era::Legacy`] is served
+    /// with legacy-era semantics.
     ///
     /// Unlike [`Server::handle`], resource-updated notifications are not sent after
     /// the response: they belong to other streams ([`Server::poll`] sends them).
-    pub fn handle_in(&mut self, line: &[u8], era: Era, out: &mut dyn Sink) {
+    pub fn handle_in(&mut self, line: &[u8], era: Option<Era>, out: &mut dyn Sink) {
         // The members of `params` and of its `_meta` that `request` reads, filed while
         // the line is validated.
         let mut p = Params::default();
@@ -129,15 +133,15 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     }
 
     /// Serve request `r`, given the members of its `params` ([`PARAM_KEYS`]) and of
-    /// their `_meta` ([`META_KEYS`]), and whether a `_meta` member name claims the
-    /// 2026-07-28 namespace.
+    /// their `_meta` ([`META_KEYS`]), whether a `_meta` member name claims the
+    /// 2026-07-28 namespace, and the era it is forced to, if any.
     pub(super) fn request<'a>(
         &mut self,
         r: Request<'a>,
         p: &Params<'a>,
         m: Meta<'a>,
         claims: bool,
-        era: Era,
+        era: Option<Era>,
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
         let [token, meta_version, meta_caps, meta_log] = m;
@@ -147,13 +151,13 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             .filter(|t| matches!(t.kind(), Kind::String | Kind::Number))
             .filter(|t| t.raw().len() <= rpc::MAX_ID_LEN)
             .map(|t| t.raw());
-        let stateless = match era {
+        let era = match era {
             // A one-era build serves every request in its era.
-            _ if !crate::features::LEGACY => true,
-            _ if !crate::features::STATELESS => false,
-            Era::Auto => claims || stateless_only,
-            Era::Stateless => true,
-            Era::Legacy => false,
+            _ if !crate::features::LEGACY => Era::Stateless,
+            _ if !crate::features::STATELESS => Era::Legacy,
+            Some(forced) => forced,
+            None if claims || stateless_only => Era::Stateless,
+            None => Era::Legacy,
         };
         if !crate::features::LEGACY && !claims && method == Some(Method::Initialize) {
             // An legacy-era client: tell it the versions spoken (its only diagnostic).
@@ -164,8 +168,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 });
             }
         }
-        let caps = self.input.caps(stateless, meta_caps);
-        let log_level = if stateless {
+        let caps = self.input.caps(era, meta_caps);
+        let log_level = if era.is_stateless() {
             let version = meta_version
                 .and_then(|v| v.as_str())
                 .ok_or(DispatchError::MissingProtocolVersion)?;
@@ -187,11 +191,11 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         };
         let ex = Exchange {
             id: r.id,
-            stateless,
+            era,
             progress_token,
             log_level,
             caps,
-            tasks: self.accepts_tasks(stateless, meta_caps, r.params),
+            tasks: self.accepts_tasks(era, meta_caps, r.params),
         };
         self.dispatch(method, r, p, ex, out)
     }
@@ -235,7 +239,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
         use Method as M;
-        let stateless = ex.stateless;
+        let stateless = ex.era.is_stateless();
         match method {
             Some(M::Discover) if stateless => {
                 let mut w = JsonWriter::new(out);
@@ -243,9 +247,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 w.key_lit("supportedVersions");
                 write_versions(&mut w);
                 w.key_lit("capabilities");
-                self.write_capabilities(&mut w, true);
+                self.write_capabilities(&mut w, Era::Stateless);
                 crate::model::registry::opt_str(&mut w, "instructions", self.config.instructions);
-                self.end_result(&mut w, ex.stateless, Ttl::List);
+                self.end_result(&mut w, ex.era, Ttl::List);
             }
             Some(M::Listen) if stateless => return self.listen(r, p, out),
             Some(M::Initialize) if !stateless => {
@@ -265,7 +269,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 w.key_lit("protocolVersion");
                 w.str_lit(version.as_str());
                 w.key_lit("capabilities");
-                self.write_capabilities(&mut w, false);
+                self.write_capabilities(&mut w, Era::Legacy);
                 w.key_lit("serverInfo");
                 self.config.write_info(&mut w, self.info_plain);
                 crate::model::registry::opt_str(&mut w, "instructions", self.config.instructions);
@@ -279,7 +283,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             Some(m @ (M::Subscribe | M::Unsubscribe)) if !stateless && self.has_resources() => {
                 let uri = uri_param(r.params, p)?;
                 let bit = self.resource_bit(uri).ok_or(Failure {
-                    error: DispatchError::ResourceNotFound { stateless: false },
+                    error: DispatchError::ResourceNotFound { era: Era::Legacy },
                     data: ErrorData::Text(Key::Uri, uri),
                 })?;
                 if m == M::Subscribe {

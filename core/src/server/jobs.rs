@@ -11,6 +11,7 @@ use crate::wire::json::JsonWriter;
 use crate::wire::json::Sink;
 use crate::wire::rpc::Id;
 use crate::wire::rpc::OwnedId;
+use crate::wire::version::Era;
 
 /// A tool call that outlives its request.
 #[derive(Clone, Debug)]
@@ -18,7 +19,7 @@ pub(super) struct Job {
     pub(super) id: OwnedId,
     pub(super) progress_token: Option<OwnedId>,
     pub(super) tool: usize,
-    pub(super) stateless: bool,
+    pub(super) era: Era,
     pub(super) log_level: Option<LogLevel>,
     pub(super) state: u32,
     /// The job finished, but neither its response nor the -32603 error in its place
@@ -97,7 +98,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         super::route(out, &job.id);
         let ex = Exchange {
             id: Id::from_raw(&job.id),
-            stateless: job.stateless,
+            era: job.era,
             progress_token: job.progress_token.as_deref(),
             log_level: job.log_level,
             caps: Default::default(),

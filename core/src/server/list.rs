@@ -11,6 +11,7 @@ use crate::wire::error::DispatchError;
 use crate::wire::json::JsonWriter;
 use crate::wire::json::Sink;
 use crate::wire::json::Value;
+use crate::wire::version::Era;
 
 pub(super) fn page(
     cursor: Option<Value<'_>>,
@@ -110,14 +111,14 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         ex.begin_result(&mut w);
         super::forms::open_list(&mut w, list);
         for i in start..end {
-            self.item_as(list, i, Some(&mut w), !ex.stateless);
+            self.item_as(list, i, Some(&mut w), ex.era == Era::Legacy);
         }
         w.end_array();
         if end < total {
             w.key_lit("nextCursor");
             w.u64_str(end as u64);
         }
-        self.end_result(&mut w, ex.stateless, Ttl::List);
+        self.end_result(&mut w, ex.era, Ttl::List);
         Ok(())
     }
 }

@@ -50,6 +50,7 @@ mod tasks;
 mod tests;
 mod tools;
 
+pub use crate::wire::version::Era;
 pub use config::Config;
 pub use session::Session;
 
@@ -70,19 +71,6 @@ fn route(out: &mut dyn crate::wire::json::Sink, request: &[u8]) {
 #[cfg(not(feature = "routes"))]
 #[inline(always)]
 fn route(_out: &mut dyn crate::wire::json::Sink, _request: &[u8]) {}
-
-/// Which protocol era a request is served in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Era {
-    /// Decide from the body: 2026-07-28 when `params._meta` carries an
-    /// `io.modelcontextprotocol/` key or the method exists only there, otherwise the
-    /// legacy era (stdio's rule).
-    Auto,
-    /// 2026-07-28 (stateless), whatever the body says.
-    Stateless,
-    /// The legacy era, whatever the body says.
-    Legacy,
-}
 
 /// An MCP server for one connection, around a [`Device`].
 ///

@@ -56,7 +56,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         }
         get.close();
         self.seal_prompt_state(&mut get);
-        self.end_result(&mut get.w, ex.stateless, Ttl::None);
+        self.end_result(&mut get.w, ex.era, Ttl::None);
         if result.is_err() && out.rollback() {
             return Err(DispatchError::Internal("Failed to get prompt").into());
         }

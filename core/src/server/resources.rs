@@ -30,9 +30,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         out: &mut dyn Sink,
     ) -> Outcome<'a> {
         let not_found = Failure {
-            error: DispatchError::ResourceNotFound {
-                stateless: ex.stateless,
-            },
+            error: DispatchError::ResourceNotFound { era: ex.era },
             data: ErrorData::Text(Key::Uri, raw_uri),
         };
         let mut buf = [0u8; MAX_URI_LEN];
@@ -70,7 +68,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             _ => {}
         }
         read.close();
-        self.end_result(&mut read.w, ex.stateless, Ttl::Read);
+        self.end_result(&mut read.w, ex.era, Ttl::Read);
         // Failed after writing: a sink that can take the line back gets -32603 instead;
         // on a stream the partial contents were already sent and stand.
         if failed_late && out.rollback() {

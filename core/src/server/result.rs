@@ -5,6 +5,7 @@ use crate::wire::json::Sink;
 use crate::wire::mcp::META_SERVER_INFO;
 use crate::wire::rpc;
 use crate::wire::rpc::Id;
+use crate::wire::version::Era;
 use crate::wire::version::STATELESS;
 
 /// The `cacheScope` member of a 2026-07-28 list or read result, comma first.
@@ -38,8 +39,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     }
 
     /// Close a result: cache fields and `serverInfo` for 2026-07-28, then the envelope.
-    pub(super) fn end_result(&self, w: &mut JsonWriter<'_>, stateless: bool, ttl: Ttl) {
-        if stateless {
+    pub(super) fn end_result(&self, w: &mut JsonWriter<'_>, era: Era, ttl: Ttl) {
+        if era.is_stateless() {
             if super::forms::end_with_info(&self.server_info, w, self.ttl_ms(ttl)) {
                 return;
             }
@@ -70,9 +71,10 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         w.member_lit(CACHE_SCOPE);
     }
 
-    /// The server's capabilities; `stateless`: for `server/discover` (where tasks are
-    /// the extension `io.modelcontextprotocol/tasks`), else for `initialize`.
-    pub(super) fn write_capabilities(&self, w: &mut JsonWriter<'_>, stateless: bool) {
+    /// The server's capabilities: for `server/discover` in the stateless era (where
+    /// tasks are the extension `io.modelcontextprotocol/tasks`), for `initialize` in
+    /// the legacy era.
+    pub(super) fn write_capabilities(&self, w: &mut JsonWriter<'_>, era: Era) {
         w.begin_object();
         if self.has_tools() {
             w.key_lit("tools");
@@ -95,7 +97,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             w.raw_value(b"{}");
         }
         if self.offers_tasks() {
-            if stateless {
+            if era.is_stateless() {
                 w.key_lit("extensions");
                 w.begin_object();
                 w.key_lit(crate::wire::mcp::EXT_TASKS);

@@ -109,7 +109,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 // `own` copies a token whole too: `request` bounds it like an id.
                 progress_token: ex.progress_token.map(|t| rpc::own(Id::from_raw(t))),
                 tool: index,
-                stateless: ex.stateless,
+                era: ex.era,
                 log_level: ex.log_level,
                 state: call.state,
                 owes: false,
@@ -125,6 +125,6 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     pub(super) fn finish_call(&self, call: &mut ToolCall<'_>) {
         call.close();
         self.seal_tool_state(call);
-        self.end_result(&mut call.w, call.ex.stateless, Ttl::None);
+        self.end_result(&mut call.w, call.ex.era, Ttl::None);
     }
 }

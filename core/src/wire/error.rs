@@ -9,6 +9,7 @@
 use core::fmt;
 
 use crate::wire::json::ScanError;
+use crate::wire::version::Era;
 
 /// JSON-RPC 2.0 and MCP error codes emitted by emcp.
 pub mod code {
@@ -91,8 +92,9 @@ pub enum DispatchError {
     UnsupportedVersion,
     /// The resource does not exist (data: uri). The code depends on the era.
     ResourceNotFound {
-        /// true for 2026-07-28 (-32602), false for the legacy era (-32002).
-        stateless: bool,
+        /// The era the request was served in: -32602 in 2026-07-28, -32002 in the
+        /// legacy era.
+        era: Era,
     },
     /// The request needs a client capability the client did not declare (feature
     /// `input`: only input requests need one).
@@ -148,8 +150,10 @@ impl RpcError {
                 | DispatchError::MissingProtocolVersion
                 | DispatchError::MissingClientCapabilities => code::INVALID_PARAMS,
                 DispatchError::UnsupportedVersion => code::UNSUPPORTED_VERSION,
-                DispatchError::ResourceNotFound { stateless: true } => code::INVALID_PARAMS,
-                DispatchError::ResourceNotFound { stateless: false } => code::RESOURCE_NOT_FOUND,
+                DispatchError::ResourceNotFound { era } => match era {
+                    Era::Stateless => code::INVALID_PARAMS,
+                    Era::Legacy => code::RESOURCE_NOT_FOUND,
+                },
                 #[cfg(feature = "input")]
                 DispatchError::MissingCapability => code::MISSING_CAPABILITY,
                 #[cfg(feature = "http")]
@@ -366,14 +370,12 @@ mod tests {
             RpcError::from(DispatchError::MissingCapability).code(),
             -32021
         );
-        assert_eq!(
-            RpcError::from(DispatchError::ResourceNotFound { stateless: true }).code(),
-            -32602
-        );
-        assert_eq!(
-            RpcError::from(DispatchError::ResourceNotFound { stateless: false }).code(),
-            -32002
-        );
+        for (era, code) in [(Era::Stateless, -32602), (Era::Legacy, -32002)] {
+            assert_eq!(
+                RpcError::from(DispatchError::ResourceNotFound { era }).code(),
+                code
+            );
+        }
     }
 
     /// `e`'s `Display`, as a string.

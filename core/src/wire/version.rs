@@ -16,6 +16,23 @@ pub enum Version {
     V2026_07_28,
 }
 
+/// The two eras of the protocol revisions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Era {
+    /// 2024-11-05 to 2025-11-25: a session opened by `initialize`.
+    Legacy,
+    /// 2026-07-28 and later: no `initialize`, `_meta` on each request.
+    Stateless,
+}
+
+impl Era {
+    /// True for [`Era::Stateless`].
+    pub const fn is_stateless(self) -> bool {
+        matches!(self, Era::Stateless)
+    }
+}
+
 /// Initialize-era revisions, newest first.
 pub const LEGACY: [Version; 4] = [
     Version::V2025_11_25,

@@ -6,6 +6,7 @@ use crate::device::exchange::{Exchange, Phase};
 use crate::model::schema::{Filed, PlanRef, Violation};
 use crate::wire::json::{JsonWriter, Value};
 use crate::wire::rpc;
+use crate::wire::version::Era;
 
 /// Whether a text block's `}` may be left pending ([`Phase::Block`]).
 pub(in crate::device) const DEFERS_BLOCK_END: bool = true;
@@ -32,7 +33,7 @@ const NEXT_TEXT_BLOCK: &[u8] = b"},{\"type\":\"text\",\"text\":";
 /// Open the result envelope (and `resultType` for 2026-07-28, with the brace).
 #[inline(always)]
 pub(in crate::device) fn begin_result(ex: &Exchange<'_>, w: &mut JsonWriter<'_>) {
-    if ex.stateless {
+    if ex.era.is_stateless() {
         rpc::begin_message(
             w,
             rpc::ID,
@@ -52,7 +53,11 @@ pub(in crate::device) fn begin_result(ex: &Exchange<'_>, w: &mut JsonWriter<'_>)
 fn begin_result_n(ex: &Exchange<'_>, w: &mut JsonWriter<'_>, open: Opening, levels: u8) {
     w.raw(rpc::ID);
     w.raw(ex.id.raw());
-    w.begin_raw_n(if ex.stateless { open.1 } else { open.0 }, levels);
+    let open = match ex.era {
+        Era::Legacy => open.0,
+        Era::Stateless => open.1,
+    };
+    w.begin_raw_n(open, levels);
 }
 
 /// A text block's head in one write where it can be: with the result's opening for

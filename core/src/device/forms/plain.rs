@@ -12,7 +12,7 @@ pub(in crate::device) const DEFERS_BLOCK_END: bool = false;
 /// Open the result envelope (and `resultType` for 2026-07-28).
 pub(in crate::device) fn begin_result(ex: &Exchange<'_>, w: &mut JsonWriter<'_>) {
     rpc::begin_result(w, ex.id);
-    if ex.stateless {
+    if ex.era.is_stateless() {
         w.member_lit(b",\"resultType\":\"complete\"");
     }
 }

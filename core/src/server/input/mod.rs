@@ -26,6 +26,7 @@ use crate::wire::json::Sink;
 use crate::wire::json::Value;
 use crate::wire::rpc::Id;
 use crate::wire::rpc::OwnedId;
+use crate::wire::version::Era;
 
 /// What the server keeps for the input side.
 pub(super) struct Part<const W: usize> {
@@ -68,10 +69,10 @@ impl<const W: usize> Part<W> {
     /// or those of `initialize`.
     pub(super) fn caps(
         &self,
-        stateless: bool,
+        era: Era,
         meta: Option<Value<'_>>,
     ) -> crate::device::input::Capabilities {
-        if stateless {
+        if era.is_stateless() {
             crate::device::input::Capabilities::from_value(meta)
         } else {
             self.session_caps
@@ -160,7 +161,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         owner: &str,
         buf: &'a mut [u8; STATE_BUF],
     ) -> Result<Opened<'a>, DispatchError> {
-        if !ex.stateless {
+        if ex.era == Era::Legacy {
             return Ok((None, None));
         }
         let mut state = None;
@@ -254,7 +255,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 .progress_token
                 .map(|t| crate::wire::rpc::own(Id::from_raw(t))),
             tool: index,
-            stateless: false,
+            era: Era::Legacy,
             log_level: ex.log_level,
             state: call.state,
             owes: false,
@@ -346,7 +347,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         out.route(Some(&job.id));
         let ex = Exchange {
             id: Id::from_raw(&job.id),
-            stateless: false,
+            era: Era::Legacy,
             progress_token: job.progress_token.as_deref(),
             log_level: job.log_level,
             caps: wait.caps,

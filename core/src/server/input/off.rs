@@ -15,6 +15,7 @@ use crate::wire::json::Sink;
 use crate::wire::json::Value;
 use crate::wire::rpc::Id;
 use crate::wire::rpc::OwnedId;
+use crate::wire::version::Era;
 
 /// Nothing kept for the input side.
 pub(super) struct Part<const W: usize> {
@@ -42,7 +43,7 @@ impl<const W: usize> Part<W> {
     #[inline(always)]
     pub(super) fn caps(
         &self,
-        _stateless: bool,
+        _era: Era,
         _meta: Option<Value<'_>>,
     ) -> crate::device::input::Capabilities {
         crate::device::input::Capabilities

@@ -28,6 +28,7 @@ use crate::wire::json::Kind;
 use crate::wire::json::Sink;
 use crate::wire::rpc;
 use crate::wire::rpc::Request;
+use crate::wire::version::Era;
 
 /// The task methods, by wire name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,11 +72,11 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             .map(|(m, _)| *m)
             .filter(|_| self.offers_tasks())
             .ok_or(DispatchError::MethodNotFound)?;
-        match (method, ex.stateless) {
-            (M::Result | M::List, true) | (M::Update, false) => {
+        match (method, ex.era) {
+            (M::Result | M::List, Era::Stateless) | (M::Update, Era::Legacy) => {
                 return Err(DispatchError::MethodNotFound.into())
             }
-            (_, true) if !ex.tasks => {
+            (_, Era::Stateless) if !ex.tasks => {
                 return Err(Failure {
                     error: DispatchError::MissingCapability,
                     data: ErrorData::TasksExtension,
@@ -101,12 +102,12 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             M::Get => {
                 let mut w = JsonWriter::new(out);
                 ex.begin_result(&mut w);
-                if ex.stateless {
+                if ex.era.is_stateless() {
                     self.write_detailed(&mut w, i);
                 } else if let Some(t) = self.tasks.get(i) {
-                    self.write_task_members(&mut w, t, false);
+                    self.write_task_members(&mut w, t, Era::Legacy);
                 }
-                self.end_result(&mut w, ex.stateless, Ttl::None);
+                self.end_result(&mut w, ex.era, Ttl::None);
             }
             M::Update => {
                 let responses = r
@@ -121,7 +122,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             }
             M::Cancel => {
                 let terminal = self.tasks.get(i).is_some_and(|t| t.status.is_terminal());
-                if terminal && !ex.stateless {
+                if terminal && ex.era == Era::Legacy {
                     return Err(DispatchError::InvalidParams("Task already ended").into());
                 }
                 if let Some(t) = self.tasks.get_mut(i).filter(|t| !t.status.is_terminal()) {
@@ -131,15 +132,15 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                     let (tool, state) = (t.tool, t.state);
                     self.device.cancel_tool(tool, state);
                 }
-                if ex.stateless {
+                if ex.era.is_stateless() {
                     self.ack(ex, out);
                 } else {
                     let mut w = JsonWriter::new(out);
                     ex.begin_result(&mut w);
                     if let Some(t) = self.tasks.get(i) {
-                        self.write_task_members(&mut w, t, false);
+                        self.write_task_members(&mut w, t, Era::Legacy);
                     }
-                    self.end_result(&mut w, false, Ttl::None);
+                    self.end_result(&mut w, Era::Legacy, Ttl::None);
                 }
             }
             M::Result => {
@@ -165,7 +166,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     fn ack(&self, ex: Exchange<'_>, out: &mut dyn Sink) {
         let mut w = JsonWriter::new(out);
         ex.begin_result(&mut w);
-        self.end_result(&mut w, true, Ttl::None);
+        self.end_result(&mut w, Era::Stateless, Ttl::None);
     }
 
     /// The 2025-11-25 answer for ended task `i`: its result, or the JSON-RPC error
@@ -225,7 +226,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         w.begin_array();
         for t in self.tasks.iter().skip(start).take(end - start) {
             w.begin_object();
-            self.write_task_members(&mut w, t, false);
+            self.write_task_members(&mut w, t, Era::Legacy);
             w.end_object();
         }
         w.end_array();
@@ -233,7 +234,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             w.key_lit("nextCursor");
             w.u64_str(end as u64);
         }
-        self.end_result(&mut w, false, Ttl::None);
+        self.end_result(&mut w, Era::Legacy, Ttl::None);
         Ok(())
     }
 }

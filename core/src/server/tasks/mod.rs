@@ -91,6 +91,7 @@ use crate::wire::mcp::EXT_TASKS;
 use crate::wire::rpc::Id;
 use crate::wire::rpc::OwnedId;
 use crate::wire::rpc::Request;
+use crate::wire::version::Era;
 
 mod methods;
 // The tests speak both eras.
@@ -104,8 +105,8 @@ pub(super) struct Task {
     pub(super) id: TaskId,
     pub(super) tool: usize,
     pub(super) status: TaskStatus,
-    /// Made by a 2026-07-28 request (the extension) rather than a 2025-11-25 one.
-    pub(super) stateless: bool,
+    /// The era of the request that made it: 2026-07-28 (the extension) or 2025-11-25.
+    pub(super) era: Era,
     pub(super) created_ms: u64,
     pub(super) updated_ms: u64,
     pub(super) ttl_ms: u32,
@@ -190,10 +191,10 @@ impl Sink for Discard {
 
 /// The exchange of a task's round: no request of its own (id `0`, never sent), no
 /// progress or log lines, the capabilities of the client that made it.
-pub(super) fn task_exchange(caps: Capabilities, stateless: bool) -> Exchange<'static> {
+pub(super) fn task_exchange(caps: Capabilities, era: Era) -> Exchange<'static> {
     Exchange {
         id: Id::from_raw(b"0"),
-        stateless,
+        era,
         progress_token: None,
         log_level: None,
         caps,
@@ -214,8 +215,8 @@ pub(super) struct Round {
 impl Round {
     /// The status after this round, given the requests still unanswered, and whether
     /// it is a tool error that fails the task (2025-11-25: `isError` → `failed`).
-    pub(super) fn status(&self, unanswered: bool, stateless: bool) -> (TaskStatus, bool) {
-        let tool_error = self.step == Step::Done && self.is_error && !stateless;
+    pub(super) fn status(&self, unanswered: bool, era: Era) -> (TaskStatus, bool) {
+        let tool_error = self.step == Step::Done && self.is_error && era == Era::Legacy;
         let status = if self.failure.is_some() || tool_error {
             TaskStatus::Failed
         } else if self.step == Step::Done {
@@ -277,7 +278,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         let task = self.task_gate(index, ex)?;
         Ok(Gate {
             task,
-            legacy: task && !ex.stateless,
+            legacy: task && ex.era == Era::Legacy,
         })
     }
 
@@ -329,12 +330,12 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// capabilities declare the tasks extension; legacy era, `params.task` is an object.
     pub(super) fn accepts_tasks(
         &self,
-        stateless: bool,
+        era: Era,
         meta_caps: Option<Value<'_>>,
         params: Option<Value<'_>>,
     ) -> bool {
         let object = |v: Option<Value<'_>>| v.is_some_and(|v| v.kind() == Kind::Object);
-        if stateless {
+        if era.is_stateless() {
             object(
                 meta_caps
                     .and_then(|c| c.get("extensions"))
@@ -365,18 +366,18 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             .tool(index)
             .map_or(TaskSupport::Forbidden, |t| t.task_support);
         let wanted = ex.tasks && K > 0;
-        match (support, ex.stateless) {
-            (TaskSupport::Forbidden, false) if ex.tasks => {
+        match (support, ex.era) {
+            (TaskSupport::Forbidden, Era::Legacy) if ex.tasks => {
                 return Err(DispatchError::MethodNotFound.into())
             }
             (TaskSupport::Forbidden, _) => return Ok(false),
-            (TaskSupport::Required, true) if !wanted => {
+            (TaskSupport::Required, Era::Stateless) if !wanted => {
                 return Err(Failure {
                     error: DispatchError::MissingCapability,
                     data: ErrorData::TasksExtension,
                 })
             }
-            (TaskSupport::Required, false) if !wanted => {
+            (TaskSupport::Required, Era::Legacy) if !wanted => {
                 return Err(DispatchError::MethodNotFound.into())
             }
             _ => {}
@@ -390,7 +391,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         match (room, support) {
             (true, _) => Ok(true),
             // An optional task in 2026-07-28 runs as an ordinary call.
-            (false, TaskSupport::Optional) if ex.stateless => Ok(false),
+            (false, TaskSupport::Optional) if ex.era.is_stateless() => Ok(false),
             (false, _) if self.input.state_key.is_none() => {
                 Err(DispatchError::Internal("Tasks need a state key").into())
             }
@@ -418,12 +419,12 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         let task_id = key.task_id(self.input.next_request);
         self.input.next_request = self.input.next_request.wrapping_add(1);
         let now = self.device.now_ms();
-        let (status, tool_error) = round.status(false, ex.stateless);
+        let (status, tool_error) = round.status(false, ex.era);
         let task = Task {
             id: task_id,
             tool,
             status,
-            stateless: ex.stateless,
+            era: ex.era,
             created_ms: now,
             updated_ms: now,
             ttl_ms: ttl.map_or(self.config.task_ttl_ms, |t| t.min(self.config.task_ttl_ms)),
@@ -480,7 +481,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     pub(super) fn drop_tasks(&mut self, legacy_only: bool) {
         for i in 0..K {
             let Some(t) = self.tasks.get(i) else { continue };
-            if legacy_only && t.stateless {
+            if legacy_only && t.era.is_stateless() {
                 continue;
             }
             if !t.status.is_terminal() {
@@ -523,7 +524,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
             return;
         };
         out.route(Some(waiter));
-        let ex = task_exchange(t.caps, false);
+        let ex = task_exchange(t.caps, Era::Legacy);
         let mut call = ToolCall::new(JsonWriter::new(out), ex, t.tool, None);
         call.state = t.state;
         call.input.state = Some(&t.memo[..]).filter(|m| !m.is_empty());
@@ -642,7 +643,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         let t = self.tasks.get(i)?;
         let memo = t.memo.clone();
         let asks = t.asks.clone();
-        let ex = task_exchange(t.caps, t.stateless);
+        let ex = task_exchange(t.caps, t.era);
         let (tool, state) = (t.tool, t.state);
         let mut sink = Discard;
         let mut call = ToolCall::new(JsonWriter::new(&mut sink), ex, tool, None);
@@ -670,7 +671,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 let _ = t.asks.push(*k);
             }
         }
-        let (status, tool_error) = round.status(!t.asks.is_empty(), t.stateless);
+        let (status, tool_error) = round.status(!t.asks.is_empty(), t.era);
         t.tool_error = tool_error;
         if status.is_terminal() || status == TaskStatus::Working {
             t.asks.clear();
@@ -691,7 +692,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
 
 /// Whether a 2025-11-25 task waits for input it has not asked the client for yet.
 fn has_unsent(t: &Task) -> bool {
-    !t.stateless
+    t.era == Era::Legacy
         && t.status == TaskStatus::InputRequired
         && t.asks.iter().any(|k| !t.sent.iter().any(|&(_, s)| s == *k))
 }

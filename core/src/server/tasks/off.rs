@@ -12,6 +12,7 @@ use crate::wire::json::Sink;
 use crate::wire::json::SinkError;
 use crate::wire::json::Value;
 use crate::wire::rpc::Request;
+use crate::wire::version::Era;
 
 /// No task table.
 pub(super) struct Table<const K: usize>;
@@ -88,7 +89,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     #[inline(always)]
     pub(super) fn accepts_tasks(
         &self,
-        _stateless: bool,
+        _era: Era,
         _meta_caps: Option<Value<'_>>,
         _params: Option<Value<'_>>,
     ) {

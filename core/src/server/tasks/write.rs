@@ -18,13 +18,14 @@ use crate::wire::rpc;
 use crate::wire::rpc::Id;
 use crate::wire::time::iso8601;
 use crate::wire::time::ISO8601_LEN;
+use crate::wire::version::Era;
 
 impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     Server<D, L, J, W, K>
 {
-    /// A `Task`'s members into an open object: 2026-07-28 names (`ttlMs`,
-    /// `pollIntervalMs`) or 2025-11-25 ones (`ttl`, `pollInterval`).
-    pub(super) fn write_task_members(&self, w: &mut JsonWriter<'_>, t: &Task, stateless: bool) {
+    /// A `Task`'s members into an open object, named as `era` names them: 2026-07-28
+    /// (`ttlMs`, `pollIntervalMs`) or 2025-11-25 (`ttl`, `pollInterval`).
+    pub(super) fn write_task_members(&self, w: &mut JsonWriter<'_>, t: &Task, era: Era) {
         let id = id_text(&t.id);
         w.key_lit("taskId");
         // Hex digits need no escaping.
@@ -40,13 +41,15 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         w.str_as(iso8601(t.created_ms, &mut buf), true);
         w.key_lit("lastUpdatedAt");
         w.str_as(iso8601(t.updated_ms, &mut buf), true);
-        w.key_lit(if stateless { "ttlMs" } else { "ttl" });
+        w.key_lit(match era {
+            Era::Stateless => "ttlMs",
+            Era::Legacy => "ttl",
+        });
         w.u64(u64::from(t.ttl_ms));
         if !t.status.is_terminal() {
-            w.key_lit(if stateless {
-                "pollIntervalMs"
-            } else {
-                "pollInterval"
+            w.key_lit(match era {
+                Era::Stateless => "pollIntervalMs",
+                Era::Legacy => "pollInterval",
             });
             w.u64(u64::from(self.config.task_poll_ms.max(1)));
         }
@@ -57,16 +60,16 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     pub(super) fn write_created(&self, id: Id<'_>, t: &Task, out: &mut dyn Sink) {
         let mut w = JsonWriter::new(out);
         rpc::begin_result(&mut w, id);
-        if t.stateless {
+        if t.era.is_stateless() {
             w.member_lit(b",\"resultType\":\"task\"");
-            self.write_task_members(&mut w, t, true);
+            self.write_task_members(&mut w, t, Era::Stateless);
         } else {
             w.key_lit("task");
             w.begin_object();
-            self.write_task_members(&mut w, t, false);
+            self.write_task_members(&mut w, t, Era::Legacy);
             w.end_object();
         }
-        self.end_result(&mut w, t.stateless, Ttl::None);
+        self.end_result(&mut w, t.era, Ttl::None);
     }
 
     /// Task `i` as the 2026-07-28 `DetailedTask` members: the task, then by status
@@ -76,7 +79,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         let Some(t) = self.tasks.get(i).cloned() else {
             return;
         };
-        self.write_task_members(w, &t, true);
+        self.write_task_members(w, &t, Era::Stateless);
         match t.status {
             TaskStatus::InputRequired => {
                 w.key_lit("inputRequests");
@@ -102,7 +105,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// The unanswered input requests of task `t` as one object: its round again,
     /// with no responses, content refused, asks written.
     fn replay(&mut self, sink: &mut dyn Sink, t: &Task) {
-        let ex = task_exchange(t.caps, true);
+        let ex = task_exchange(t.caps, Era::Stateless);
         let mut call = ToolCall::new(JsonWriter::new(sink), ex, t.tool, None);
         call.w.begin_object();
         call.state = t.state;
@@ -121,7 +124,7 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
     /// response to `id` (`None`: id `0`, for [`Inline`]); 2025-11-25 adds
     /// `_meta["io.modelcontextprotocol/related-task"]`.
     pub(super) fn write_outcome(&mut self, sink: &mut dyn Sink, t: &Task, id: Option<Id<'_>>) {
-        let mut ex = task_exchange(t.caps, false);
+        let mut ex = task_exchange(t.caps, Era::Legacy);
         if let Some(id) = id {
             ex.id = id;
         }

@@ -329,7 +329,7 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize, cons
         }
         head::Method::Get if head.session_id.is_some() && session_ok => {
             // The session's stream of server-initiated messages (resource updates).
-            let mut reply = Reply::new(conn, scratch, false, true);
+            let mut reply = Reply::new(conn, scratch, Era::Legacy, true);
             reply.open_stream();
             return Served::Stream {
                 consumed: total,
@@ -383,7 +383,7 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize, cons
         None if legacy => head.session_id,
         None => None,
     };
-    let mut reply = Reply::new(conn, scratch, !legacy, keep_alive);
+    let mut reply = Reply::new(conn, scratch, era, keep_alive);
     if let Some(id) = session {
         reply.session_id(id);
     }
@@ -406,7 +406,7 @@ pub fn serve<'a, D: Device, const L: usize, const J: usize, const W: usize, cons
             keep_alive,
         };
     }
-    server.handle_in(body, era, &mut reply);
+    server.handle_in(body, Some(era), &mut reply);
     // The response stays an open event stream when it is not over: a listen stream
     // (acknowledged), or a request a pending job still serves (a long-running tool,
     // a tool waiting for the client's input) — its further lines come from

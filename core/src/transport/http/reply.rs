@@ -11,6 +11,7 @@
 
 use super::Status;
 use crate::wire::json::{self, Sink, SinkError};
+use crate::wire::version::Era;
 
 /// How far the reply has come.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,7 +32,7 @@ pub struct Reply<'a> {
     buf: &'a mut [u8],
     len: usize,
     mode: Mode,
-    stateless: bool,
+    era: Era,
     keep_alive: bool,
     session_id: Option<&'a [u8]>,
     /// In [`Mode::Events`]: the next byte starts a line.
@@ -69,20 +70,15 @@ pub fn status_of(code: Option<i64>) -> Status {
 
 impl<'a> Reply<'a> {
     /// A reply on `conn` that collects its first line in `buf` (at least 64 bytes to
-    /// be useful; a line longer than `buf` is streamed chunked). `stateless`: the request
-    /// was served as 2026-07-28 (its errors get their HTTP status).
-    pub fn new(
-        conn: &'a mut dyn Sink,
-        buf: &'a mut [u8],
-        stateless: bool,
-        keep_alive: bool,
-    ) -> Self {
+    /// be useful; a line longer than `buf` is streamed chunked). `era`: the era the
+    /// request is served in (in 2026-07-28 its errors get their HTTP status).
+    pub fn new(conn: &'a mut dyn Sink, buf: &'a mut [u8], era: Era, keep_alive: bool) -> Self {
         Reply {
             conn,
             buf,
             len: 0,
             mode: Mode::Collecting,
-            stateless,
+            era,
             keep_alive,
             session_id: None,
             line_start: true,
@@ -135,7 +131,7 @@ impl<'a> Reply<'a> {
             }
             Mode::Collecting | Mode::Held => {
                 let line = self.buf.get(..self.len).unwrap_or_default();
-                let status = if self.stateless {
+                let status = if self.era.is_stateless() {
                     status_of(error_code(line))
                 } else {
                     Status::Ok

@@ -12,7 +12,7 @@ use super::packet::{self, kind, Connect, Publish};
 use super::topic::{self, Topic};
 use super::{ClientId, Held, Job, Mqtt, MqttConfig, MqttError, HEAD_LEN, MIN_RX_BUF, MIN_TX_BUF};
 use crate::device::Device;
-use crate::server::{Era, Server, Session};
+use crate::server::{Server, Session};
 use crate::transport::asynch::Tick;
 use crate::transport::serve::READ_CHUNK;
 use crate::wire::error::DispatchError;
@@ -671,7 +671,7 @@ where
             }
             None => {
                 server.swap_session(session);
-                server.handle_in(payload, Era::Auto, &mut sink);
+                server.handle_in(payload, None, &mut sink);
                 server.swap_session(session);
                 follow_job(server, mqtt, client, payload, &mut sink);
             }

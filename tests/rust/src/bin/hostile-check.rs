@@ -204,7 +204,7 @@ impl<const N: usize> Core<N> {
     fn body(&mut self, body: &[u8]) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         let mut sink = VecSink(&mut out);
-        self.server.handle_in(body, Era::Legacy, &mut sink);
+        self.server.handle_in(body, Some(Era::Legacy), &mut sink);
         Self::lines(&out)
     }
 }
