@@ -20,7 +20,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -30,20 +30,21 @@ pub const MAX_DEPTH: usize = emcp::wire::json::MAX_DEPTH;
 /// Longest request id, in bytes of JSON text (`emcp::wire::rpc::MAX_ID_LEN`).
 pub const MAX_ID_LEN: usize = emcp::wire::rpc::MAX_ID_LEN;
 
-/// An object's members in input order, duplicates kept, values as raw JSON text.
-pub struct Members(pub Vec<(String, Box<RawValue>)>);
+/// An object's members in input order, duplicates kept, values as raw JSON text,
+/// both borrowed from the text where it allows (a name with escapes is decoded).
+pub struct Members<'a>(pub Vec<(Cow<'a, str>, &'a RawValue)>);
 
-impl<'de> Deserialize<'de> for Members {
+impl<'de> Deserialize<'de> for Members<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = Members;
+            type Value = Members<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
                 let mut out = Vec::new();
-                while let Some((k, v)) = map.next_entry::<String, Box<RawValue>>()? {
+                while let Some((Name(k), v)) = map.next_entry::<Name<'de>, &'de RawValue>()? {
                     out.push((k, v));
                 }
                 Ok(Members(out))
@@ -53,13 +54,117 @@ impl<'de> Deserialize<'de> for Members {
     }
 }
 
-impl Members {
+/// A member name, borrowed unless it has escapes.
+struct Name<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Name<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Name<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Name<'de>, E> {
+                Ok(Name(Cow::Borrowed(s)))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Name<'de>, E> {
+                Ok(Name(Cow::Owned(s.to_string())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl Members<'_> {
     /// The first member named `key` (emcp's rule for duplicate keys).
     pub fn first(&self, key: &str) -> Option<&str> {
         self.0
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.get().trim())
+    }
+}
+
+/// A JSON value read by `serde_json` as a [`Value`] would be — every check the same
+/// (strings decoded, surrogates paired, numbers in `f64`'s range, its recursion
+/// limit) — but kept as its nesting depth only: no allocation.
+pub struct Depth(pub usize);
+
+impl<'de> Deserialize<'de> for Depth {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(DepthVisitor)
+    }
+}
+
+struct DepthVisitor;
+
+impl<'de> Visitor<'de> for DepthVisitor {
+    type Value = Depth;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Depth, E> {
+        Ok(Depth(0))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Depth, E> {
+        Ok(Depth(0))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Depth, E> {
+        Ok(Depth(0))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Depth, E> {
+        Ok(Depth(0))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Depth, E> {
+        Ok(Depth(0))
+    }
+    fn visit_unit<E>(self) -> Result<Depth, E> {
+        Ok(Depth(0))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Depth, A::Error> {
+        let mut d = 0;
+        while let Some(Depth(item)) = seq.next_element()? {
+            d = d.max(item);
+        }
+        Ok(Depth(d + 1))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Depth, A::Error> {
+        let mut d = 0;
+        while let Some((Key, Depth(member))) = map.next_entry()? {
+            d = d.max(member);
+        }
+        Ok(Depth(d + 1))
+    }
+}
+
+/// A member name, decoded (and checked) as [`Value`]'s are, then dropped.
+struct Key;
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Key, E> {
+                Ok(Key)
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// `serde_json::from_str` of JSON text, with numbers beyond `f64` read as `0`
+/// ([`finite`]): the text is rewritten only when serde_json refuses such a number.
+pub fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    match serde_json::from_str(text) {
+        Err(e) if e.to_string().starts_with("number out of range") => {
+            serde_json::from_str(&finite(text))
+        }
+        read => read,
     }
 }
 
@@ -150,9 +255,7 @@ pub const RAW_VALUE_TOKEN: &[u8] = b"$serde_json::private::RawValue";
 
 /// Whether serde_json may refuse valid JSON `bytes` ([`RAW_VALUE_TOKEN`]).
 pub fn serde_refuses(bytes: &[u8]) -> bool {
-    bytes
-        .windows(RAW_VALUE_TOKEN.len())
-        .any(|w| w == RAW_VALUE_TOKEN)
+    memchr::memmem::find(bytes, RAW_VALUE_TOKEN).is_some()
 }
 
 /// Check one output line (without its newline) as a JSON-RPC 2.0 message.
@@ -160,67 +263,84 @@ pub fn serde_refuses(bytes: &[u8]) -> bool {
 /// # Panics
 /// When the line is not one: that is the invariant being fuzzed.
 pub fn message(line: &[u8]) -> Out {
-    let shown = String::from_utf8_lossy(line);
-    let text = std::str::from_utf8(line).unwrap_or_else(|_| panic!("output not UTF-8: {shown}"));
-    let value: Value = serde_json::from_str(&finite(text))
-        .unwrap_or_else(|e| panic!("output not JSON ({e}): {shown}"));
+    // Read once by serde_json (checked as a `Value` would be, kept as raw members),
+    // once by emcp; members are read further only where a check needs them.
+    let shown = || String::from_utf8_lossy(line);
+    let text =
+        std::str::from_utf8(line).unwrap_or_else(|_| panic!("output not UTF-8: {}", shown()));
+    if let Err(e) = from_json::<Depth>(text) {
+        panic!("output not JSON ({e}): {}", shown());
+    }
     assert!(
         emcp::wire::json::parse(line).is_ok(),
-        "emcp cannot read its own output: {shown}"
+        "emcp cannot read its own output: {}",
+        shown()
     );
     let members: Members = serde_json::from_str(text)
-        .unwrap_or_else(|e| panic!("output not a JSON object ({e}): {shown}"));
-    let keys: Vec<&str> = members.0.iter().map(|(k, _)| k.as_str()).collect();
+        .unwrap_or_else(|e| panic!("output not a JSON object ({e}): {}", shown()));
+    let keys: Vec<&str> = members.0.iter().map(|(k, _)| k.as_ref()).collect();
     let mut unique = keys.clone();
     unique.sort_unstable();
     unique.dedup();
     assert_eq!(
         unique.len(),
         keys.len(),
-        "duplicate keys in output: {shown}"
+        "duplicate keys in output: {}",
+        shown()
     );
     assert_eq!(
         members.first("jsonrpc"),
         Some("\"2.0\""),
-        "no jsonrpc 2.0: {shown}"
+        "no jsonrpc 2.0: {}",
+        shown()
     );
-    if let Some(method) = value.get("method") {
-        let method = method
-            .as_str()
-            .unwrap_or_else(|| panic!("method not a string: {shown}"));
-        assert!(value.get("id").is_none(), "server sent a request: {shown}");
-        let params = value.get("params").cloned().unwrap_or(Value::Null);
+    // Member values are valid JSON (checked above): their kind is their first byte.
+    if let Some(method) = members.first("method") {
+        let method = serde_json::from_str::<String>(method)
+            .unwrap_or_else(|_| panic!("method not a string: {}", shown()));
         assert!(
-            params.is_object() || params.is_null() && value.get("params").is_none(),
-            "notification params not an object: {shown}"
+            members.first("id").is_none(),
+            "server sent a request: {}",
+            shown()
         );
-        assert_eq!(
-            keys.len(),
-            2 + usize::from(value.get("params").is_some()),
-            "{shown}"
+        let raw = members.first("params");
+        let params = raw.map_or(Value::Null, |p| from_json(p).expect("valid JSON"));
+        assert!(
+            params.is_object() || params.is_null() && raw.is_none(),
+            "notification params not an object: {}",
+            shown()
         );
-        return Out::Notification(method.to_string(), params);
+        assert_eq!(keys.len(), 2 + usize::from(raw.is_some()), "{}", shown());
+        return Out::Notification(method, params);
     }
     let id = members
         .first("id")
-        .unwrap_or_else(|| panic!("neither response nor notification: {shown}"));
+        .unwrap_or_else(|| panic!("neither response nor notification: {}", shown()));
     assert!(
         id == "null" || is_valid_id(id),
-        "response id is not a request id: {shown}"
+        "response id is not a request id: {}",
+        shown()
     );
-    match (value.get("result"), value.get("error")) {
-        (Some(result), None) => assert!(result.is_object(), "result not an object: {shown}"),
+    match (members.first("result"), members.first("error")) {
+        (Some(result), None) => {
+            assert!(result.starts_with('{'), "result not an object: {}", shown())
+        }
         (None, Some(error)) => {
+            let error: Value = from_json(error).expect("valid JSON");
             let code = error.get("code").and_then(Value::as_i64);
             let message = error.get("message").and_then(Value::as_str);
             assert!(
                 code.is_some() && message.is_some(),
-                "bad error object: {shown}"
+                "bad error object: {}",
+                shown()
             );
         }
-        _ => panic!("a response needs exactly one of result and error: {shown}"),
+        _ => panic!(
+            "a response needs exactly one of result and error: {}",
+            shown()
+        ),
     }
-    assert_eq!(keys.len(), 3, "extra members in a response: {shown}");
+    assert_eq!(keys.len(), 3, "extra members in a response: {}", shown());
     Out::Response(id.to_string())
 }
 
@@ -265,29 +385,26 @@ pub fn classify(line: &[u8], raw_len: usize, line_buffer: usize) -> Class {
     if blank(line) {
         return Class::Blank;
     }
-    let other = |members: Option<&Members>| Class::Other {
+    let other = |members: Option<&Members<'_>>| Class::Other {
         id: members.and_then(|m| m.first("id")).map(str::to_string),
     };
     let Ok(text) = std::str::from_utf8(line) else {
         return other(None);
     };
-    let Ok(value) = serde_json::from_str::<Value>(&finite(text)) else {
+    let Ok(Depth(depth)) = from_json::<Depth>(text) else {
         return other(None);
     };
     let Ok(members) = serde_json::from_str::<Members>(text) else {
         return other(None);
     };
-    if depth(&value) > MAX_DEPTH || members.first("jsonrpc") != Some("\"2.0\"") {
+    if depth > MAX_DEPTH || members.first("jsonrpc") != Some("\"2.0\"") {
         return other(Some(&members));
     }
-    let method = match members.first("method").map(serde_json::from_str::<Value>) {
-        Some(Ok(Value::String(m))) => m,
-        _ => return other(Some(&members)),
+    let Some(Ok(method)) = members.first("method").map(serde_json::from_str::<String>) else {
+        return other(Some(&members));
     };
-    let params = members
-        .first("params")
-        .map(|p| serde_json::from_str::<Value>(&finite(p)));
-    if !matches!(params, None | Some(Ok(Value::Object(_)))) {
+    // Valid JSON (the line is): an object when it starts as one.
+    if members.first("params").is_some_and(|p| !p.starts_with('{')) {
         return other(Some(&members));
     }
     match members.first("id") {
@@ -424,13 +541,13 @@ impl Ledger {
 /// The input lines as a framer sees them: each `\n`-terminated segment, then the rest
 /// (a last line without a newline, possibly empty). Returns `(line without \n, ended)`.
 pub fn segments(data: &[u8]) -> Vec<(&[u8], bool)> {
-    let mut out = Vec::new();
-    let mut rest = data;
-    while let Some(i) = rest.iter().position(|&b| b == b'\n') {
-        out.push((&rest[..i], true));
-        rest = &rest[i + 1..];
+    let mut out = Vec::with_capacity(1 + memchr::memchr_iter(b'\n', data).count());
+    let mut start = 0;
+    for i in memchr::memchr_iter(b'\n', data) {
+        out.push((&data[start..i], true));
+        start = i + 1;
     }
-    out.push((rest, false));
+    out.push((&data[start..], false));
     out
 }
 
