@@ -16,16 +16,17 @@ use emcp_fuzz::{knobs, segments, strip_cr};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Debug, PartialEq, Eq)]
-enum Expect {
-    Line(Vec<u8>),
+enum Expect<'a> {
+    Line(&'a [u8]),
     TooLong,
 }
 
-/// The documented rules, written plainly.
-fn model(data: &[u8], n: usize) -> (Vec<Expect>, usize) {
-    let mut frames = Vec::new();
+/// The documented rules, written plainly, over the input's `segments`: the frames
+/// (lines borrowed from the input) and what stays buffered before `finish`.
+fn model<'a>(segments: &[(&'a [u8], bool)], n: usize) -> (Vec<Expect<'a>>, usize) {
+    let mut frames = Vec::with_capacity(segments.len());
     let mut buffered = 0;
-    for (seg, ended) in segments(data) {
+    for &(seg, ended) in segments {
         if seg.len() > n {
             frames.push(Expect::TooLong);
             continue;
@@ -36,20 +37,29 @@ fn model(data: &[u8], n: usize) -> (Vec<Expect>, usize) {
         if seg.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
             continue;
         }
-        frames.push(Expect::Line(strip_cr(seg).to_vec()));
+        frames.push(Expect::Line(strip_cr(seg)));
     }
     (frames, buffered)
 }
 
-/// Push `data` in the given chunk sizes, then finish. Returns the frames and what was
-/// buffered before `finish`.
+/// Push `data` in the given chunk sizes, then finish; each frame is compared with the
+/// model's as it comes (`what` names the run in a failure).
 fn run(
     framer: &mut dyn Frames,
     data: &[u8],
     n: usize,
     chunks: &mut dyn FnMut() -> usize,
-) -> (Vec<Expect>, usize) {
-    let mut frames = Vec::new();
+    (expect, buffered): &(Vec<Expect<'_>>, usize),
+    what: &str,
+) {
+    let mut next = expect.iter();
+    let mut check = |frame: Expect<'_>| {
+        assert_eq!(
+            Some(&frame),
+            next.next(),
+            "{what}: frame differs from the model"
+        );
+    };
     let mut rest = data;
     while !rest.is_empty() {
         let mut chunk = &rest[..chunks().clamp(1, rest.len())];
@@ -62,21 +72,25 @@ fn run(
                 None => assert_eq!(used, chunk.len(), "(n, None) must consume everything"),
                 Some(Frame::Line(line)) => {
                     assert!(line.len() <= n, "a line longer than the buffer");
-                    frames.push(Expect::Line(line.to_vec()));
+                    check(Expect::Line(line));
                 }
-                Some(Frame::TooLong) => frames.push(Expect::TooLong),
+                Some(Frame::TooLong) => check(Expect::TooLong),
             }
             chunk = &chunk[used..];
         }
     }
-    let buffered = framer.buffered();
+    assert_eq!(
+        framer.buffered(),
+        *buffered,
+        "{what}: buffered before finish"
+    );
     match framer.finish() {
-        Some(Frame::Line(line)) => frames.push(Expect::Line(line.to_vec())),
+        Some(Frame::Line(line)) => check(Expect::Line(line)),
         Some(Frame::TooLong) => panic!("finish reports TooLong"),
         None => {}
     }
+    assert_eq!(next.next(), None, "{what}: frames missing");
     assert_eq!(framer.buffered(), 0, "finish leaves bytes buffered");
-    (frames, buffered)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -89,19 +103,29 @@ fuzz_target!(|data: &[u8]| {
         seed ^= seed << 17;
         (seed % 24) as usize
     };
-    let expect = model(data, n);
+    let segments = segments(data);
+    let expect = model(&segments, n);
 
     let mut buf = vec![0u8; n];
-    let whole = run(&mut SliceFramer::new(&mut buf), data, n, &mut || usize::MAX);
-    assert_eq!(whole, expect, "whole input, buffer {n}");
-    let split = run(&mut SliceFramer::new(&mut buf), data, n, &mut random);
-    assert_eq!(split, expect, "split input, buffer {n}");
-
-    let expect16 = model(data, 16);
-    let mut f16: Box<Framer<16>> = Box::default();
-    assert_eq!(
-        run(&mut *f16, data, 16, &mut random),
-        expect16,
-        "Framer<16>"
+    let mut whole = || usize::MAX;
+    run(
+        &mut SliceFramer::new(&mut buf),
+        data,
+        n,
+        &mut whole,
+        &expect,
+        "whole input",
     );
+    run(
+        &mut SliceFramer::new(&mut buf),
+        data,
+        n,
+        &mut random,
+        &expect,
+        "split input",
+    );
+
+    let expect16 = model(&segments, 16);
+    let mut f16: Box<Framer<16>> = Box::default();
+    run(&mut *f16, data, 16, &mut random, &expect16, "Framer<16>");
 });
