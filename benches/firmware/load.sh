@@ -4,12 +4,14 @@
 # tap network in a network namespace of this run's own, as a board on a LAN.
 #
 #   benches/firmware/load.sh [--quick] [--seconds S] [--n N,..] [--modes M,..]
-#       [--json DIR] [--page PAGE] [--user-only | --tap-only]
+#       [--strict] [--json DIR] [--page PAGE] [--user-only | --tap-only]
 #
 # --quick: 3 s per point (CI's `bench` stage, through benches/run.sh --quick); else
-# 60 s per point. --json DIR writes DIR/load-user.json and DIR/load-tap.json; --page
-# PAGE writes the figures as a section of PAGE (docs/performance.md, between two marker
-# lines; its chart in perf/net-load.svg beside it) once every run passed.
+# 60 s per point. --strict: a refusal or 503 with no more clients than connection
+# tasks fails the run too (load.py --strict; CI's quick run passes it). --json DIR
+# writes DIR/load-user.json and DIR/load-tap.json (DIR is made); --page PAGE writes
+# the figures as a section of PAGE (docs/performance.md, between two marker lines; its
+# chart in perf/net-load.svg beside it) once every run passed.
 # The tap network is made as tests/net/mdns.sh makes it: a namespace, a tap in it,
 # Debian's dnsmasq the DHCP server on the tap; load.py runs inside the namespace and
 # starts QEMU on the tap. It needs root; without root (or with --user-only) only the
@@ -17,8 +19,9 @@
 #
 # Prints Markdown on stdout (load.py's tables); builds, QEMU's, dnsmasq's and the
 # device's logs on stderr. Exits non-zero when load.py fails: a lost request, a wrong
-# answer, a refusal with no more clients than connection tasks. On exit, error or
-# signal, everything this run started is ended and the namespace deleted.
+# answer, a connection task not free after the load, and with --strict a refusal with
+# no more clients than connection tasks. On exit, error or signal, everything this
+# run started is ended and the namespace deleted.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -31,7 +34,7 @@ tap=1
 user=1
 while [ $# -gt 0 ]; do
     case $1 in
-        --quick) args+=(--quick) ;;
+        --quick | --strict) args+=("$1") ;;
         --seconds | --n | --modes)
             args+=("$1" "${2:?$1 needs a value}")
             shift
@@ -47,12 +50,13 @@ while [ $# -gt 0 ]; do
         --user-only) tap=0 ;;
         --tap-only) user=0 ;;
         *)
-            echo "usage: $0 [--quick] [--seconds S] [--n N,..] [--modes M,..] [--json DIR] [--page PAGE] [--user-only | --tap-only]" >&2
+            echo "usage: $0 [--quick] [--seconds S] [--n N,..] [--modes M,..] [--strict] [--json DIR] [--page PAGE] [--user-only | --tap-only]" >&2
             exit 2
             ;;
     esac
     shift
 done
+[ -z "$json" ] || mkdir -p "$json"
 if [ "$tap" = 1 ] && [ "$(id -u)" -ne 0 ]; then
     echo "load.sh: not root: the user network only (no tap network)" >&2
     tap=0
