@@ -146,9 +146,7 @@ fn connection(mut data: &[u8], scratch: usize, chunk: &mut dyn FnMut() -> usize)
 /// Check one answer (`complete`: not an open stream).
 fn check(answer: &[u8], complete: bool) {
     let shown = String::from_utf8_lossy(answer);
-    let end = answer
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
+    let end = memchr::memmem::find(answer, b"\r\n\r\n")
         .unwrap_or_else(|| panic!("no end of head: {shown}"));
     let head =
         std::str::from_utf8(&answer[..end]).unwrap_or_else(|_| panic!("head not UTF-8: {shown}"));
@@ -224,9 +222,7 @@ fn dechunk(mut rest: &[u8], complete: bool, shown: &str) -> Vec<u8> {
         if rest.is_empty() && !complete {
             return out;
         }
-        let eol = rest
-            .windows(2)
-            .position(|w| w == b"\r\n")
+        let eol = memchr::memmem::find(rest, b"\r\n")
             .unwrap_or_else(|| panic!("bad chunk size line: {shown}"));
         let size = std::str::from_utf8(&rest[..eol])
             .ok()
