@@ -46,6 +46,7 @@ pub mod head;
 pub mod policy;
 pub mod refusal;
 pub mod reply;
+mod session;
 
 use crate::device::Device;
 use crate::server::{Era, Server};
@@ -55,6 +56,7 @@ use crate::wire::version::Version;
 pub use policy::{allowed_host, allowed_origin, OwnHost, Policy};
 pub use refusal::Refusal;
 use reply::Reply;
+pub use session::{Sessions, SESSION_ID_LEN};
 
 /// The HTTP statuses this transport sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,67 +139,6 @@ impl Status {
             Status::NotImplemented => b"501 Not Implemented",
             Status::ServiceUnavailable => b"503 Service Unavailable",
         }
-    }
-}
-
-/// Length of a session id ([`Sessions`]).
-pub const SESSION_ID_LEN: usize = 16;
-
-/// The legacy-era session of an endpoint (at most one).
-#[derive(Clone, Debug)]
-pub struct Sessions {
-    current: Option<[u8; SESSION_ID_LEN]>,
-    state: u64,
-}
-
-impl Sessions {
-    /// No session yet. `seed` makes session ids unpredictable: take it from a
-    /// hardware RNG or the clock.
-    pub fn new(seed: u64) -> Self {
-        Sessions {
-            current: None,
-            state: seed,
-        }
-    }
-
-    /// The current session id.
-    pub fn current(&self) -> Option<&[u8]> {
-        self.current.as_ref().map(|id| &id[..])
-    }
-
-    /// End the current session (the client's DELETE).
-    pub fn end(&mut self) {
-        self.current = None;
-    }
-
-    /// Start a new session (replacing any other) and return its id: 16 lowercase hex
-    /// digits of a SplitMix64 sequence.
-    ///
-    /// ```
-    /// let mut s = emcp::transport::http::Sessions::new(7);
-    /// let a = s.start();
-    /// let b = s.start();
-    /// assert_ne!(a, b);
-    /// assert_eq!(s.current(), Some(&b[..]));
-    /// s.end();
-    /// assert_eq!(s.current(), None);
-    /// ```
-    pub fn start(&mut self) -> [u8; SESSION_ID_LEN] {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        let mut id = [0u8; SESSION_ID_LEN];
-        for (i, d) in id.iter_mut().enumerate() {
-            let nibble = (z >> (60 - 4 * i)) & 0xF;
-            *d = b"0123456789abcdef"
-                .get(nibble as usize)
-                .copied()
-                .unwrap_or(b'0');
-        }
-        self.current = Some(id);
-        id
     }
 }
 
