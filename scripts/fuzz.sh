@@ -6,9 +6,9 @@
 #   scripts/fuzz.sh --report                  # docs/fuzz-runs.md's summary for HEAD
 #
 # --runs N: each target runs N executions instead of SECONDS (libFuzzer -runs).
-# --record: each target's run — executions, seconds, exec/s, libFuzzer's coverage and
-# features, corpus size, result, the sources hash, the commit, the date, the load and
-# this command — is added to docs/fuzz-runs.md (written by this script only; without
+# --record: each target's run — executions, seconds, CPU seconds, executions per second
+# and per CPU second, libFuzzer's coverage and features, corpus size, result, the
+# sources hash, the commit, the date, the load and this command — is added to docs/fuzz-runs.md (written by this script only; without
 # --record, a run records nothing), whose summary adds up, per target, the runs on
 # the sources of that run; --report rewrites the summary for HEAD's sources.
 #
@@ -27,7 +27,8 @@
 # fuzz/artifacts/TARGET/; reproduce it with
 #   (cd fuzz && cargo +nightly fuzz run -O TARGET artifacts/TARGET/crash-...)
 #
-# stdout: one line per target — executions, seconds, and `clean` or `CRASH <file>`;
+# stdout: one line per target — executions, seconds, CPU seconds, and `clean` or
+# `CRASH <file>`;
 # build output and libFuzzer's log go to stderr (the log also to fuzz/target/TARGET.log).
 # Inputs in fuzz/regressions/TARGET-* (found earlier, fixed since) are replayed first.
 # Exits non-zero when any target crashed.
@@ -155,9 +156,17 @@ for t in "${targets[@]}"; do
     # finding too.
     max_len=8192
     [ "$t" != relay ] && [ "$t" != bridge_http ] || max_len=2048
-    cargo "${toolchain[@]}" fuzz run -O "$t" "corpus/$t" "seeds/$t" -- \
-        "${limit[@]}" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
-        -print_final_stats=1 >"$log" 2>&1 || status=$?
+    # The CPU time of the run (cargo's check and libFuzzer's process), user + system:
+    # executions per CPU second say what one idle core would do, on a loaded machine.
+    TIMEFORMAT='%U %S'
+    {
+        time cargo "${toolchain[@]}" fuzz run -O "$t" "corpus/$t" "seeds/$t" -- \
+            "${limit[@]}" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+            -print_final_stats=1 >"$log" 2>&1
+    } 2>"target/$t.cpu" || status=$?
+    cpu=$(awk '{ printf "%.1f", $1 + $2 }' "target/$t.cpu")
+    # A rebuild inside the run is not fuzzing time.
+    ! grep -q '^ *Compiling ' "$log" || cpu="?"
     took=$((SECONDS - started))
     cat "$log" >&2
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
@@ -171,7 +180,7 @@ for t in "${targets[@]}"; do
         continue
     elif [ "$status" -eq 0 ] && [ -z "$crash" ]; then
         result=clean
-        echo "$t: ${execs:-0} executions in ${took} s ($((${execs:-0} / (took > 0 ? took : 1))) exec/s): clean"
+        echo "$t: ${execs:-0} executions in ${took} s, $cpu CPU s: clean"
     else
         result="CRASH ${crash:-(exit status $status)}"
         echo "$t: ${execs:-?} executions: CRASH ${crash:-(exit status $status, see fuzz/$log)}"
@@ -188,7 +197,8 @@ for t in "${targets[@]}"; do
         read -r cov_n ft_n <<<"${cov:-? ?}"
         run_commit=$(cd "$root" && commit_of "$run_hash")
         python3 "$root/scripts/fuzz-record.py" "$root/docs/fuzz-runs.md" "$run_hash" \
-            "$run_commit" "${all_targets[*]}" "$t" "${execs:-?}" "$took" "$cov_n" "$ft_n" \
+            "$run_commit" "${all_targets[*]}" "$t" "${execs:-?}" "$took" "$cpu" \
+            "$cov_n" "$ft_n" \
             "$files files, $bytes bytes" "$result" "$run_hash" "$run_commit" \
             "$(date -u '+%Y-%m-%d %H:%M UTC')" "$load" "$command"
     fi
