@@ -22,8 +22,9 @@ mod chosen {
     /// connection is refused while there are no more clients than connections, each
     /// opening a new connection per request (benches/firmware/load.py).
     pub const BACKLOG: usize = 5;
-    /// A backlog socket's receive window.
-    pub const BACK_RX: usize = 256;
+    /// A backlog socket's receive window: small (a request it takes in is served
+    /// through it, in more round trips), for the RAM.
+    pub const BACK_RX: usize = 192;
     /// A backlog socket's send ring: holds a 503 whole.
     pub const BACK_TX: usize = 256;
     /// A socket's send buffer, which holds a whole response: the board's longest,
