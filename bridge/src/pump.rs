@@ -1,15 +1,23 @@
 //! The I/O loop around the [`Relay`]: one thread reads the host, one keeps the device
 //! link open (opening it again after it went away, with the link's backoff) and reads
-//! it, and the calling thread owns the relay, writes both sides and runs deadlines.
+//! it, one per connection writes to the device, and the calling thread owns the relay,
+//! writes the host and runs deadlines.
 //!
 //! At the end of the host's input the pump waits until every request has its
 //! response (or its timeout), then closes the device's input, stops the link and
 //! returns.
+//!
+//! What is read and not yet handled is bounded on both sides ([`QUEUE`] bytes each), so
+//! the bridge's memory does not follow how far one side runs ahead of the other: the
+//! stdio host's lines until the device was written what they asked for (beyond, the
+//! host waits in its own writes), and the device's lines until the loop took them.
+//! The loop never waits for the device (its writer thread does), so a device that
+//! waits for its output to be read is always read.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -21,6 +29,23 @@ use crate::relay::{self, Out, Relay};
 /// reported). Lines from the host longer than the device's line buffer are answered
 /// before they get here ([`relay::Config::line_max`]).
 pub const MAX_LINE: usize = 4 << 20;
+
+/// Bytes of lines read and not yet handled, each line counted with [`QUEUED_LINE`]
+/// bytes more, beyond which a reader waits: the stdio host's (until what they asked of
+/// the device was written to it) and the device's (until the loop took them). A longer
+/// line still passes, alone.
+pub const QUEUE: usize = 64 * 1024;
+
+/// What a queued host line costs beyond its bytes (its allocation, its slot in the
+/// channel), so that short lines are bounded too.
+const QUEUED_LINE: usize = 64;
+
+/// The room a line is read into at first; a longer one doubles it as it grows.
+const LINE_START: usize = 256;
+
+/// How long the end waits for the device to be written what is queued for it, before
+/// the link is stopped anyway.
+const WRITE_GRACE: Duration = Duration::from_secs(2);
 
 /// A connection that lasted this long resets the link's backoff.
 const STABLE: Duration = Duration::from_secs(10);
@@ -37,6 +62,8 @@ pub enum Event<H = std::convert::Infallible> {
     HostEnd,
     /// The device link opened: connection number and its input.
     Up(u64, Box<dyn Write + Send>),
+    /// Writing to this connection failed (the writer thread reported why).
+    WriteFailed(u64),
     /// A line from the device on this connection.
     Line(u64, Vec<u8>),
     /// This connection ended.
@@ -104,8 +131,11 @@ pub fn run(
     options: Options,
 ) -> io::Result<()> {
     let (tx, rx) = mpsc::channel();
-    spawn_host_reader(host_in, tx.clone());
-    run_side(link, tx, &rx, &mut Stdio(host_out), options)
+    let backlog = Arc::new(Backlog::default());
+    spawn_host_reader(host_in, tx.clone(), Arc::clone(&backlog));
+    let result = serve(link, tx, &rx, &mut Stdio(host_out), options, Some(&backlog));
+    backlog.close(); // a reader waiting for room returns
+    result
 }
 
 /// Relay between any host side and the device behind `link`: `tx` is the sending end
@@ -121,30 +151,71 @@ pub fn run_side<S: HostSide>(
     side: &mut S,
     options: Options,
 ) -> io::Result<()> {
+    serve(link, tx, rx, side, options, None)
+}
+
+/// [`run_side`], giving back room in `backlog` for each host line handled.
+fn serve<S: HostSide>(
+    link: Box<dyn Link>,
+    tx: Sender<Event<S::Event>>,
+    rx: &Receiver<Event<S::Event>>,
+    side: &mut S,
+    options: Options,
+    backlog: Option<&Arc<Backlog>>,
+) -> io::Result<()> {
     let link: SharedLink = Arc::new(Mutex::new(link));
     let stopping = Arc::new(AtomicBool::new(false));
-    spawn_device(Arc::clone(&link), Arc::clone(&stopping), tx);
+    let device_backlog = Arc::new(Backlog::default());
+    spawn_device(
+        Arc::clone(&link),
+        Arc::clone(&stopping),
+        tx.clone(),
+        Arc::clone(&device_backlog),
+    );
     let mut pump = Pump {
         relay: Relay::new(options.relay),
         device: None,
         host_open: true,
+        backlog: backlog.cloned(),
+        held: None,
+        wrote: false,
+        device_backlog: Arc::clone(&device_backlog),
+        events: tx,
     };
     let result = pump.run(rx, side);
     stopping.store(true, Ordering::Release);
-    pump.device = None; // closes a child's stdin
+    device_backlog.close(); // a device reader waiting for room returns
+    if let Some(writer) = pump.device.take() {
+        // What is queued is written, then a child's stdin closed.
+        writer.close(WRITE_GRACE);
+    }
     lock(&link).stop();
     result
 }
 
-struct Pump {
+struct Pump<H> {
     relay: Relay,
-    /// The current connection and its input.
-    device: Option<(u64, Box<dyn Write + Send>)>,
+    /// The current connection's writer.
+    device: Option<DeviceWriter>,
     host_open: bool,
+    /// The host reader's bound, when it has one.
+    backlog: Option<Arc<Backlog>>,
+    /// The host line being handled, to give back to `backlog`.
+    held: Option<Vec<u8>>,
+    /// A line went to the device while it was handled.
+    wrote: bool,
+    /// The device reader's bound.
+    device_backlog: Arc<Backlog>,
+    /// For the writer threads' reports.
+    events: Sender<Event<H>>,
 }
 
-impl Pump {
-    fn run<S: HostSide>(&mut self, rx: &Receiver<Event<S::Event>>, host: &mut S) -> io::Result<()> {
+impl<H: Send + 'static> Pump<H> {
+    fn run<S: HostSide<Event = H>>(
+        &mut self,
+        rx: &Receiver<Event<H>>,
+        host: &mut S,
+    ) -> io::Result<()> {
         loop {
             if !self.host_open && self.relay.is_idle() {
                 let out = self.relay.close();
@@ -157,7 +228,11 @@ impl Pump {
             };
             let now = Instant::now();
             let out = match event {
-                Ok(Event::Host(line)) => self.relay.host_line(&line, now),
+                Ok(Event::Host(line)) => {
+                    let out = self.relay.host_line(&line, now);
+                    self.held = Some(line);
+                    out
+                }
                 Ok(Event::HostTooLong) => self.relay.host_too_long(),
                 Ok(Event::Side(event)) => {
                     let mut out = Vec::new();
@@ -171,17 +246,30 @@ impl Pump {
                     Vec::new()
                 }
                 Ok(Event::Up(n, writer)) => {
-                    self.device = Some((n, writer));
+                    self.device = Some(DeviceWriter::spawn(
+                        n,
+                        writer,
+                        self.events.clone(),
+                        self.backlog.clone(),
+                    ));
                     self.relay.connected(now)
                 }
-                Ok(Event::Line(n, line)) if self.is_current(n) => {
-                    self.relay.device_line(&line, now)
+                Ok(Event::Line(n, line)) => {
+                    let out = if self.is_current(n) {
+                        self.relay.device_line(&line, now)
+                    } else {
+                        Vec::new() // an old connection
+                    };
+                    self.device_backlog.give_back(line);
+                    out
                 }
-                Ok(Event::Down(n)) if self.is_current(n) => {
+                Ok(Event::Down(n) | Event::WriteFailed(n)) if self.is_current(n) => {
+                    // A writer that failed: the device is gone, its connection's end
+                    // is ignored.
                     self.device = None;
                     self.relay.disconnected(now)
                 }
-                Ok(Event::Line(..) | Event::Down(_)) => Vec::new(), // an old connection
+                Ok(Event::Down(_) | Event::WriteFailed(_)) => Vec::new(), // an old connection
                 Err(RecvTimeoutError::Timeout) => Vec::new(),
                 Err(RecvTimeoutError::Disconnected) => {
                     // Both readers are gone: nothing more can happen.
@@ -189,56 +277,213 @@ impl Pump {
                     return self.apply(out, host);
                 }
             };
-            self.apply(out, host)?;
+            let applied = self.apply(out, host);
+            self.settle();
+            applied?;
             let out = self.relay.tick(Instant::now());
             self.apply(out, host)?;
         }
     }
 
     fn is_current(&self, n: u64) -> bool {
-        self.device.as_ref().is_some_and(|(m, _)| *m == n)
+        self.device.as_ref().is_some_and(|w| w.connection == n)
     }
 
     /// Carry out what the relay asked for.
     fn apply<S: HostSide>(&mut self, out: Vec<Out>, host: &mut S) -> io::Result<()> {
-        let mut pending = out;
-        while !pending.is_empty() {
-            let mut more = Vec::new();
-            for o in pending {
-                match o {
-                    Out::Host(line) => host.deliver(line)?,
-                    Out::Device(line) => {
-                        let Some((_, writer)) = self.device.as_mut() else {
-                            eprintln!("emcp-bridge: no device: line dropped");
-                            continue;
-                        };
+        for o in out {
+            match o {
+                Out::Host(line) => host.deliver(line)?,
+                Out::Device(line) => {
+                    let Some(writer) = self.device.as_ref() else {
+                        eprintln!("emcp-bridge: no device: line dropped");
+                        continue;
+                    };
+                    writer.send(ToDevice::Line(line));
+                    self.wrote = true;
+                }
+                Out::Note(text) => eprintln!("emcp-bridge: {text}"),
+            }
+        }
+        Ok(())
+    }
+
+    /// The host line just handled goes back to the host's bound once what it sent to
+    /// the device is written (at once when it sent nothing).
+    fn settle(&mut self) {
+        let wrote = std::mem::take(&mut self.wrote);
+        let (Some(line), Some(backlog)) = (self.held.take(), self.backlog.as_ref()) else {
+            return;
+        };
+        match self.device.as_ref().filter(|_| wrote) {
+            Some(writer) => writer.send(ToDevice::GiveBack(line)),
+            None => backlog.give_back(line),
+        }
+    }
+}
+
+/// What the loop gives a connection's writer thread.
+enum ToDevice {
+    /// A line to write (without its newline).
+    Line(Vec<u8>),
+    /// A host line to give back to the host's bound once the lines before are written.
+    GiveBack(Vec<u8>),
+}
+
+/// The thread writing to one connection: lines are queued to it, so that the loop
+/// never waits for the device.
+struct DeviceWriter {
+    connection: u64,
+    queue: Sender<ToDevice>,
+    /// Disconnected when the thread ends.
+    done: Receiver<()>,
+}
+
+impl DeviceWriter {
+    /// Write to connection `connection` through `writer`; report a failure on
+    /// `events`; give room back to `backlog`.
+    fn spawn<H: Send + 'static>(
+        connection: u64,
+        mut writer: Box<dyn Write + Send>,
+        events: Sender<Event<H>>,
+        backlog: Option<Arc<Backlog>>,
+    ) -> Self {
+        let (queue, lines) = mpsc::channel();
+        let (ended, done) = mpsc::sync_channel::<()>(0);
+        thread::spawn(move || {
+            let _ended = ended;
+            let mut failed = false;
+            // Ends when the loop dropped the queue, once what was queued is written.
+            for to in lines {
+                match to {
+                    ToDevice::Line(line) if !failed => {
                         let sent = writer
                             .write_all(&line)
                             .and_then(|()| writer.write_all(b"\n"))
                             .and_then(|()| writer.flush());
                         if let Err(e) = sent {
-                            // The device is gone: its connection's end is ignored.
                             eprintln!("emcp-bridge: writing to the device: {e}");
-                            self.device = None;
-                            more.extend(self.relay.disconnected(Instant::now()));
+                            failed = true;
+                            let _ = events.send(Event::WriteFailed(connection));
                         }
                     }
-                    Out::Note(text) => eprintln!("emcp-bridge: {text}"),
+                    ToDevice::Line(_) => {} // the device is gone
+                    ToDevice::GiveBack(line) => {
+                        if let Some(backlog) = &backlog {
+                            backlog.give_back(line);
+                        }
+                    }
                 }
             }
-            pending = more;
+        });
+        DeviceWriter {
+            connection,
+            queue,
+            done,
         }
-        Ok(())
+    }
+
+    fn send(&self, to: ToDevice) {
+        // The thread ends only when the queue is dropped.
+        let _ = self.queue.send(to);
+    }
+
+    /// Write what is queued, then close the device's input (a child's stdin); wait at
+    /// most `grace` for it.
+    fn close(self, grace: Duration) {
+        drop(self.queue);
+        let _ = self.done.recv_timeout(grace);
     }
 }
 
-/// Read lines from the host until its input ends.
-fn spawn_host_reader<H: Send + 'static>(input: impl Read + Send + 'static, tx: Sender<Event<H>>) {
+/// The lines one reader has read and not yet seen handled, in bytes ([`QUEUE`]).
+///
+/// Handled lines come back to the reader, which frees them: memory a thread allocates is
+/// freed by that thread, so that no thread's allocator keeps taking fresh memory for
+/// what the others hold (glibc's per-thread caches keep what a thread frees for that
+/// thread's next allocations).
+#[derive(Default)]
+pub struct Backlog {
+    state: Mutex<BacklogState>,
+    /// Signalled when room is given back or the pump stopped.
+    room: Condvar,
+}
+
+#[derive(Default)]
+struct BacklogState {
+    queued: usize,
+    /// Handled lines, for the reader to free.
+    spent: Vec<Vec<u8>>,
+    /// The reader waits for room (only then is it woken).
+    waiting: bool,
+    /// The pump stopped: nothing will be taken any more.
+    closed: bool,
+}
+
+/// What `line` counts in a [`Backlog`].
+fn queued_cost(line: &[u8]) -> usize {
+    line.len().saturating_add(QUEUED_LINE)
+}
+
+impl Backlog {
+    fn lock(&self) -> MutexGuard<'_, BacklogState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The reader: wait until `cost` more bytes fit under [`QUEUE`] (or nothing is
+    /// queued), and count them; free the lines handled meanwhile. `false` once the
+    /// pump stopped.
+    fn reserve(&self, cost: usize) -> bool {
+        let mut state = self.lock();
+        loop {
+            state.spent.clear();
+            if state.closed || state.queued == 0 || state.queued + cost <= QUEUE {
+                break;
+            }
+            state.waiting = true;
+            state = self.room.wait(state).unwrap_or_else(|p| p.into_inner());
+        }
+        state.waiting = false;
+        state.queued += cost;
+        !state.closed
+    }
+
+    /// `line` was handled: its room is free, the line goes back to its reader.
+    fn give_back(&self, line: Vec<u8>) {
+        let mut state = self.lock();
+        state.queued = state.queued.saturating_sub(queued_cost(&line));
+        state.spent.push(line);
+        let waiting = state.waiting;
+        drop(state);
+        if waiting {
+            self.room.notify_one();
+        }
+    }
+
+    /// The pump stopped.
+    fn close(&self) {
+        self.lock().closed = true;
+        self.room.notify_one();
+    }
+}
+
+/// Read lines from the host until its input ends, at most [`QUEUE`] of them ahead of
+/// the device.
+fn spawn_host_reader<H: Send + 'static>(
+    input: impl Read + Send + 'static,
+    tx: Sender<Event<H>>,
+    backlog: Arc<Backlog>,
+) {
     thread::spawn(move || {
         let mut lines = Lines::new(input);
         loop {
             let event = match lines.next_line() {
-                Ok(Some(Frame::Line(line))) => Event::Host(line),
+                Ok(Some(Frame::Line(line))) => {
+                    if !backlog.reserve(queued_cost(&line)) {
+                        return;
+                    }
+                    Event::Host(line)
+                }
                 Ok(Some(Frame::TooLong)) => Event::HostTooLong,
                 Ok(None) | Err(_) => {
                     let _ = tx.send(Event::HostEnd);
@@ -252,11 +497,13 @@ fn spawn_host_reader<H: Send + 'static>(input: impl Read + Send + 'static, tx: S
     });
 }
 
-/// Keep the device link open: open it (again), read its lines, note its end.
+/// Keep the device link open: open it (again), read its lines, at most [`QUEUE`] of
+/// them ahead of the loop (`backlog`), note its end.
 pub fn spawn_device<H: Send + 'static>(
     link: SharedLink,
     stopping: Arc<AtomicBool>,
     tx: Sender<Event<H>>,
+    backlog: Arc<Backlog>,
 ) {
     thread::spawn(move || {
         let describe = lock(&link).describe();
@@ -292,7 +539,9 @@ pub fn spawn_device<H: Send + 'static>(
             let end = loop {
                 match lines.next_line() {
                     Ok(Some(Frame::Line(line))) => {
-                        if tx.send(Event::Line(connection, line)).is_err() {
+                        if !backlog.reserve(queued_cost(&line))
+                            || tx.send(Event::Line(connection, line)).is_err()
+                        {
                             return;
                         }
                     }
@@ -376,7 +625,7 @@ pub(crate) struct BoundedLine {
 /// read to its end and dropped); `None` at end of stream with nothing read. The
 /// host's lines ([`Lines`]) and a device's event streams (`net::sse`) both read so.
 pub(crate) fn read_line(reader: &mut impl BufRead, max: usize) -> io::Result<Option<BoundedLine>> {
-    let mut bytes = Vec::new();
+    let mut bytes = Vec::with_capacity(LINE_START);
     let mut too_long = false;
     let mut read_any = false;
     loop {
@@ -436,6 +685,41 @@ mod tests {
         assert_eq!(l.next_line().unwrap(), line(b"{\"x\":1}"));
         assert_eq!(l.next_line().unwrap(), line(b"last"));
         assert!(l.next_line().unwrap().is_none());
+    }
+
+    #[test]
+    fn a_reader_waits_for_room_and_frees_what_was_handled() {
+        let backlog = Arc::new(Backlog::default());
+        let line = vec![b'x'; QUEUE / 2];
+        assert!(backlog.reserve(queued_cost(&line)));
+        let reader = {
+            let backlog = Arc::clone(&backlog);
+            let cost = queued_cost(&line);
+            thread::spawn(move || backlog.reserve(cost))
+        };
+        thread::sleep(Duration::from_millis(50));
+        assert!(
+            !reader.is_finished(),
+            "two halves and their overhead do not fit"
+        );
+        backlog.give_back(line);
+        assert!(reader.join().unwrap());
+        // The reader freed the line it was given back.
+        assert!(backlog.lock().spent.is_empty());
+    }
+
+    #[test]
+    fn a_line_over_the_bound_passes_alone_and_close_releases_the_reader() {
+        let backlog = Arc::new(Backlog::default());
+        assert!(backlog.reserve(2 * QUEUE));
+        let reader = {
+            let backlog = Arc::clone(&backlog);
+            thread::spawn(move || backlog.reserve(1))
+        };
+        thread::sleep(Duration::from_millis(50));
+        assert!(!reader.is_finished());
+        backlog.close();
+        assert!(!reader.join().unwrap(), "the pump stopped");
     }
 
     #[test]
