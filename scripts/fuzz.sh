@@ -26,11 +26,14 @@
 # adds is kept in fuzz/corpus/TARGET (both ignored by git). A crash leaves its input in
 # fuzz/artifacts/TARGET/; reproduce it with
 #   (cd fuzz && cargo +nightly fuzz run -O TARGET artifacts/TARGET/crash-...)
+# (under ASan; every target but ffi_feed fuzzes without it, `fast_build` below: add
+# `--sanitizer none --target-dir target/none` to run that build).
 #
 # stdout: one line per target — executions, seconds, CPU seconds, and `clean` or
 # `CRASH <file>`;
 # build output and libFuzzer's log go to stderr (the log also to fuzz/target/TARGET.log).
-# Inputs in fuzz/regressions/TARGET-* (found earlier, fixed since) are replayed first.
+# Inputs in fuzz/regressions/TARGET-* (found earlier, fixed since) are replayed first,
+# under ASan.
 # Exits non-zero when any target crashed.
 set -euo pipefail
 
@@ -124,13 +127,32 @@ rm -rf fuzz/seeds
 cargo run -q -p emcp-tests --bin fuzz-seeds -- fuzz/seeds >&2
 
 cd fuzz
-echo "fuzz.sh: building ${targets[*]} (cargo ${toolchain[*]} fuzz build -O)" >&2
+# AddressSanitizer finds memory errors of unsafe code, at four to five times the cost
+# of an execution (docs/fuzz-runs.md has runs with and without). ffi_feed drives C
+# code (board.c) through the C ABI: it fuzzes under ASan. The others drive no unsafe
+# code of emcp's own (core forbids it; the bridge's spawns processes, off their
+# paths): they fuzz without a sanitizer (built in fuzz/target/none), the invariants
+# they assert unchanged, and the inputs their corpus holds after the run are replayed
+# once under ASan, for the unsafe code of their dependencies (heapless, httparse,
+# embassy, serde_json, std).
+fast_build() { # TARGET: the cargo fuzz options of its fuzzing build
+    case $1 in
+        ffi_feed) echo "--sanitizer address" ;;
+        *) echo "--sanitizer none --target-dir target/none" ;;
+    esac
+}
+echo "fuzz.sh: building ${targets[*]} (cargo ${toolchain[*]} fuzz build -O, ASan and not)" >&2
 for t in "${targets[@]}"; do
-    cargo "${toolchain[@]}" fuzz build -O "$t" >&2
+    read -ra fast <<<"$(fast_build "$t")"
+    cargo "${toolchain[@]}" fuzz build -O "${fast[@]}" "$t" >&2
+    [ "${fast[1]}" = address ] || cargo "${toolchain[@]}" fuzz build -O "$t" >&2
 done
 
 failed=0
 for t in "${targets[@]}"; do
+    read -ra fast <<<"$(fast_build "$t")"
+    build="ASan"
+    [ "${fast[1]}" = address ] || build="no sanitizer, its corpus replayed under ASan"
     # Inputs that once failed (fuzz/regressions/TARGET-*) must pass, every run.
     for r in regressions/"$t"-*; do
         [ -e "$r" ] || continue
@@ -160,7 +182,7 @@ for t in "${targets[@]}"; do
     # executions per CPU second say what one idle core would do, on a loaded machine.
     TIMEFORMAT='%U %S'
     {
-        time cargo "${toolchain[@]}" fuzz run -O "$t" "corpus/$t" "seeds/$t" -- \
+        time cargo "${toolchain[@]}" fuzz run -O "${fast[@]}" "$t" "corpus/$t" "seeds/$t" -- \
             "${limit[@]}" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
             -print_final_stats=1 >"$log" 2>&1
     } 2>"target/$t.cpu" || status=$?
@@ -178,6 +200,15 @@ for t in "${targets[@]}"; do
         echo "$t: the build failed (see fuzz/$log)"
         failed=1
         continue
+    elif [ "$status" -eq 0 ] && [ -z "$crash" ] && [ "${fast[1]}" != address ] &&
+        ! cargo "${toolchain[@]}" fuzz run -O "$t" "corpus/$t" -- -runs=0 \
+            -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 >"target/$t.asan.log" 2>&1; then
+        # The corpus replayed under ASan (see fast_build).
+        cat "target/$t.asan.log" >&2
+        crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "target/$t.asan.log" | tail -1)
+        result="CRASH under ASan ${crash:-(see fuzz/target/$t.asan.log)}"
+        echo "$t: ${execs:-?} executions: $result"
+        failed=1
     elif [ "$status" -eq 0 ] && [ -z "$crash" ]; then
         result=clean
         echo "$t: ${execs:-0} executions in ${took} s, $cpu CPU s: clean"
@@ -200,7 +231,7 @@ for t in "${targets[@]}"; do
             "$run_commit" "${all_targets[*]}" "$t" "${execs:-?}" "$took" "$cpu" \
             "$cov_n" "$ft_n" \
             "$files files, $bytes bytes" "$result" "$run_hash" "$run_commit" \
-            "$(date -u '+%Y-%m-%d %H:%M UTC')" "$load" "$command"
+            "$(date -u '+%Y-%m-%d %H:%M UTC')" "$load" "$command ($build)"
     fi
 done
 cd "$root"
