@@ -489,13 +489,16 @@ def main():
             itself, measured by `benches/firmware/net.sh`. Flash is `text` + `data` of
             `arm-none-eabi-size`, against the 256 KiB part `memory.x` describes; static RAM
             is `data` + `bss`, broken down by the largest statics (`arm-none-eabi-nm`): the
-            connection tasks' futures (each holds its socket's buffers, one request and one
-            response), the network stack's sockets, the Ethernet frame buffers. Every task
-            runs on the one stack, so the stack peak is the whole program's: the high-water
-            mark the firmware logs after the bench asked for every tool, resource and prompt
-            the image lists, in both eras. RAM in use is static RAM plus that peak, against
-            the 64 KiB part. The image serves as many connections as it has connection
-            tasks, plus one overflow socket that answers 503.""")
+            connections (the connection tasks' and listeners' futures, each task's request
+            and response buffers, the sockets' rings), the network stack's sockets, the
+            Ethernet frame buffers. Every task runs on the one stack, so the stack peak is
+            the whole program's: the high-water mark the firmware logs after the bench asked
+            for every tool, resource and prompt the image lists, in both eras, within the
+            image's stack region. RAM in use is static RAM plus that peak, against the 64 KiB
+            part. The image serves as many connections at once as it has connection tasks;
+            it has more sockets (the listen backlog), each not in use listening, so that a
+            new connection that comes as another ends finds one; a connection that finds
+            every task busy for half a second is answered 503.""")
         if net_size:
             p.table(net_size)
         if net_panics:
