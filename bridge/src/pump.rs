@@ -40,8 +40,13 @@ pub const QUEUE: usize = 64 * 1024;
 /// channel), so that short lines are bounded too.
 const QUEUED_LINE: usize = 64;
 
-/// The room a line is read into at first; a longer one doubles it as it grows.
-const LINE_START: usize = 256;
+/// Lines from [`Lines`] get room in steps of this many bytes, so that lines whose
+/// lengths differ a little (ids one digit longer) share an allocation size.
+const LINE_ROOM: usize = 256;
+
+/// A [`Lines`] reader's buffer for a line being read is given back down to this size
+/// after a longer line.
+const SCRATCH_KEEP: usize = 64 * 1024;
 
 /// How long the end waits for the device to be written what is queued for it, before
 /// the link is stopped anyway.
@@ -580,6 +585,8 @@ pub enum Frame {
 /// lines over [`MAX_LINE`] dropped and reported ([`Frame::TooLong`]).
 pub struct Lines<R> {
     reader: BufReader<R>,
+    /// The line being read, however many reads it takes; copied out once whole.
+    scratch: Vec<u8>,
 }
 
 impl<R: Read> Lines<R> {
@@ -587,6 +594,7 @@ impl<R: Read> Lines<R> {
     pub fn new(reader: R) -> Self {
         Lines {
             reader: BufReader::with_capacity(64 * 1024, reader),
+            scratch: Vec::new(),
         }
     }
 
@@ -598,14 +606,24 @@ impl<R: Read> Lines<R> {
     /// The reader's error.
     pub fn next_line(&mut self) -> io::Result<Option<Frame>> {
         loop {
-            let Some(line) = read_line(&mut self.reader, MAX_LINE)? else {
+            let read = read_line_into(&mut self.reader, MAX_LINE, &mut self.scratch)?;
+            let line = self.scratch.len().div_ceil(LINE_ROOM) * LINE_ROOM;
+            let line = (!self.scratch.is_empty()).then(|| {
+                let mut line = Vec::with_capacity(line);
+                line.extend_from_slice(&self.scratch);
+                line
+            });
+            if self.scratch.capacity() > SCRATCH_KEEP {
+                self.scratch = Vec::new();
+            }
+            let Some((too_long, _)) = read else {
                 return Ok(None);
             };
-            if line.too_long {
+            if too_long {
                 return Ok(Some(Frame::TooLong));
             }
-            if !line.bytes.is_empty() {
-                return Ok(Some(Frame::Line(line.bytes)));
+            if let Some(line) = line {
+                return Ok(Some(Frame::Line(line)));
             }
         }
     }
@@ -625,7 +643,24 @@ pub(crate) struct BoundedLine {
 /// read to its end and dropped); `None` at end of stream with nothing read. The
 /// host's lines ([`Lines`]) and a device's event streams (`net::sse`) both read so.
 pub(crate) fn read_line(reader: &mut impl BufRead, max: usize) -> io::Result<Option<BoundedLine>> {
-    let mut bytes = Vec::with_capacity(LINE_START);
+    let mut bytes = Vec::new();
+    Ok(
+        read_line_into(reader, max, &mut bytes)?.map(|(too_long, terminated)| BoundedLine {
+            bytes,
+            too_long,
+            terminated,
+        }),
+    )
+}
+
+/// [`read_line`] into `bytes` (emptied first): whether the line was too long and
+/// whether it ended with `\n`.
+fn read_line_into(
+    reader: &mut impl BufRead,
+    max: usize,
+    bytes: &mut Vec<u8>,
+) -> io::Result<Option<(bool, bool)>> {
+    bytes.clear();
     let mut too_long = false;
     let mut read_any = false;
     loop {
@@ -656,21 +691,13 @@ pub(crate) fn read_line(reader: &mut impl BufRead, max: usize) -> io::Result<Opt
             if bytes.last() == Some(&b'\r') {
                 bytes.pop();
             }
-            return Ok(Some(BoundedLine {
-                bytes,
-                too_long,
-                terminated: true,
-            }));
+            return Ok(Some((too_long, true)));
         }
     }
     if bytes.last() == Some(&b'\r') {
         bytes.pop();
     }
-    Ok(Some(BoundedLine {
-        bytes,
-        too_long,
-        terminated: false,
-    }))
+    Ok(Some((too_long, false)))
 }
 
 #[cfg(test)]
