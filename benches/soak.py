@@ -98,9 +98,11 @@ def render(soak):
             f"Flat: end within {tol} KiB of the start in both VmRSS and VmHWM — a leak of one byte "
             f"per message would add about {leak:,} KiB over the measured {r0['messages'] - r0['warmup']:,} "
             f"messages ({leak / tol:.1f}× the tolerance), while touching a few more pages of buffers, "
-            "stacks or allocator arenas for the first time stays under it. The bridge queues what the "
-            "client has sent and the board has not yet read, so its memory follows the batch (about "
-            "3 MiB at 100, 4 MiB at 1,000, 9 MiB at 5,000 messages in flight), not the count. `growth, 2nd half`: VmRSS at the "
+            "stacks or allocator arenas for the first time stays under it. The bridge holds at most "
+            "`QUEUE` bytes (`bridge/src/pump.rs`) of what it has read and not yet handled on each "
+            "side, so its memory follows the batch only through the requests in flight (its id "
+            "table), not through how far the client runs ahead; a batch over its `max_in_flight` "
+            "is answered in part with `Too many requests in flight`. `growth, 2nd half`: VmRSS at the "
             "end minus at the half-way sample — a leak grows there as much as in the first half, a "
             "buffer reaching its working size does not.", ""]
     rows = goal_rows(soak)

@@ -7,9 +7,11 @@
 //! batches, each batch pipelined (a writer thread writes it while the main thread reads)
 //! and every response checked before the next batch starts: each id answered exactly
 //! once with the right shape, one `id: null` parse error per bad line, nothing else.
-//! The batch fixes how much is in flight: `emcp-bridge` queues what the client has sent
-//! and the board has not yet read, so its memory follows the batch size (about 3 MiB at
-//! 100, 4 MiB at 1,000, 9 MiB at 5,000), not the number of messages.
+//! The batch fixes how much is in flight. `emcp-bridge` holds at most `QUEUE` bytes
+//! (bridge/src/pump.rs) of what it has read and not yet handled on each side, so its
+//! memory follows the batch only through the requests in flight (its id table), not the
+//! number of messages; a batch over its `max_in_flight` (1,024) is answered in part with
+//! `Too many requests in flight`, which fails the check.
 //! Between batches, with nothing in flight, it reads `VmRSS` and `VmHWM` of the child and
 //! each of its descendants from /proc: the first sample after `--warmup` messages, then
 //! every `--every` messages, and the last at the end. Prints one JSON object on stdout.
