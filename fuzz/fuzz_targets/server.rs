@@ -16,8 +16,8 @@
 //! - polls answer only pending requests; every job finishes.
 #![no_main]
 
-use emcp::wire::framing::{Framer, Frames};
 use emcp::transport::serve::feed;
+use emcp::wire::framing::{Framer, Frames};
 use emcp::Server;
 use emcp_fuzz::{classify, knobs, messages, segments, strip_cr, Collected, Ledger};
 use libfuzzer_sys::fuzz_target;
