@@ -169,6 +169,34 @@ def test_long_call_progress_and_notifications(client, device):
     assert note["params"]["uri"] == "led://state"
 
 
+def test_each_session_its_own_subscriptions(broker, device):
+    """One client's unsubscribe leaves another client's subscription in place, and a
+    session's subscriptions end with it."""
+    a_client, b_client = Client(broker), Client(broker)
+    try:
+        a = Session(a_client, device.server_id, NAME)
+        b = Session(b_client, device.server_id, NAME)
+        assert "result" in a.initialize() and "result" in b.initialize()
+        led = {"uri": "led://state"}
+        assert a.request(2, "resources/subscribe", led)["result"] == {}
+        assert b.request(2, "resources/unsubscribe", led)["result"] == {}
+        b.request(3, "tools/call", {"name": "set_led", "arguments": {"color": "red"}})
+        m = a_client.next(a.capability)
+        assert m is not None, "b's unsubscribe silenced a's subscription"
+        assert json.loads(m[1])["params"] == led
+        # b hears the capability topic too; take what reached it so far.
+        while b_client.next(b.capability, timeout=0.5) is not None:
+            pass
+        a.send({"jsonrpc": "2.0", "method": "notifications/disconnected"})
+        time.sleep(0.3)
+        b.request(4, "tools/call", {"name": "set_led", "arguments": {"color": "blue"}})
+        m = b_client.next(b.capability, timeout=1.0)
+        assert m is None, f"a's subscription outlived its session: {m}"
+    finally:
+        a_client.close()
+        b_client.close()
+
+
 def call(s: Session, id_, method: str, params: dict | None = None) -> tuple[list[dict], dict]:
     """A request's notifications on the RPC topic, then its answer."""
     s.send({"jsonrpc": "2.0", "id": id_, "method": method, **({"params": params} if params else {})})

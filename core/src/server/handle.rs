@@ -289,8 +289,9 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
                 if m == M::Subscribe {
                     self.subs.session |= bit;
                 } else {
+                    // What is pending for it is dropped when changes are next
+                    // written (unless another session swapped in still wants it).
                     self.subs.session &= !bit;
-                    self.subs.session_pending &= !bit;
                 }
                 self.empty_result(r.id, out);
             }

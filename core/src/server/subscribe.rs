@@ -97,6 +97,8 @@ impl<D: Device, const L: usize, const J: usize, const W: usize, const K: usize>
         if changed != 0 && !super::forms::nothing_to_notify(changed, self.subs.session, listens) {
             self.subs.note(changed);
         }
+        // A resource unsubscribed since its change was noted is not announced.
+        self.subs.session_pending &= self.subs.session;
         let session = only.is_none_or(|s| s.is_none());
         let mine = |l: &Listen| only.is_none_or(|s| s == Some(l.id.as_slice()));
         let mut todo = if session {

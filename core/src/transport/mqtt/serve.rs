@@ -292,7 +292,8 @@ impl<W: Write> Out<'_, W> {
 }
 
 /// Continue the pending jobs one step each (their lines to their clients), then send
-/// the change notifications to the capability topic.
+/// the change notifications of the resources any session subscribes to on the
+/// capability topic.
 async fn on_tick<
     D,
     W,
@@ -336,7 +337,12 @@ where
     }
     let len = {
         let mut sink = SliceSink::new(out.body);
+        // Every client hears the capability topic: a change is announced there once
+        // while any session subscribes to its resource.
+        let mut all = Session::subscribed_by(mqtt.clients.iter().map(|c| &c.session));
+        server.swap_session(&mut all);
         server.poll_changes(None, &mut sink);
+        server.swap_session(&mut all);
         sink.len()
     };
     if len > 0 {

@@ -7,7 +7,7 @@ use std::vec::Vec;
 
 use super::packet::{self, kind};
 use super::*;
-use crate::model::registry::Tool;
+use crate::model::registry::{Resource, Tool};
 use crate::{Config, Device, Server, Step};
 
 static TOOLS: [Tool<'static>; 2] = [
@@ -205,7 +205,15 @@ fn run(script: Vec<Vec<u8>>) -> (Vec<Packet>, End) {
 }
 
 fn run_with(mqtt: &mut Mqtt<2>, script: Vec<Vec<u8>>) -> (Vec<Packet>, End) {
-    let mut server: Server<Echo> = Server::new(Echo, Config::new("echo", "1")).unwrap();
+    run_device(Echo, mqtt, script)
+}
+
+fn run_device<D: Device>(
+    device: D,
+    mqtt: &mut Mqtt<2>,
+    script: Vec<Vec<u8>>,
+) -> (Vec<Packet>, End) {
+    let mut server: Server<D> = Server::new(device, Config::new("echo", "1")).unwrap();
     let config = MqttConfig::new("dev", "lab/echo", "an echo");
     let (mut rx, mut tx) = ([0u8; 600], [0u8; 2048]);
     let mut reader = Script(script);
@@ -447,6 +455,77 @@ fn a_full_table_evicts_the_session_idle_longest() {
     );
     assert_eq!(mqtt.sessions(), 2);
     assert!(mqtt.find(b"b").is_some() && mqtt.find(b"c").is_some());
+}
+
+static RESOURCES: [Resource<'static>; 1] = [Resource::new("mem://x", "x")];
+
+/// One resource, changed again at every tick.
+struct Changing;
+
+impl Device for Changing {
+    fn resource(&self, i: usize) -> Option<Resource<'static>> {
+        RESOURCES.get(i).copied()
+    }
+    fn take_changes(&mut self) -> u32 {
+        1
+    }
+}
+
+/// Each session subscribes for itself: a's subscription is announced on the
+/// capability topic at the next tick; b's unsubscribe (of a resource only a
+/// subscribed to) leaves a's in place; a's goodbye ends its subscription; b's own
+/// subscription is announced again. (With one set of subscriptions for every
+/// session, b's unsubscribe silenced a.)
+#[test]
+fn each_session_has_its_own_subscriptions() {
+    let rpc = |c: &str| std::format!("$mcp-rpc/{c}/dev/lab/echo");
+    let control = "$mcp-server/dev/lab/echo";
+    let capability = "$mcp-server/capability/dev/lab/echo";
+    let req = |id: u32, m: &str| {
+        std::format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/{m}","params":{{"uri":"mem://x"}}}}"#
+        )
+    };
+    let mut mqtt: Mqtt<2> = Mqtt::new();
+    let (sent, _) = run_device(
+        Changing,
+        &mut mqtt,
+        std::vec![
+            connack(&[]),
+            publish(control, Some("a"), INIT),
+            suback(2, &[0, 0, 0]),
+            publish(control, Some("b"), INIT),
+            suback(3, &[0, 0, 0]),
+            tick(),
+            publish(&rpc("a"), None, req(2, "subscribe").as_bytes()),
+            tick(),
+            publish(&rpc("b"), None, req(2, "unsubscribe").as_bytes()),
+            tick(),
+            publish(
+                &rpc("a"),
+                None,
+                br#"{"jsonrpc":"2.0","method":"notifications/disconnected"}"#
+            ),
+            tick(),
+            publish(&rpc("b"), None, req(3, "subscribe").as_bytes()),
+            tick(),
+        ],
+    );
+    // What was published after the openings, in order: a's or b's answer, or an
+    // update on the capability topic.
+    let updated = r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"mem://x"}}"#;
+    let seen: Vec<String> = sent
+        .iter()
+        .filter(|s| s.0 == kind::PUBLISH)
+        .filter_map(|(_, t, p)| match t.as_str() {
+            t if t == capability && p == updated => Some("updated".into()),
+            t if t == rpc("a") && p.contains(r#""id":2"#) => Some("a".into()),
+            t if t == rpc("b") && !p.contains("protocolVersion") => Some("b".into()),
+            t if t == capability => Some(p.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(seen, ["a", "updated", "b", "updated", "b", "updated"]);
 }
 
 /// A client evicted while its call is pending: the call goes on and is answered, once,
