@@ -336,9 +336,11 @@ impl<'b> Writer<'b> {
     }
     /// Append bytes.
     pub fn bytes(&mut self, b: &[u8]) {
-        let end = self.len.saturating_add(b.len());
-        match self.buf.get_mut(self.len..end) {
-            Some(dst) if !self.full => {
+        // `checked_add`, not `saturating_add`: the range is then exactly `b`'s length,
+        // which the compiler sees, so the copy has no length check to fail.
+        let end = self.len.checked_add(b.len());
+        match end.and_then(|end| self.buf.get_mut(self.len..end).map(|dst| (dst, end))) {
+            Some((dst, end)) if !self.full => {
                 dst.copy_from_slice(b);
                 self.len = end;
             }
@@ -410,7 +412,9 @@ impl<'b> Writer<'b> {
         let head = self.buf.get_mut(start..HEADROOM).ok_or(Full)?;
         if let Some((t, rest)) = head.split_first_mut() {
             *t = first;
-            rest.copy_from_slice(tmp.get(..n).ok_or(Full)?);
+            // Both sides cut to `n`: lengths the compiler sees are equal.
+            let (dst, src) = (rest.get_mut(..n).ok_or(Full)?, tmp.get(..n).ok_or(Full)?);
+            dst.copy_from_slice(src);
         }
         let len = self.len;
         let buf: &'b [u8] = self.buf;
