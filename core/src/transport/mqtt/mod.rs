@@ -60,8 +60,8 @@
 //! topic.
 //!
 //! **Hostile payloads.** A PUBLISH longer than the receive buffer is kept up to the
-//! buffer's end and answered with -32600 (`line too long`, id `null`) on the
-//! sender's RPC topic; malformed JSON, invalid UTF-8 and anything else the server
+//! buffer's end and answered with -32600 (`line too long`, id `null`, the buffer's
+//! size in `data.limit` with feature `error-data`) on the sender's RPC topic; malformed JSON, invalid UTF-8 and anything else the server
 //! refuses get its usual error, and the next message is served. A malformed MQTT
 //! packet from the broker ends the link ([`MqttError::Malformed`]): reconnect.
 //!

@@ -155,6 +155,8 @@ where
     let (mut rx_idle, mut tx_idle) = (0u32, 0u32);
     let mut inbox = Inbox::new();
     let mut chunk = [0u8; READ_CHUNK];
+    // A packet longer than the receive buffer is kept only that far.
+    let rx_limit = rx_buf.len();
     loop {
         let n = {
             let mut read = pin!(reader.read(&mut chunk));
@@ -196,7 +198,8 @@ where
             rest = rest.get(used..).unwrap_or_default();
             if let Some(truncated) = done {
                 let pkt = rx_buf.get(..inbox.len()).unwrap_or_default();
-                on_packet(server, mqtt, config, &mut out, pkt, truncated).await?;
+                let cut = truncated.then_some(rx_limit);
+                on_packet(server, mqtt, config, &mut out, pkt, cut).await?;
                 inbox.clear();
             }
         }
@@ -353,7 +356,8 @@ where
     Ok(())
 }
 
-/// Handle one packet from the broker.
+/// Handle one packet from the broker; `cut` is the receive buffer's size when the
+/// packet was longer and kept only that far.
 async fn on_packet<
     D,
     W,
@@ -368,12 +372,13 @@ async fn on_packet<
     config: &MqttConfig<'_>,
     out: &mut Out<'_, W>,
     pkt: &[u8],
-    truncated: bool,
+    cut: Option<usize>,
 ) -> Result<(), Ended<W::Error>>
 where
     D: Device,
     W: Write,
 {
+    let truncated = cut.is_some();
     let first = pkt.first().copied().unwrap_or(0);
     let Ok(Some((head_len, _))) = packet::fixed_header(pkt) else {
         return Err(end(MqttError::Malformed));
@@ -431,7 +436,7 @@ where
                 }
                 _ => {}
             }
-            on_publish(server, mqtt, out, &p, truncated).await
+            on_publish(server, mqtt, out, &p, cut).await
         }
         kind::PUBREL => {
             let mut r = packet::Reader::new(body);
@@ -537,7 +542,8 @@ where
     out.publish_lines(&presence, true, len).await
 }
 
-/// A PUBLISH on one of our topics.
+/// A PUBLISH on one of our topics (`cut` as for `on_packet`: a payload too long is
+/// answered as a line too long, naming that limit).
 async fn on_publish<
     D,
     W,
@@ -551,12 +557,13 @@ async fn on_publish<
     mqtt: &mut Mqtt<S>,
     out: &mut Out<'_, W>,
     p: &Publish<'_>,
-    truncated: bool,
+    cut: Option<usize>,
 ) -> Result<(), Ended<W::Error>>
 where
     D: Device,
     W: Write,
 {
+    let truncated = cut.is_some();
     let client: &[u8] = match topic::classify(p.topic, out.sid, &mqtt.name) {
         Topic::Control => {
             let Some(c) = p
@@ -627,7 +634,7 @@ where
                 let error = DispatchError::Busy("too many MQTT client sessions");
                 rpc::write_error(&mut sink, id, error.into(), None);
             } else {
-                server.handle_frame(Frame::TooLong, &mut sink);
+                server.handle_frame_limit(Frame::TooLong, cut.unwrap_or(0), &mut sink);
             }
             sink.len()
         };

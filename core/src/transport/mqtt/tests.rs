@@ -369,6 +369,14 @@ fn oversized_payloads_are_answered_and_passed_over() {
         "{}",
         rpc_a[1].2
     );
+    // It names the receive buffer it overflowed (the packet limit), as a line too
+    // long names the line buffer (feature `error-data`).
+    assert_eq!(
+        rpc_a[1].2.ends_with(r#""data":{"limit":600}}}"#),
+        cfg!(feature = "error-data"),
+        "{}",
+        rpc_a[1].2
+    );
     assert_eq!(rpc_a[2].2, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
 }
 
