@@ -29,7 +29,6 @@ use embassy_futures::select::{select, Either};
 use embassy_net::tcp::{State, TcpSocket};
 use embassy_net::Stack;
 use embassy_sync::blocking_mutex::raw::NoopRawMutex;
-use embassy_sync::channel::Channel;
 use embassy_time::{with_timeout, Duration, Timer};
 use emcp::transport::asynch::{serve_http_connection, HttpState, Limits, Shared, Tick};
 use emcp::transport::http::{refuse, Policy, Refusal};
@@ -38,6 +37,7 @@ use static_cell::{ConstStaticCell, StaticCell};
 
 use crate::device::{BACKLOG, BACK_RX, BACK_TX, CONNECTIONS, REQUEST, SOCKET_RX, SOCKET_TX};
 use crate::fmt::log_warn;
+use crate::queue::Queue;
 
 /// How often an open stream runs its job or collects its notifications, in ms.
 const TICK_MS: u32 = 5;
@@ -94,21 +94,23 @@ static RINGS: [ConstStaticCell<Rings<SOCKET_RX, SOCKET_RING>>; CONNECTIONS] =
     [Rings::CELL; CONNECTIONS];
 static BACK_RINGS: [ConstStaticCell<Rings<BACK_RX, BACK_TX>>; BACKLOG] = [Rings::CELL; BACKLOG];
 
-/// The sockets as they go round: idle (to close and listen on), accepted (for a
-/// connection task), and the connection tasks free (a token each).
+/// The sockets as they go round: idle (to close and listen on, waited for by the
+/// listeners), accepted (for a connection task, waited for by those), and the
+/// connection tasks free (a token each, waited for by the listeners). Each holds
+/// every item there is, so that a send never fails.
 pub struct Sockets {
-    idle: Channel<NoopRawMutex, TcpSocket<'static>, SOCKETS>,
-    accepted: Channel<NoopRawMutex, TcpSocket<'static>, SOCKETS>,
-    free: Channel<NoopRawMutex, (), CONNECTIONS>,
+    idle: Queue<TcpSocket<'static>, SOCKETS, SOCKETS>,
+    accepted: Queue<TcpSocket<'static>, SOCKETS, CONNECTIONS>,
+    free: Queue<(), CONNECTIONS, SOCKETS>,
 }
 
 /// Make the sockets (once: `None` after), all idle, every connection task free.
 pub fn sockets(stack: Stack<'static>) -> Option<&'static Sockets> {
     static SOCKETS_CELL: StaticCell<Sockets> = StaticCell::new();
     let sockets: &'static Sockets = SOCKETS_CELL.try_init(Sockets {
-        idle: Channel::new(),
-        accepted: Channel::new(),
-        free: Channel::new(),
+        idle: Queue::new(),
+        accepted: Queue::new(),
+        free: Queue::new(),
     })?;
     for cell in &RINGS {
         let rings = cell.try_take()?;
@@ -119,7 +121,7 @@ pub fn sockets(stack: Stack<'static>) -> Option<&'static Sockets> {
         add(sockets, stack, &mut rings.rx, &mut rings.tx);
     }
     for _ in 0..CONNECTIONS {
-        let _ = sockets.free.try_send(());
+        let _ = sockets.free.send(());
     }
     Some(sockets)
 }
@@ -128,7 +130,7 @@ pub fn sockets(stack: Stack<'static>) -> Option<&'static Sockets> {
 /// frame, one at a time.
 #[inline(never)]
 fn add(sockets: &Sockets, stack: Stack<'static>, rx: &'static mut [u8], tx: &'static mut [u8]) {
-    let _ = sockets.idle.try_send(TcpSocket::new(stack, rx, tx));
+    let _ = sockets.idle.send(TcpSocket::new(stack, rx, tx));
 }
 
 /// The server and session every connection task shares.
@@ -168,8 +170,8 @@ pub async fn task(
             log_warn!("connection {}: socket error", slot);
         }
         // Free for the next connection at once; a listener closes this one.
-        let _ = sockets.free.try_send(());
-        sockets.idle.send(socket).await;
+        let _ = sockets.free.send(());
+        let _ = sockets.idle.send(socket);
     }
 }
 
@@ -182,11 +184,13 @@ pub async fn listener(sockets: &'static Sockets, port: u16) -> ! {
         let mut socket = sockets.idle.receive().await;
         settle(&mut socket).await;
         if socket.accept(port).await.is_err() {
-            sockets.idle.send(socket).await;
+            let _ = sockets.idle.send(socket);
             continue;
         }
         match select(sockets.free.receive(), Timer::after(GRACE)).await {
-            Either::First(()) => sockets.accepted.send(socket).await,
+            Either::First(()) => {
+                let _ = sockets.accepted.send(socket);
+            }
             Either::Second(()) => {
                 log_warn!("connections full: 503");
                 let _ = with_timeout(CLOSE_LIMIT, async {
@@ -196,7 +200,7 @@ pub async fn listener(sockets: &'static Sockets, port: u16) -> ! {
                     let _ = socket.flush().await;
                 })
                 .await;
-                sockets.idle.send(socket).await;
+                let _ = sockets.idle.send(socket);
             }
         }
     }

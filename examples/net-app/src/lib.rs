@@ -69,6 +69,7 @@ mod fmt;
 mod mdns;
 #[cfg(feature = "mqtt")]
 mod mqtt;
+mod queue;
 /// Without the feature `mdns`: no responder, no socket for it.
 #[cfg(not(feature = "mdns"))]
 mod mdns {
