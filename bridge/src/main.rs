@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 use emcp_bridge::link::exec::Exec;
 use emcp_bridge::link::serial::Serial;
 use emcp_bridge::link::Link;
+use emcp_bridge::mqtt::client::Broker;
 use emcp_bridge::mqtt::device::MqttDevice;
 use emcp_bridge::mqtt::fleet::Fleet;
 use emcp_bridge::{http, net, pump, relay};
@@ -88,6 +89,11 @@ enum Device {
         /// With --fleet: the server names to take, as an MQTT topic filter.
         #[arg(long, value_name = "FILTER", default_value = "#", requires = "fleet")]
         filter: String,
+        /// Log in to the broker with this user name and the password in the
+        /// environment variable EMCP_MQTT_PASSWORD (not an argument: every local
+        /// user can read a process's arguments).
+        #[arg(long, value_name = "NAME")]
+        user: Option<String>,
     },
     /// A networked device serving MCP's Streamable HTTP at URL (e.g.
     /// http://192.168.1.50/mcp), on stdio.
@@ -154,10 +160,18 @@ fn main() -> ExitCode {
             server_name,
             fleet,
             filter,
-        } => match server_name {
-            Some(name) if !fleet => Box::new(MqttDevice::new(broker, name)),
-            _ => Box::new(Fleet::new(broker, filter)),
-        },
+            user,
+        } => {
+            let password = std::env::var("EMCP_MQTT_PASSWORD").unwrap_or_default();
+            let broker = Broker {
+                addr: broker,
+                login: user.map(|u| (u, password.into_bytes())),
+            };
+            match server_name {
+                Some(name) if !fleet => Box::new(MqttDevice::new(broker, name)),
+                _ => Box::new(Fleet::new(broker, filter)),
+            }
+        }
         Device::Http { .. } => return ExitCode::FAILURE, // served above
     };
     let options = pump::Options {

@@ -11,8 +11,9 @@
 # on the MQTT 5 broker listening on the host's 127.0.0.1:BROKER_PORT, which the
 # guest reaches as 10.0.2.2:BROKER_PORT through QEMU's user network (built into the
 # image: EMCP_MQTT_BROKER; server id EMCP_MQTT_SERVER_ID, default
-# emcp-net-firmware; server name emcp/net-firmware). No port is forwarded to the
-# device, and the user network is not restricted (the guest must reach the host).
+# emcp-net-firmware; server name emcp/net-firmware; EMCP_MQTT_USER and
+# EMCP_MQTT_PASSWORD, when set, the login). No port is forwarded to the device, and
+# the user network is not restricted (the guest must reach the host).
 #
 # EMCP_BEARER=<token> builds an image that answers 401 to any request without
 # `Authorization: Bearer <token>` (in a target directory of its own).

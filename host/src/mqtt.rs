@@ -144,7 +144,7 @@ pub fn run_mqtt<D: Device, const L: usize, const J: usize, const W: usize, const
                 );
                 return ExitCode::FAILURE;
             }
-            Err(e) => eprintln!("{name}: broker link ended ({e:?}); reconnecting"),
+            Err(e) => eprintln!("{name}: broker link ended: {e}; reconnecting"),
             Ok(never) => match never {},
         }
         let _ = reader.0.shutdown(std::net::Shutdown::Both);

@@ -43,6 +43,39 @@ pub enum Incoming {
     Closed(String),
 }
 
+/// Where the broker is, and how to log in to it.
+#[derive(Clone)]
+pub struct Broker {
+    /// HOST:PORT.
+    pub addr: String,
+    /// A user name and password, for a broker that admits known clients only
+    /// (Mosquitto with `allow_anonymous false` and a `password_file`).
+    pub login: Option<(String, Vec<u8>)>,
+}
+
+impl Broker {
+    /// The broker at `addr` (HOST:PORT), without a login.
+    pub fn new(addr: String) -> Self {
+        Broker { addr, login: None }
+    }
+}
+
+/// The address alone: the password is never shown.
+impl std::fmt::Display for Broker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.addr)
+    }
+}
+
+/// What a CONNACK's refusal means, for the two a login meets.
+fn refusal(reason: u8) -> &'static str {
+    match reason {
+        0x86 => ": bad user name or password",
+        0x87 => ": not authorized",
+        _ => "",
+    }
+}
+
 /// A connected client. Dropping it closes the connection without DISCONNECT (the
 /// broker then sends the will).
 pub struct Client {
@@ -55,13 +88,18 @@ pub struct Client {
     closed: Arc<AtomicBool>,
 }
 
-/// Connects to `broker` (HOST:PORT) as client `id`, with the client's will
-/// (`notifications/disconnected` on `$mcp-client/presence/{id}`).
+/// Connects to `broker` as client `id`, with the client's will
+/// (`notifications/disconnected` on `$mcp-client/presence/{id}`) and its login.
 ///
 /// # Errors
 ///
 /// The broker could not be reached, or refused the connection (its reason code).
-pub fn connect(broker: &str, id: &str) -> io::Result<(Arc<Client>, Receiver<Incoming>)> {
+pub fn connect(broker: &Broker, id: &str) -> io::Result<(Arc<Client>, Receiver<Incoming>)> {
+    let login = broker
+        .login
+        .as_ref()
+        .map(|(u, p)| (u.as_str(), p.as_slice()));
+    let broker = broker.addr.as_str();
     let addrs: Vec<_> = broker.to_socket_addrs()?.collect();
     let mut last = io::Error::new(io::ErrorKind::NotFound, format!("{broker}: no address"));
     let mut stream = None;
@@ -84,7 +122,7 @@ pub fn connect(broker: &str, id: &str) -> io::Result<(Arc<Client>, Receiver<Inco
         retain: false,
     };
     let props = vec![("MCP-COMPONENT-TYPE".to_string(), "mcp-client".to_string())];
-    stream.write_all(&wire::connect(id, KEEP_ALIVE, &props, Some(&will)))?;
+    stream.write_all(&wire::connect(id, KEEP_ALIVE, &props, Some(&will), login))?;
     let name_filters = match wire::read_packet(&mut stream, MAX_PACKET)? {
         Packet::ConnAck { reason: 0, props } => props
             .iter()
@@ -93,7 +131,10 @@ pub fn connect(broker: &str, id: &str) -> io::Result<(Arc<Client>, Receiver<Inco
         Packet::ConnAck { reason, .. } => {
             return Err(io::Error::new(
                 io::ErrorKind::ConnectionRefused,
-                format!("{broker} refused the connection (reason {reason:#04x})"),
+                format!(
+                    "{broker} refused the connection (reason {reason:#04x}{})",
+                    refusal(reason)
+                ),
             ))
         }
         other => {

@@ -13,7 +13,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::client::{self, Client, Incoming};
+use super::client::{self, Broker, Client, Incoming};
 use super::topic::{self, Parsed};
 use super::{new_client_id, one_line, LineWriter, DISCONNECTED};
 use crate::link::{Connection, Link};
@@ -33,14 +33,14 @@ const MAX_LINE: usize = crate::pump::MAX_LINE;
 
 /// The device named `name` behind the broker at `broker`.
 pub struct MqttDevice {
-    broker: String,
+    broker: Broker,
     name: String,
     current: Option<(Arc<Client>, String)>,
 }
 
 impl MqttDevice {
-    /// The device whose server name is `name` (exact), at `broker` (HOST:PORT).
-    pub fn new(broker: String, name: String) -> Self {
+    /// The device whose server name is `name` (exact), at `broker`.
+    pub fn new(broker: Broker, name: String) -> Self {
         MqttDevice {
             broker,
             name,

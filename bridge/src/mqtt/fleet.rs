@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use super::client::{self, Client, Incoming};
+use super::client::{self, Broker, Client, Incoming};
 use super::topic::{self, Parsed};
 use super::{new_client_id, LineWriter};
 use crate::link::{backoff, Connection, Link};
@@ -117,15 +117,15 @@ impl Kind {
 
 /// The whole fleet behind `broker`, server names matching `filter`.
 pub struct Fleet {
-    broker: String,
+    broker: Broker,
     filter: String,
     input: Option<SyncSender<Input>>,
 }
 
 impl Fleet {
     /// The fleet of devices whose server names match the topic filter `filter`
-    /// (`#`: all) behind the broker at `broker` (HOST:PORT).
-    pub fn new(broker: String, filter: String) -> Self {
+    /// (`#`: all) behind the broker at `broker`.
+    pub fn new(broker: Broker, filter: String) -> Self {
         Fleet {
             broker,
             filter,
@@ -255,7 +255,7 @@ struct Call {
 
 /// The gateway's state and its broker connection.
 struct Gateway {
-    broker: String,
+    broker: Broker,
     filter: String,
     input: SyncSender<Input>,
     client: Option<Arc<Client>>,
@@ -310,7 +310,7 @@ pub fn label_of(name: &str) -> String {
 }
 
 impl Gateway {
-    fn new(broker: String, filter: String, input: SyncSender<Input>) -> Self {
+    fn new(broker: Broker, filter: String, input: SyncSender<Input>) -> Self {
         Gateway {
             broker,
             filter,
@@ -1115,7 +1115,7 @@ mod tests {
 
     fn gateway() -> (Gateway, Receiver<Vec<u8>>) {
         let (tx, _rx) = mpsc::sync_channel(1);
-        let mut g = Gateway::new("127.0.0.1:1".into(), "#".into(), tx);
+        let mut g = Gateway::new(Broker::new("127.0.0.1:1".into()), "#".into(), tx);
         let (out, rx) = mpsc::sync_channel(64);
         g.out = Some(out);
         (g, rx)

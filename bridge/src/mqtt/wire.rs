@@ -86,12 +86,14 @@ fn packet(first: u8, body: &[u8]) -> Vec<u8> {
     out
 }
 
-/// CONNECT: MQTT 5, clean start, session expiry 0 (absent), `keep_alive` seconds.
+/// CONNECT: MQTT 5, clean start, session expiry 0 (absent), `keep_alive` seconds;
+/// a user name and password after the will when `login` gives them.
 pub fn connect(
     client_id: &str,
     keep_alive: u16,
     props: &[(String, String)],
     will: Option<&Will>,
+    login: Option<(&str, &[u8])>,
 ) -> Vec<u8> {
     let mut body = Vec::new();
     field(&mut body, b"MQTT");
@@ -103,6 +105,9 @@ pub fn connect(
             flags |= 0x20;
         }
     }
+    if login.is_some() {
+        flags |= 0x80 | 0x40; // user name, password
+    }
     body.push(flags);
     body.extend_from_slice(&keep_alive.to_be_bytes());
     properties(&mut body, &[], props);
@@ -111,6 +116,10 @@ pub fn connect(
         properties(&mut body, &[], &[]);
         field(&mut body, w.topic.as_bytes());
         field(&mut body, &w.payload);
+    }
+    if let Some((user, password)) = login {
+        field(&mut body, user.as_bytes());
+        field(&mut body, password);
     }
     packet(0x10, &body)
 }
@@ -335,7 +344,7 @@ mod tests {
             payload: b"x".to_vec(),
             retain: false,
         };
-        let bytes = connect("id", 10, &[("k".into(), "v".into())], Some(&will));
+        let bytes = connect("id", 10, &[("k".into(), "v".into())], Some(&will), None);
         assert_eq!(
             bytes,
             [
@@ -343,6 +352,9 @@ mod tests {
                 b'v', 0, 2, b'i', b'd', 0, 0, 1, b't', 0, 1, b'x'
             ]
         );
+        let login = connect("id", 10, &[], Some(&will), Some(("u", b"pw")));
+        assert_eq!((login[1], login[9]), (29 - 7 + 7, 0x06 | 0xc0));
+        assert!(login.ends_with(&[0, 1, b'u', 0, 2, b'p', b'w']));
     }
 
     #[test]

@@ -51,6 +51,8 @@ pub struct MqttApp {
     pub server_name: &'static str,
     /// The online notification's description.
     pub description: &'static str,
+    /// A user name and password for a broker that admits known clients only.
+    pub login: Option<(&'static str, &'static [u8])>,
 }
 
 struct Ticks;
@@ -126,6 +128,10 @@ async fn task(
     let config = MqttConfig {
         tick_ms: TICK_MS,
         ..MqttConfig::new(app.server_id, app.server_name, app.description)
+    };
+    let config = match app.login {
+        Some((user, password)) => config.login(user, password),
+        None => config,
     };
     let Some(broker) = endpoint(app.broker) else {
         log_warn!("mqtt: broker address {} is not A.B.C.D:PORT", app.broker);

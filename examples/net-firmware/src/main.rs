@@ -41,7 +41,8 @@ static APP: emcp_net_app::Config = emcp_net_app::Config {
 
 /// MQTT mode (feature `mqtt`): the broker (`EMCP_MQTT_BROKER` at build time, else
 /// the host's port 1883 as QEMU's user network shows it) and how the device appears
-/// there (`EMCP_MQTT_SERVER_ID`, else `emcp-net-firmware`).
+/// there (`EMCP_MQTT_SERVER_ID`, else `emcp-net-firmware`), logging in with
+/// `EMCP_MQTT_USER` and `EMCP_MQTT_PASSWORD` when the first is set.
 #[cfg(feature = "mqtt")]
 static MQTT: emcp_net_app::MqttApp = emcp_net_app::MqttApp {
     broker: match option_env!("EMCP_MQTT_BROKER") {
@@ -54,6 +55,11 @@ static MQTT: emcp_net_app::MqttApp = emcp_net_app::MqttApp {
     },
     server_name: "emcp/net-firmware",
     description: "emcp's networked firmware (QEMU mps2-an385): the simulated sensor board",
+    login: match (option_env!("EMCP_MQTT_USER"), option_env!("EMCP_MQTT_PASSWORD")) {
+        (Some(user), Some(password)) => Some((user, password.as_bytes())),
+        (Some(user), None) => Some((user, b"")),
+        _ => None,
+    },
 };
 
 /// The application's sockets: HTTP's, or MQTT mode's one.

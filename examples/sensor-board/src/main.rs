@@ -1,7 +1,10 @@
 //! `sensor-board`: the simulated sensor board as an MCP server on stdin/stdout, or
 //! with `--http ADDR` over Streamable HTTP at `http://ADDR/mcp`, or with `--mqtt
-//! HOST:PORT --server-id ID --server-name NAME [--description TEXT]` as an
-//! MCP-over-MQTT device on an MQTT 5 broker (reconnecting for ever).
+//! HOST:PORT --server-id ID --server-name NAME [--description TEXT] [--mqtt-user
+//! NAME]` as an MCP-over-MQTT device on an MQTT 5 broker (reconnecting for ever);
+//! with `--mqtt-user` it logs in with that user name and the password in the
+//! environment variable `EMCP_MQTT_PASSWORD` (not an argument: every local user can
+//! read a process's arguments).
 //!
 //! Nothing but protocol goes to stdout; diagnostics go to stderr. On stdio it exits 0
 //! at end of input.
@@ -58,10 +61,11 @@ enum Mode {
         id: String,
         name: String,
         description: String,
+        user: Option<String>,
     },
 }
 
-const USAGE: &str = "usage: sensor-board [--http ADDR | --mqtt HOST:PORT --server-id ID --server-name NAME [--description TEXT]]";
+const USAGE: &str = "usage: sensor-board [--http ADDR | --mqtt HOST:PORT --server-id ID --server-name NAME [--description TEXT] [--mqtt-user NAME]] (with --mqtt-user, the password in EMCP_MQTT_PASSWORD)";
 
 fn mode(args: &[String]) -> Option<Mode> {
     match args {
@@ -69,7 +73,7 @@ fn mode(args: &[String]) -> Option<Mode> {
         [flag, addr] if flag == "--http" => return Some(Mode::Http(addr.clone())),
         _ => {}
     }
-    let (mut broker, mut id, mut name) = (None, None, None);
+    let (mut broker, mut id, mut name, mut user) = (None, None, None, None);
     let mut description = String::from("The emcp simulated sensor board");
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -79,6 +83,7 @@ fn mode(args: &[String]) -> Option<Mode> {
             "--server-id" => id = Some(value),
             "--server-name" => name = Some(value),
             "--description" => description = value,
+            "--mqtt-user" => user = Some(value),
             _ => return None,
         }
     }
@@ -87,6 +92,7 @@ fn mode(args: &[String]) -> Option<Mode> {
         id: id?,
         name: name?,
         description,
+        user,
     })
 }
 
@@ -122,8 +128,14 @@ fn main() -> ExitCode {
             id,
             name,
             description,
+            user,
         } => {
             let config = emcp::transport::mqtt::MqttConfig::new(&id, &name, &description);
+            let password = std::env::var("EMCP_MQTT_PASSWORD").unwrap_or_default();
+            let config = match &user {
+                Some(user) => config.login(user, password.as_bytes()),
+                None => config,
+            };
             return emcp_host::run_mqtt("sensor-board", &broker, server, config);
         }
     }

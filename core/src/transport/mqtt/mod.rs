@@ -73,8 +73,11 @@
 //! one that comes while another is held, is answered right after the SUBSCRIBE (a
 //! broker handles one connection's packets in order, as Mosquitto and EMQX do).
 //!
-//! **Not done (yet).** No TLS, user name or password (the connection is the
-//! caller's: a TLS stream is another `Read + Write`).
+//! **Logging in.** [`MqttConfig::login`] puts a user name and password in the
+//! CONNECT, for a broker that admits known clients only.
+//!
+//! **Not done (yet).** No TLS (the connection is the caller's: a TLS stream is
+//! another `Read + Write`).
 
 mod inbox;
 pub mod packet;
@@ -121,6 +124,23 @@ pub struct MqttConfig<'a> {
     /// The length of one [`Tick`](crate::transport::asynch::Tick) in milliseconds
     /// (default 10), to count the keep-alive in ticks.
     pub tick_ms: u32,
+    /// The user name the CONNECT carries (default none), for a broker that admits
+    /// known clients only (Mosquitto with `allow_anonymous false` and a
+    /// `password_file`); a wrong one ends the link with [`MqttError::Refused`] (0x86
+    /// bad user name or password, 0x87 not authorized).
+    pub username: Option<&'a str>,
+    /// The password the CONNECT carries (default none).
+    pub password: Option<Password<'a>>,
+}
+
+/// A broker password: MQTT 5 binary data, left out of `Debug` output.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Password<'a>(pub &'a [u8]);
+
+impl core::fmt::Debug for Password<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Password(..)")
+    }
 }
 
 impl<'a> MqttConfig<'a> {
@@ -132,6 +152,25 @@ impl<'a> MqttConfig<'a> {
             description,
             keep_alive_s: 30,
             tick_ms: 10,
+            username: None,
+            password: None,
+        }
+    }
+
+    /// The same configuration, logging in with `username` and `password`.
+    ///
+    /// ```
+    /// use emcp::transport::mqtt::MqttConfig;
+    /// let config = MqttConfig::new("bed-3", "greenhouse/bed-3", "soil sensors")
+    ///     .login("bed-3", b"not-a-real-secret");
+    /// assert_eq!(config.username, Some("bed-3"));
+    /// assert!(!format!("{config:?}").contains("not-a-real-secret"));
+    /// ```
+    pub const fn login(self, username: &'a str, password: &'a [u8]) -> Self {
+        Self {
+            username: Some(username),
+            password: Some(Password(password)),
+            ..self
         }
     }
 }
@@ -172,9 +211,14 @@ impl<R, W> core::fmt::Display for MqttError<R, W> {
             MqttError::Write(None) => f.write_str("the broker's connection accepted no byte"),
             MqttError::Closed => f.write_str("the broker closed the connection"),
             MqttError::Refused(code) => {
+                let why = match code {
+                    0x86 => ": bad user name or password",
+                    0x87 => ": not authorized",
+                    _ => "",
+                };
                 write!(
                     f,
-                    "the broker refused the connection (reason code {code:#04x})"
+                    "the broker refused the connection (reason code {code:#04x}{why})"
                 )
             }
             MqttError::Malformed => f.write_str(

@@ -463,16 +463,27 @@ pub struct Connect<'a> {
     pub user: &'a [(&'a str, &'a str)],
     /// The will's topic, as parts (its payload is empty, retained, QoS 0).
     pub will_topic: &'a [&'a [u8]],
+    /// The user name, for a broker that asks for one.
+    pub username: Option<&'a str>,
+    /// The password (binary data in MQTT 5).
+    pub password: Option<&'a [u8]>,
 }
 
 /// Encode a CONNECT: MQTT 5, clean start, session expiry 0, the will retained and
-/// empty.
+/// empty; the user name and password when given.
 pub fn connect<'b>(buf: &'b mut [u8], c: &Connect<'_>) -> Result<&'b [u8], Full> {
     let mut w = Writer::new(buf);
     w.bin(b"MQTT");
     w.u8(5);
-    // Clean start (0x02), will (0x04), will QoS 0, will retain (0x20).
-    w.u8(0x02 | 0x04 | 0x20);
+    // Clean start (0x02), will (0x04), will QoS 0, will retain (0x20); a user name
+    // (0x80) and a password (0x40) follow the will when given.
+    let login = match (c.username, c.password) {
+        (Some(_), Some(_)) => 0x80 | 0x40,
+        (Some(_), None) => 0x80,
+        (None, Some(_)) => 0x40,
+        (None, None) => 0,
+    };
+    w.u8(0x02 | 0x04 | 0x20 | login);
     w.u16(c.keep_alive);
     let props = c.user.iter().fold(5usize, |n, (k, v)| {
         n.saturating_add(user_property_len(k, v.as_bytes()))
@@ -487,6 +498,12 @@ pub fn connect<'b>(buf: &'b mut [u8], c: &Connect<'_>) -> Result<&'b [u8], Full>
     w.varint(0); // will properties
     w.bin_parts(c.will_topic);
     w.bin(b""); // will payload: empty
+    if let Some(name) = c.username {
+        w.bin(name.as_bytes());
+    }
+    if let Some(password) = c.password {
+        w.bin(password);
+    }
     w.finish(kind::CONNECT << 4)
 }
 
@@ -627,6 +644,8 @@ mod tests {
             keep_alive: 30,
             user: &[("K", "v")],
             will_topic: &will,
+            username: None,
+            password: None,
         };
         let p = connect(&mut buf, &c).unwrap();
         let expect: &[u8] = &[
@@ -641,6 +660,21 @@ mod tests {
         assert_eq!(p, expect);
         let mut small = [0u8; 20];
         assert_eq!(connect(&mut small, &c), Err(Full));
+        // With a user name and password: both flags, both strings after the will.
+        let login = Connect {
+            username: Some("u"),
+            password: Some(b"pw"),
+            ..c
+        };
+        let p = connect(&mut buf, &login).unwrap();
+        assert_eq!((p[1], p[9]), (35 + 3 + 4, 0x26 | 0x80 | 0x40));
+        assert_eq!(&p[37..], &[0, 1, b'u', 0, 2, b'p', b'w']);
+        let name_only = Connect {
+            password: None,
+            ..login
+        };
+        let p = connect(&mut buf, &name_only).unwrap();
+        assert_eq!((p[9], &p[37..]), (0x26 | 0x80, &[0, 1, b'u'][..]));
     }
 
     #[test]

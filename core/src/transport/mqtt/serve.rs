@@ -142,6 +142,8 @@ where
             keep_alive: config.keep_alive_s,
             user,
             will_topic: &will,
+            username: config.username,
+            password: config.password.map(|p| p.0),
         };
         let pkt = packet::connect(out.body, &connect).map_err(|_| MqttError::Config)?;
         send(out.writer, pkt).await?;
