@@ -58,10 +58,15 @@ pub(in crate::server) fn refuse_line(
     error: RequestError,
     at: usize,
 ) {
+    // The member `data` names `at` by, if any.
     let key = match error {
-        RequestError::Parse(_) => "offset",
-        RequestError::TooLong if at > 0 => "limit",
-        _ => "",
+        RequestError::Parse(_) => Some("offset"),
+        RequestError::TooLong if at > 0 => Some("limit"),
+        _ => None,
+    };
+    let Some(key) = key else {
+        error_line(out, id, error.into(), None);
+        return;
     };
     let data = |w: &mut JsonWriter<'_>| {
         w.begin_object();
@@ -69,11 +74,7 @@ pub(in crate::server) fn refuse_line(
         w.u64(at as u64);
         w.end_object();
     };
-    let data: Option<&dyn Fn(&mut JsonWriter<'_>)> = match key {
-        "" => None,
-        _ => Some(&data),
-    };
-    error_line(out, id, error.into(), data);
+    error_line(out, id, error.into(), Some(&data));
 }
 
 /// Answer request `r` with failure `f`; method not found names the method, an
