@@ -47,8 +47,14 @@
 //! emcp_net_app::start(spawner, stack, &APP, seed)?;
 //! ```
 //!
-//! All tasks must run on one executor (the server is shared through a
-//! `NoopRawMutex`). The stack needs the `tcp` and `proto-ipv4` features (and
+//! All of the application's tasks must run on one executor (the server is shared
+//! through a `NoopRawMutex`). The stack's runner is best below them: a socket freed
+//! listens again only once the runner has sent its reset and its listener has run,
+//! and a runner that takes in the next packets first resets a SYN that finds every
+//! socket on its way back (embassy's run queue is last-woken-first, and the runner
+//! is woken by every socket call). `examples/net-firmware` polls it on an executor
+//! of its own only when no task of the application's is ready (its `executor.rs`).
+//! The stack needs the `tcp` and `proto-ipv4` features (and
 //! `dhcpv4` for DHCP); the target needs a `critical-section` implementation (where
 //! it has no atomic compare-and-swap, Cortex-M0+ and RV32IMC, `emcp`'s change flags
 //! take it; `static_cell` there needs `portable-atomic` with a backend the firmware or

@@ -107,8 +107,8 @@ unsafe impl cortex_m::interrupt::InterruptNumber for Irq {
 
 #[entry]
 fn main() -> ! {
-    executor::run(|spawner| {
-        init(spawner);
+    executor::run(|spawner, net_spawner| {
+        init(spawner, net_spawner);
         defmt::info!("stack high-water {} bytes at start-up", stack::high_water());
         stack::repaint();
         match watch() {
@@ -126,8 +126,10 @@ async fn watch() -> ! {
 /// Bring up the controller and the network stack, and start the application. A
 /// plain function rather than part of `main`'s future, so that the values built
 /// here are moved to their statics from the stack and take no room in the future.
+/// The network runner goes on `net_spawner`'s executor, polled only when no task of
+/// `spawner`'s (the application's) is ready ([`executor`]).
 #[inline(never)]
-fn init(spawner: Spawner) {
+fn init(spawner: Spawner, net_spawner: Spawner) {
     time::init();
     defmt::info!("emcp net firmware on mps2-an385");
 
@@ -165,7 +167,7 @@ fn init(spawner: Spawner) {
         None => fail("network resources taken twice"),
     };
     match net_task(runner) {
-        Ok(token) => spawner.spawn(token),
+        Ok(token) => net_spawner.spawn(token),
         Err(_) => fail("network task not spawned"),
     }
     // The application logs where it serves once DHCP has answered.
