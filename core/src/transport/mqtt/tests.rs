@@ -380,6 +380,19 @@ fn oversized_payloads_are_answered_and_passed_over() {
     assert_eq!(rpc_a[2].2, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
 }
 
+/// A script's opening: the broker accepts; clients a and b initialize, each
+/// subscription acknowledged.
+fn two_sessions() -> Vec<Vec<u8>> {
+    let control = "$mcp-server/dev/lab/echo";
+    std::vec![
+        connack(&[]),
+        publish(control, Some("a"), INIT),
+        suback(2, &[0, 0, 0]),
+        publish(control, Some("b"), INIT),
+        suback(3, &[0, 0, 0]),
+    ]
+}
+
 /// The answers published on `client`'s RPC topic, in order.
 fn answers(sent: &[Packet], client: &str) -> Vec<String> {
     let rpc = std::format!("$mcp-rpc/{client}/dev/lab/echo");
@@ -402,32 +415,31 @@ fn a_full_table_evicts_the_session_idle_longest() {
     let mut mqtt: Mqtt<2> = Mqtt::new();
     let (sent, _) = run_with(
         &mut mqtt,
-        std::vec![
-            connack(&[]),
-            publish(control, Some("a"), INIT),
-            suback(2, &[0, 0, 0]),
-            publish(control, Some("b"), INIT),
-            suback(3, &[0, 0, 0]),
-            // a, opened first, was heard last: b is idle longest.
-            publish(&rpc("a"), None, ping(2).as_bytes()),
-            publish(control, Some("c"), INIT),
-            suback(4, &[0, 0, 0]),
-            // b, evicted, asks again: served without a session.
-            publish(
-                &rpc("b"),
-                None,
-                br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}"#
-            ),
-            // b opens again: a (heard before c opened) is idle longest now.
-            publish(control, Some("b"), INIT),
-            suback(5, &[0, 0, 0]),
-            publish(&rpc("a"), None, ping(4).as_bytes()),
-            publish(
-                &rpc("a"),
-                None,
-                br#"{"jsonrpc":"2.0","method":"notifications/disconnected"}"#
-            ),
-        ],
+        [
+            two_sessions(),
+            std::vec![
+                // a, opened first, was heard last: b is idle longest.
+                publish(&rpc("a"), None, ping(2).as_bytes()),
+                publish(control, Some("c"), INIT),
+                suback(4, &[0, 0, 0]),
+                // b, evicted, asks again: served without a session.
+                publish(
+                    &rpc("b"),
+                    None,
+                    br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}"#
+                ),
+                // b opens again: a (heard before c opened) is idle longest now.
+                publish(control, Some("b"), INIT),
+                suback(5, &[0, 0, 0]),
+                publish(&rpc("a"), None, ping(4).as_bytes()),
+                publish(
+                    &rpc("a"),
+                    None,
+                    br#"{"jsonrpc":"2.0","method":"notifications/disconnected"}"#
+                ),
+            ],
+        ]
+        .concat(),
     );
     let init_ok = |s: &String| {
         s.starts_with(r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18""#)
@@ -487,7 +499,6 @@ impl Device for Changing {
 #[test]
 fn each_session_has_its_own_subscriptions() {
     let rpc = |c: &str| std::format!("$mcp-rpc/{c}/dev/lab/echo");
-    let control = "$mcp-server/dev/lab/echo";
     let capability = "$mcp-server/capability/dev/lab/echo";
     let req = |id: u32, m: &str| {
         std::format!(
@@ -498,26 +509,25 @@ fn each_session_has_its_own_subscriptions() {
     let (sent, _) = run_device(
         Changing,
         &mut mqtt,
-        std::vec![
-            connack(&[]),
-            publish(control, Some("a"), INIT),
-            suback(2, &[0, 0, 0]),
-            publish(control, Some("b"), INIT),
-            suback(3, &[0, 0, 0]),
-            tick(),
-            publish(&rpc("a"), None, req(2, "subscribe").as_bytes()),
-            tick(),
-            publish(&rpc("b"), None, req(2, "unsubscribe").as_bytes()),
-            tick(),
-            publish(
-                &rpc("a"),
-                None,
-                br#"{"jsonrpc":"2.0","method":"notifications/disconnected"}"#
-            ),
-            tick(),
-            publish(&rpc("b"), None, req(3, "subscribe").as_bytes()),
-            tick(),
-        ],
+        [
+            two_sessions(),
+            std::vec![
+                tick(),
+                publish(&rpc("a"), None, req(2, "subscribe").as_bytes()),
+                tick(),
+                publish(&rpc("b"), None, req(2, "unsubscribe").as_bytes()),
+                tick(),
+                publish(
+                    &rpc("a"),
+                    None,
+                    br#"{"jsonrpc":"2.0","method":"notifications/disconnected"}"#
+                ),
+                tick(),
+                publish(&rpc("b"), None, req(3, "subscribe").as_bytes()),
+                tick(),
+            ],
+        ]
+        .concat(),
     );
     // What was published after the openings, in order: a's or b's answer, or an
     // update on the capability topic.
