@@ -71,6 +71,9 @@ fn string(s: Str<'_>) -> String {
         .unwrap_or_default()
 }
 
+/// The members [`Message::parse`] reads, in the order it files them.
+const MEMBERS: [&str; 5] = ["id", "method", "params", "result", "error"];
+
 /// A member of the JSON object `object` (JSON text), as JSON text.
 fn member(object: &str, key: &str) -> Option<String> {
     let v = json::parse_with_depth(object.as_bytes(), json::DEPTH_LIMIT).ok()?;
@@ -90,12 +93,22 @@ impl Message {
     /// ```
     pub fn parse(line: &[u8]) -> Option<Message> {
         let root = json::parse_with_depth(line, json::DEPTH_LIMIT).ok()?;
-        let get = |key| root.get(key).filter(|_| root.kind() == json::Kind::Object);
-        let id = get("id").map(|v| text(v.raw())).filter(|t| t != "null");
-        let method_member = get("method");
+        // One walk over the members (none unless an object), the first of each name
+        // kept, as `Value::get` finds it: a line is read once, not once per member.
+        let mut found = [None; 5];
+        for (key, value) in root.members() {
+            // A name without escapes (nearly all) is compared as it is.
+            let plain = key.as_plain();
+            let is = |name: &&str| plain.map_or_else(|| key.eq_str(name), |k| k == *name);
+            if let Some(i) = MEMBERS.iter().position(is) {
+                found[i].get_or_insert(value);
+            }
+        }
+        let [id, method_member, params, result, error] = found;
+        let id = id.map(|v| text(v.raw())).filter(|t| t != "null");
         let method = method_member.and_then(|m| m.as_str()).map(string);
-        let is_error = get("error").is_some();
-        let kind = match (&id, &method, get("result").is_some() || is_error) {
+        let is_error = error.is_some();
+        let kind = match (&id, &method, result.is_some() || is_error) {
             (Some(_), Some(_), _) => Kind::Request,
             (None, Some(_), _) => Kind::Notification,
             // A `method` that is not a string makes no response either.
@@ -106,7 +119,7 @@ impl Message {
             kind,
             id,
             method,
-            params: get("params").map(|p| text(p.raw())),
+            params: params.map(|p| text(p.raw())),
             is_error,
             rejected: None,
         })
@@ -178,7 +191,9 @@ impl Message {
 
     /// `params._meta.<key>`, as JSON text.
     pub fn meta(&self, key: &str) -> Option<String> {
-        member(&member(self.params.as_deref()?, "_meta")?, key)
+        let params = self.params.as_deref()?.as_bytes();
+        let params = json::parse_with_depth(params, json::DEPTH_LIMIT).ok()?;
+        params.get("_meta")?.get(key).map(|m| text(m.raw()))
     }
 }
 
