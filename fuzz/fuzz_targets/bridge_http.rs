@@ -61,7 +61,11 @@ struct World {
     relay: Relay,
     mux: Mux,
     posted: Vec<Posted>,
+    /// The ids of the requests on the device, read from `unread` when needed.
     on_device: Vec<String>,
+    /// Lines sent to the device not looked at yet: most are never answered by op 2
+    /// (the device resets, the input ends), so they are read only when one is.
+    unread: Vec<Vec<u8>>,
     line_max: usize,
     next: u64,
     now: Instant,
@@ -74,23 +78,38 @@ fn show(b: &[u8]) -> String {
 impl World {
     /// Carry out what the relay asked for, as the pump does.
     fn apply(&mut self, out: Vec<Out>) {
+        let mut delivered = false;
         for o in out {
             match o {
                 Out::Host(line) => {
                     let _ = self.mux.deliver(line);
+                    delivered = true;
                 }
                 Out::Device(line) => {
                     assert!(!line.contains(&b'\n'), "a newline inside a device line");
-                    if let Some(m) = Message::parse(&line) {
-                        if let (Kind::Request, Some(id)) = (m.kind, m.id) {
-                            self.on_device.push(id);
-                        }
-                    }
+                    self.unread.push(line);
                 }
                 Out::Note(_) => {}
             }
         }
-        self.drain();
+        // Only `deliver` sends to a connection: with nothing delivered there is
+        // nothing to read (every connection was read to the end after the last).
+        if delivered {
+            self.drain();
+        }
+    }
+
+    /// The ids of the requests sent to the device since it (re)connected and not
+    /// answered by op 2, in the order they were sent.
+    fn on_device(&mut self) -> &mut Vec<String> {
+        for line in self.unread.drain(..) {
+            if let Some(m) = Message::parse(&line) {
+                if let (Kind::Request, Some(id)) = (m.kind, m.id) {
+                    self.on_device.push(id);
+                }
+            }
+        }
+        &mut self.on_device
     }
 
     /// Lines from the host side (the mux) into the relay.
@@ -217,6 +236,7 @@ fuzz_target!(|data: &[u8]| {
         mux: Mux::new(),
         posted: Vec::new(),
         on_device: Vec::new(),
+        unread: Vec::new(),
         line_max,
         next: 0,
         now: Instant::now(),
@@ -248,9 +268,10 @@ fuzz_target!(|data: &[u8]| {
                 let body = bytes(&mut next);
                 w.post(&body);
             }
-            2 if up && !w.on_device.is_empty() => {
+            2 if up && !w.on_device().is_empty() => {
                 let pick = usize::from(next().unwrap_or(0));
-                let id = w.on_device.remove(pick % w.on_device.len());
+                let on_device = w.on_device();
+                let id = on_device.remove(pick % on_device.len());
                 let line = match pick % 3 {
                     0 => format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#),
                     1 => format!(
@@ -273,6 +294,7 @@ fuzz_target!(|data: &[u8]| {
             4 => {
                 let out = if up {
                     w.on_device.clear();
+                    w.unread.clear();
                     w.relay.disconnected(w.now)
                 } else {
                     w.relay.connected(w.now)
