@@ -12,6 +12,11 @@
 //!   exceeds the input, and feeding an empty output buffer makes progress;
 //! - the output, and the exactly-once accounting, as for the `server` target
 //!   (`emcp_fuzz::Ledger`), except that the C ABI has no `is_pending` to cross-check.
+//!
+//! The oracle's verdicts on output lines (`emcp_fuzz::message`) and input lines
+//! (`emcp_fuzz::classify`) are kept for the process by the lines' bytes
+//! (`emcp_fuzz::Memo`): a run reads with serde_json only the lines no earlier run
+//! had, and every line is still checked.
 #![no_main]
 
 use std::cell::RefCell;
@@ -22,7 +27,7 @@ use std::sync::OnceLock;
 use emcp_ffi::descriptor::emcp_config;
 use emcp_ffi::server::*;
 use emcp_ffi::status::*;
-use emcp_fuzz::{classify, knobs, messages, segments, strip_cr, Ledger};
+use emcp_fuzz::{classify, knobs, segments, strip_cr, Ledger, Memo, Out};
 use libfuzzer_sys::fuzz_target;
 
 const LINE: usize = 1024;
@@ -46,6 +51,15 @@ extern "C" {
 thread_local! {
     /// What the write callback received.
     static WRITTEN: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The oracle's verdicts on output lines, kept across runs.
+    static OUTPUT: RefCell<Memo> = RefCell::new(Memo::new(64 << 20, 1 << 18));
+    /// The oracle's verdicts on input lines (with their `\r`, for this `LINE`).
+    static INPUT: RefCell<Memo> = RefCell::new(Memo::new(32 << 20, 1 << 17));
+}
+
+/// `emcp_fuzz::messages`, its verdicts kept in `OUTPUT`.
+fn messages(out: &[u8]) -> Vec<Out> {
+    OUTPUT.with(|m| m.borrow_mut().messages(out))
 }
 
 /// The board's output callback (board.h): collect the bytes.
@@ -67,7 +81,8 @@ static BUFFERED: OnceLock<Buffered> = OnceLock::new();
 struct Conn {
     server: *mut emcp_server,
     buffered: bool,
-    take: usize,
+    /// Room for one `take_output`, exactly its size (ASan sees a write past it).
+    buf: Vec<u8>,
 }
 
 impl Conn {
@@ -77,10 +92,10 @@ impl Conn {
             return WRITTEN.with(|w| std::mem::take(&mut *w.borrow_mut()));
         }
         let mut all = Vec::new();
+        let buf = &mut self.buf;
         loop {
-            let mut buf = vec![0u8; self.take];
             let mut n = usize::MAX;
-            // SAFETY: an initialised server; `buf` has `take` writable bytes.
+            // SAFETY: an initialised server; `buf` has `buf.len()` writable bytes.
             let st = unsafe {
                 emcp_server_take_output(self.server, buf.as_mut_ptr(), buf.len(), &mut n)
             };
@@ -126,7 +141,13 @@ impl Conn {
     }
 }
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(
+    init: {
+        // The memos take their memory before the first run (see `Memo`).
+        OUTPUT.with(|_| ());
+        INPUT.with(|_| ());
+    },
+    |data: &[u8]| {
     if emcp_fuzz::serde_refuses(data) {
         return; // the JSON oracle cannot read such output (emcp_fuzz::RAW_VALUE_TOKEN)
     }
@@ -184,10 +205,11 @@ fuzz_target!(|data: &[u8]| {
         )
     };
     assert_eq!(st, EMCP_OK, "init");
+    let take = 1 + 8 * usize::from(k[2]);
     let mut conn = Conn {
         server: unsafe { board.server }.cast(),
         buffered,
-        take: 1 + 8 * usize::from(k[2]),
+        buf: vec![0; if buffered { take } else { 0 }],
     };
     let mut ledger = Ledger::default();
 
@@ -206,7 +228,10 @@ fuzz_target!(|data: &[u8]| {
             );
             out.extend(conn.output());
         }
-        let class = classify(strip_cr(seg), seg.len(), LINE);
+        let class = INPUT.with(|m| {
+            m.borrow_mut()
+                .get(seg, || classify(strip_cr(seg), seg.len(), LINE))
+        });
         ledger.line(&class, &messages(&out), &|_| true);
         for _ in 0..polls {
             ledger.poll(&messages(&conn.poll().1));

@@ -13,6 +13,8 @@
 //!   notification (the stream is the answer). A `notifications/cancelled` naming a
 //!   request the ledger still holds unanswered withdraws it: that request must never
 //!   be answered (the specification forbids it). Notifications are never answered.
+//! - [`Memo`]: the verdicts of [`message`] and [`classify`], kept by the bytes they
+//!   read, for targets that check the same lines over and over.
 //!
 //! Violations panic with a message naming the invariant: libFuzzer records the input.
 
@@ -349,14 +351,246 @@ pub fn message(line: &[u8]) -> Out {
 /// # Panics
 /// When the output does not end with a newline, or a line is not a message.
 pub fn messages(out: &[u8]) -> Vec<Out> {
-    if out.is_empty() {
-        return Vec::new();
+    lines(out).map(message).collect()
+}
+
+/// A server's output as lines, without their newlines.
+///
+/// # Panics
+/// When the output does not end with a newline.
+fn lines(out: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let body = match out.split_last() {
+        None => None,
+        Some((b'\n', body)) => Some(body),
+        Some(_) => panic!("output ends mid-line: {}", String::from_utf8_lossy(out)),
+    };
+    body.into_iter().flat_map(|body| {
+        let mut start = 0;
+        // memchr: a loop over bytes here would be instrumented byte by byte.
+        memchr::memchr_iter(b'\n', body)
+            .chain([body.len()])
+            .map(move |end| {
+                let line = &body[start..end];
+                start = end + 1;
+                line
+            })
+    })
+}
+
+/// What pure checks said of the byte strings they read, by those bytes: [`message`]
+/// and [`classify`] are functions of the bytes they are given (and constants), so a
+/// line seen before gets the verdict it got then without being read again. A mutated
+/// input repeats most of its parent's lines, and its output most of its parent's
+/// output: a target checking every line of every run reads each distinct line once.
+/// A line that fails its check panics before it is kept.
+///
+/// All its memory is taken by [`Memo::new`] and never grows (a full memo starts again
+/// empty), so that a run that keeps new verdicts allocates no more than it frees:
+/// libFuzzer takes a run with more mallocs than frees for a possible leak, runs it
+/// again and has LeakSanitizer look (and stops looking after every run once that
+/// happened a thousand times).
+pub struct Memo {
+    /// Entries one after the other: key length, value length (`u32` each), key, value.
+    arena: Vec<u8>,
+    /// Open addressing: (hash of the key, 1 + the entry's offset in `arena`), 0 empty.
+    slots: Vec<(u64, usize)>,
+    /// Entries kept.
+    used: usize,
+}
+
+/// A verdict a [`Memo`] keeps, as bytes.
+pub trait Verdict: Sized {
+    /// Write it.
+    fn keep(&self, to: &mut Vec<u8>);
+    /// Read what [`Verdict::keep`] wrote.
+    fn read(from: &[u8]) -> Self;
+}
+
+impl Memo {
+    /// A memo of `bytes` of keys and verdicts and at most `entries` of them, all
+    /// allocated now.
+    pub fn new(bytes: usize, entries: usize) -> Memo {
+        Memo {
+            arena: Vec::with_capacity(bytes),
+            slots: vec![(0, 0); (2 * entries).next_power_of_two()],
+            used: 0,
+        }
     }
-    assert_eq!(out.last(), Some(&b'\n'), "output ends mid-line");
-    out[..out.len() - 1]
-        .split(|&b| b == b'\n')
-        .map(message)
-        .collect()
+
+    /// FxHash, a word at a time: instrumented code pays for every branch it takes.
+    fn hash(key: &[u8]) -> u64 {
+        let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+        let (words, rest) = key.as_chunks::<8>();
+        let h = words
+            .iter()
+            .fold(key.len() as u64, |h, w| mix(h, u64::from_le_bytes(*w)));
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        mix(h, u64::from_le_bytes(last))
+    }
+
+    fn entry(&self, at: usize) -> (&[u8], &[u8]) {
+        let len = |i: usize| {
+            u32::from_le_bytes(self.arena[i..i + 4].try_into().expect("4 bytes")) as usize
+        };
+        let (k, v) = (len(at), len(at + 4));
+        let key = &self.arena[at + 8..at + 8 + k];
+        (key, &self.arena[at + 8 + k..at + 8 + k + v])
+    }
+
+    /// The slot of `key`: its entry's, or the empty one it would take.
+    fn slot(&self, key: &[u8], hash: u64) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        loop {
+            match self.slots[i] {
+                (_, 0) => return i,
+                (h, at) if h == hash && self.entry(at - 1).0 == key => return i,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// The verdict kept for `key`, else `check()`'s, kept.
+    pub fn get<V: Verdict>(&mut self, key: &[u8], check: impl FnOnce() -> V) -> V {
+        let hash = Memo::hash(key);
+        let i = self.slot(key, hash);
+        if let (_, at @ 1..) = self.slots[i] {
+            return V::read(self.entry(at - 1).1);
+        }
+        let verdict = check();
+        let mut value = Vec::new();
+        verdict.keep(&mut value);
+        let need = 8 + key.len() + value.len();
+        if need > self.arena.capacity() || u32::try_from(key.len().max(value.len())).is_err() {
+            return verdict;
+        }
+        let mut i = i;
+        if self.arena.len() + need > self.arena.capacity() || 2 * (self.used + 1) > self.slots.len()
+        {
+            // Full: start again (nothing is freed or allocated).
+            self.arena.clear();
+            self.slots.fill((0, 0));
+            self.used = 0;
+            i = self.slot(key, hash);
+        }
+        self.slots[i] = (hash, self.arena.len() + 1);
+        self.used += 1;
+        for n in [key.len(), value.len()] {
+            self.arena.extend_from_slice(&(n as u32).to_le_bytes());
+        }
+        self.arena.extend_from_slice(key);
+        self.arena.extend_from_slice(&value);
+        verdict
+    }
+
+    /// [`messages`], each line's [`message`] kept in this memo.
+    ///
+    /// # Panics
+    /// As [`messages`].
+    pub fn messages(&mut self, out: &[u8]) -> Vec<Out> {
+        lines(out)
+            .map(|line| self.get(line, || message(line)))
+            .collect()
+    }
+}
+
+/// Verdicts as bytes: a tag, then texts, each as its length (`u32`) and its bytes.
+fn put_text(to: &mut Vec<u8>, text: &str) {
+    to.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    to.extend_from_slice(text.as_bytes());
+}
+
+/// The next text [`put_text`] wrote.
+fn take_text(from: &mut &[u8]) -> String {
+    let (len, rest) = from.split_at(4);
+    let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
+    let (text, rest) = rest.split_at(len);
+    *from = rest;
+    String::from_utf8(text.to_vec()).expect("kept as text")
+}
+
+/// An optional text: a flag byte, then the text when there is one.
+fn put_opt(to: &mut Vec<u8>, text: Option<&str>) {
+    to.push(u8::from(text.is_some()));
+    if let Some(t) = text {
+        put_text(to, t);
+    }
+}
+
+fn take_opt(from: &mut &[u8]) -> Option<String> {
+    let (&flag, rest) = from.split_first().expect("a flag");
+    *from = rest;
+    (flag == 1).then(|| take_text(from))
+}
+
+impl Verdict for Out {
+    fn keep(&self, to: &mut Vec<u8>) {
+        match self {
+            Out::Response(id) => {
+                to.push(0);
+                put_text(to, id);
+            }
+            Out::Notification(method, params) => {
+                to.push(1);
+                put_text(to, method);
+                // serde_json writes a `Value` it reads back the same (float_roundtrip).
+                put_text(to, &params.to_string());
+            }
+        }
+    }
+
+    fn read(from: &[u8]) -> Out {
+        let (&tag, mut rest) = from.split_first().expect("a tag");
+        match tag {
+            0 => Out::Response(take_text(&mut rest)),
+            _ => {
+                let method = take_text(&mut rest);
+                let params = serde_json::from_str(&take_text(&mut rest)).expect("kept as JSON");
+                Out::Notification(method, params)
+            }
+        }
+    }
+}
+
+impl Verdict for Class {
+    fn keep(&self, to: &mut Vec<u8>) {
+        match self {
+            Class::Blank => to.push(0),
+            Class::TooLong => to.push(1),
+            Class::Request { id, method } => {
+                to.push(2);
+                put_text(to, id);
+                put_text(to, method);
+            }
+            Class::Notification { cancels } => {
+                to.push(3);
+                put_opt(to, cancels.as_deref());
+            }
+            Class::Other { id } => {
+                to.push(4);
+                put_opt(to, id.as_deref());
+            }
+        }
+    }
+
+    fn read(from: &[u8]) -> Class {
+        let (&tag, mut rest) = from.split_first().expect("a tag");
+        match tag {
+            0 => Class::Blank,
+            1 => Class::TooLong,
+            2 => Class::Request {
+                id: take_text(&mut rest),
+                method: take_text(&mut rest),
+            },
+            3 => Class::Notification {
+                cancels: take_opt(&mut rest),
+            },
+            _ => Class::Other {
+                id: take_opt(&mut rest),
+            },
+        }
+    }
 }
 
 /// What an input line is, by the oracle.
