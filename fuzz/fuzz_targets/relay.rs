@@ -36,8 +36,8 @@
 //! - a device answer carrying a request's number reaches the host with that request's
 //!   id, and when that request is outstanding it reaches the host at once: never
 //!   swallowed, never given to another request;
-//! - no two requests on the device share an id (a listen stream re-sent after a
-//!   reset is the same request);
+//! - no two requests on the device share an id (a request is what the core answers
+//!   with an id, as above; a listen stream re-sent after a reset is the same one);
 //! - every line written either way is one line (no newline inside), every line to the
 //!   host is JSON.
 #![no_main]
@@ -47,7 +47,6 @@ use std::time::{Duration, Instant};
 
 use emcp::wire::json;
 use emcp::wire::rpc;
-use emcp_bridge::message::Message;
 use emcp_bridge::relay::{Config, Out, Relay};
 use libfuzzer_sys::fuzz_target;
 
@@ -234,6 +233,21 @@ fn mark_of(line: &[u8]) -> Option<u64> {
     std::str::from_utf8(v.get(MARK)?.raw()).ok()?.parse().ok()
 }
 
+/// The id the device's core answers `line` with, if it answers one, and whether the
+/// line opens a listen stream: a request, or a message rejected with its id
+/// (`rpc::parse`, as the core reads it). A line it answers with id `null` (an id of
+/// another type, `1.7`, say) has none: two such lines cannot be taken for each other.
+fn device_request(line: &[u8]) -> Option<(String, bool)> {
+    let text = |id: rpc::Id<'_>| String::from_utf8_lossy(id.raw()).into_owned();
+    match rpc::parse(line) {
+        Ok(rpc::Message::Request(r)) => {
+            Some((text(r.id), r.method.eq_str("subscriptions/listen")))
+        }
+        Err(rpc::Rejected { id: Some(id), .. }) => Some((text(id), false)),
+        _ => None,
+    }
+}
+
 struct World {
     relay: Relay,
     ledger: Ledger,
@@ -248,17 +262,13 @@ impl World {
     fn note(&mut self, out: Vec<Out>, just: Option<Just>) -> Vec<Vec<u8>> {
         let (device, answered) = self.ledger.out(out, just);
         for line in device {
-            let Some(m) = Message::parse(&line) else {
-                continue;
-            };
-            let (Some(id), Some(method)) = (m.id, m.method) else {
+            let Some((id, listen)) = device_request(&line) else {
                 continue;
             };
             let mark = mark_of(&line);
             // Ids are never shared: a listen stream re-sent after a reset is the same
             // line again.
             if let Some(before) = self.wires.insert(id.clone(), line.clone()) {
-                let listen = method == "subscriptions/listen";
                 assert!(
                     listen && before == line,
                     "two requests on the device with id {id}: {} and {}",
