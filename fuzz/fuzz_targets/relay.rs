@@ -240,9 +240,7 @@ fn mark_of(line: &[u8]) -> Option<u64> {
 fn device_request(line: &[u8]) -> Option<(String, bool)> {
     let text = |id: rpc::Id<'_>| String::from_utf8_lossy(id.raw()).into_owned();
     match rpc::parse(line) {
-        Ok(rpc::Message::Request(r)) => {
-            Some((text(r.id), r.method.eq_str("subscriptions/listen")))
-        }
+        Ok(rpc::Message::Request(r)) => Some((text(r.id), r.method.eq_str("subscriptions/listen"))),
         Err(rpc::Rejected { id: Some(id), .. }) => Some((text(id), false)),
         _ => None,
     }
