@@ -29,10 +29,8 @@ connection reset or closed, or not accepted, before any byte of an answer), or l
 (sent, and no answer within the time limit, or an answer cut short). Lost requests
 or wrong answers fail the run. A refusal or 503 while N is at most the device's
 connection tasks (`--tasks`, read from examples/net-app/src/device.rs) is reported (and
-is a goal not met on the page); it fails the run only with `--strict` (load.sh
---strict): a few in 10^5 remain at 4 clients opening connections at over 1,000 a
-second on the tap network, and a benchmark that failed at random would make CI's
-quick run flaky.
+is a goal not met on the page); with `--strict` (CI's quick run: benches/run.sh
+--quick, through load.sh --strict) it fails the run too.
 
 Reported per point: requests per second answered, latency percentiles of the answered
 (from the connection's opening, in `new`, or the request's sending), 503s, refusals,

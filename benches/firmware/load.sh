@@ -8,7 +8,7 @@
 #
 # --quick: 3 s per point (CI's `bench` stage, through benches/run.sh --quick); else
 # 60 s per point. --strict: a refusal or 503 with no more clients than connection
-# tasks fails the run too (load.py --strict, for chasing one). --json DIR
+# tasks fails the run too (load.py --strict; CI's quick run passes it). --json DIR
 # writes DIR/load-user.json and DIR/load-tap.json (DIR is made); --page PAGE writes
 # the figures as a section of PAGE (docs/performance.md, between two marker lines; its
 # chart in perf/net-load.svg beside it) once every run passed.
