@@ -97,9 +97,17 @@ fn errors_of_mqtt() {
     assert_eq!(
         shown(&MqttError::<Unplugged, Unplugged>::Refused(0x87)),
         (
-            "the broker refused the connection (reason code 0x87)".into(),
+            "the broker refused the connection (reason code 0x87: not authorized)".into(),
             None
         )
+    );
+    assert_eq!(
+        shown(&MqttError::<Unplugged, Unplugged>::Refused(0x86)).0,
+        "the broker refused the connection (reason code 0x86: bad user name or password)"
+    );
+    assert_eq!(
+        shown(&MqttError::<Unplugged, Unplugged>::Refused(0x9f)).0,
+        "the broker refused the connection (reason code 0x9f)"
     );
     assert_eq!(
         shown(&MqttError::<Unplugged, Unplugged>::Write(Some(Unplugged))),
