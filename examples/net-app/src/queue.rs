@@ -7,7 +7,9 @@
 //! a connection and the listeners for a socket, the executor never slept and
 //! polled them at every pass, however idle the device. Here every waiter's waker is
 //! kept (up to `W`), and an item sent wakes them all: one takes it, the others wait
-//! again.
+//! again. embassy-sync's `MultiWakerRegistration` keeps wakers the same way, but
+//! its `register` links a `panic!` (a push after making room, unreachable but not
+//! provably so) into every image; this one links none.
 
 use core::cell::RefCell;
 use core::future::poll_fn;
