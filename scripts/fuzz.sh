@@ -26,7 +26,7 @@
 # adds is kept in fuzz/corpus/TARGET (both ignored by git). A crash leaves its input in
 # fuzz/artifacts/TARGET/; reproduce it with
 #   (cd fuzz && cargo +nightly fuzz run -O TARGET artifacts/TARGET/crash-...)
-# (under ASan; every target but ffi_feed fuzzes without it, `fast_build` below: add
+# (under ASan; the targets fuzz without it, `fast` below: add
 # `--sanitizer none --target-dir target/none` to run that build).
 #
 # stdout: one line per target — executions, seconds, CPU seconds, and `clean` or
@@ -128,31 +128,23 @@ cargo run -q -p emcp-tests --bin fuzz-seeds -- fuzz/seeds >&2
 
 cd fuzz
 # AddressSanitizer finds memory errors of unsafe code, at four to five times the cost
-# of an execution (docs/fuzz-runs.md has runs with and without). ffi_feed drives C
-# code (board.c) through the C ABI: it fuzzes under ASan. The others drive no unsafe
-# code of emcp's own (core forbids it; the bridge's spawns processes, off their
-# paths): they fuzz without a sanitizer (built in fuzz/target/none), the invariants
-# they assert unchanged, and the inputs their corpus holds after the run are replayed
-# once under ASan, for the unsafe code of their dependencies (heapless, httparse,
-# embassy, serde_json, std).
-fast_build() { # TARGET: the cargo fuzz options of its fuzzing build
-    case $1 in
-        ffi_feed) echo "--sanitizer address" ;;
-        *) echo "--sanitizer none --target-dir target/none" ;;
-    esac
-}
+# of an execution (docs/fuzz-runs.md has runs with and without). Every target fuzzes
+# without it (built in fuzz/target/none), the invariants it asserts unchanged, and the
+# inputs its corpus holds after the run are replayed once under ASan: for the unsafe
+# code of the dependencies (heapless, httparse, embassy, serde_json, std) and, in
+# ffi_feed, the C ABI's own and the C board's (board.c is built with ASan then,
+# fuzz/build.rs). ffi_feed checks the C ABI's writes on every run without it: each
+# buffer it gives the library sits between guard zones, checked after every call.
+fast=(--sanitizer none --target-dir target/none) # the cargo fuzz options of that build
 echo "fuzz.sh: building ${targets[*]} (cargo ${toolchain[*]} fuzz build -O, ASan and not)" >&2
 for t in "${targets[@]}"; do
-    read -ra fast <<<"$(fast_build "$t")"
     cargo "${toolchain[@]}" fuzz build -O "${fast[@]}" "$t" >&2
-    [ "${fast[1]}" = address ] || cargo "${toolchain[@]}" fuzz build -O "$t" >&2
+    cargo "${toolchain[@]}" fuzz build -O "$t" >&2
 done
 
 failed=0
 for t in "${targets[@]}"; do
-    read -ra fast <<<"$(fast_build "$t")"
-    build="ASan"
-    [ "${fast[1]}" = address ] || build="no sanitizer, its corpus replayed under ASan"
+    build="no sanitizer, its corpus replayed under ASan"
     # Inputs that once failed (fuzz/regressions/TARGET-*) must pass, every run.
     for r in regressions/"$t"-*; do
         [ -e "$r" ] || continue
@@ -175,7 +167,9 @@ for t in "${targets[@]}"; do
     run_hash=$(cd "$root" && sources_hash)
     # -max_len: room for several requests (relay, bridge_http: each byte or two is an
     # operation, so longer inputs are slower, not deeper); -timeout: a slow input is a
-    # finding too.
+    # finding too; -reload=0: one process fuzzes a corpus, and libFuzzer would
+    # otherwise read the whole corpus directory again each second after it added an
+    # input (4 % of ffi_feed's time in a profile).
     max_len=8192
     [ "$t" != relay ] && [ "$t" != bridge_http ] || max_len=2048
     # The CPU time of the run (cargo's check and libFuzzer's process), user + system:
@@ -183,7 +177,7 @@ for t in "${targets[@]}"; do
     TIMEFORMAT='%U %S'
     {
         time cargo "${toolchain[@]}" fuzz run -O "${fast[@]}" "$t" "corpus/$t" "seeds/$t" -- \
-            "${limit[@]}" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+            "${limit[@]}" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 -reload=0 \
             -print_final_stats=1 >"$log" 2>&1
     } 2>"target/$t.cpu" || status=$?
     cpu=$(awk '{ printf "%.1f", $1 + $2 }' "target/$t.cpu")
@@ -200,10 +194,10 @@ for t in "${targets[@]}"; do
         echo "$t: the build failed (see fuzz/$log)"
         failed=1
         continue
-    elif [ "$status" -eq 0 ] && [ -z "$crash" ] && [ "${fast[1]}" != address ] &&
+    elif [ "$status" -eq 0 ] && [ -z "$crash" ] &&
         ! cargo "${toolchain[@]}" fuzz run -O "$t" "corpus/$t" -- -runs=0 \
             -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 >"target/$t.asan.log" 2>&1; then
-        # The corpus replayed under ASan (see fast_build).
+        # The corpus replayed under ASan (see `fast`).
         cat "target/$t.asan.log" >&2
         crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "target/$t.asan.log" | tail -1)
         result="CRASH under ASan ${crash:-(see fuzz/target/$t.asan.log)}"

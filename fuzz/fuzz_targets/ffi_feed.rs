@@ -11,7 +11,15 @@
 //!   caller always takes output before feeding on or polling); `consumed` never
 //!   exceeds the input, and feeding an empty output buffer makes progress;
 //! - the output, and the exactly-once accounting, as for the `server` target
-//!   (`emcp_fuzz::Ledger`), except that the C ABI has no `is_pending` to cross-check.
+//!   (`emcp_fuzz::Ledger`), except that the C ABI has no `is_pending` to cross-check;
+//! - the library writes only inside the memory it is given: the storage, the line
+//!   buffer, the output buffer and `take_output`'s destination each sit between two
+//!   guard zones of a known pattern ([`Guarded`]), checked after every call.
+//!
+//! The guards check writes on every run, built with or without AddressSanitizer:
+//! `scripts/fuzz.sh` fuzzes this target without it, as the others, and replays the
+//! corpus under it (which also sees reads out of bounds, and `board.c`, built with
+//! ASan then, as `build.rs` says).
 //!
 //! The oracle's verdicts on output lines (`emcp_fuzz::message`) and input lines
 //! (`emcp_fuzz::classify`) are kept for the process by the lines' bytes
@@ -78,11 +86,73 @@ unsafe impl Sync for Buffered {}
 unsafe impl Send for Buffered {}
 static BUFFERED: OnceLock<Buffered> = OnceLock::new();
 
+/// Bytes of each guard zone, before and after a buffer given to the library.
+const GUARD: usize = 64;
+/// What a guard zone holds.
+const PATTERN: u8 = 0xA5;
+
+/// `len` bytes for the library, between two guard zones (the allocation is 8-aligned,
+/// and `GUARD` a multiple of 8: the storage's alignment holds). Read and written
+/// through one raw pointer only, so that no reference here overlaps what the library
+/// holds a pointer to.
+struct Guarded {
+    /// Owns `GUARD` + `len` + `GUARD` bytes, as `u64`s for the alignment; never resized.
+    _words: Vec<u64>,
+    /// Its first byte.
+    base: *mut u8,
+    len: usize,
+}
+
+impl Guarded {
+    fn new(len: usize) -> Guarded {
+        let mut words = vec![u64::from_ne_bytes([PATTERN; 8]); (2 * GUARD + len).div_ceil(8)];
+        let base = words.as_mut_ptr().cast();
+        Guarded {
+            _words: words,
+            base,
+            len,
+        }
+    }
+
+    /// The buffer the library gets.
+    fn ptr(&self) -> *mut u8 {
+        // SAFETY: within the allocation (`GUARD` < its size).
+        unsafe { self.base.add(GUARD) }
+    }
+
+    /// The first `n` bytes of the buffer (`n` at most its length).
+    fn head(&self, n: usize) -> &[u8] {
+        assert!(n <= self.len);
+        // SAFETY: initialised bytes within the buffer; the library is not running.
+        unsafe { std::slice::from_raw_parts(self.ptr(), n) }
+    }
+
+    /// Panics when the library wrote into a guard zone.
+    fn check(&self, what: &str) {
+        // A word at a time, folded, then one comparison: this runs after every call,
+        // and instrumented code pays for each comparison.
+        let zone = |at: *const u8| {
+            (0..GUARD / 8).fold(0u64, |acc, i| {
+                // SAFETY: within a guard zone of the allocation, initialised.
+                let w = unsafe { at.add(8 * i).cast::<u64>().read_unaligned() };
+                acc | (w ^ u64::from_ne_bytes([PATTERN; 8]))
+            })
+        };
+        // SAFETY: both zones are within the allocation, apart from the buffer the
+        // library holds.
+        let wrote = zone(self.base) | zone(unsafe { self.base.add(GUARD + self.len) });
+        assert!(wrote == 0, "the library wrote outside {what}");
+    }
+}
+
 struct Conn {
     server: *mut emcp_server,
     buffered: bool,
-    /// Room for one `take_output`, exactly its size (ASan sees a write past it).
-    buf: Vec<u8>,
+    /// Room for one `take_output`, exactly its size.
+    buf: Guarded,
+    storage: Guarded,
+    line: Guarded,
+    outbuf: Guarded,
 }
 
 impl Conn {
@@ -92,20 +162,27 @@ impl Conn {
             return WRITTEN.with(|w| std::mem::take(&mut *w.borrow_mut()));
         }
         let mut all = Vec::new();
-        let buf = &mut self.buf;
+        let take = self.buf.len;
         loop {
             let mut n = usize::MAX;
-            // SAFETY: an initialised server; `buf` has `buf.len()` writable bytes.
-            let st = unsafe {
-                emcp_server_take_output(self.server, buf.as_mut_ptr(), buf.len(), &mut n)
-            };
+            // SAFETY: an initialised server; `buf` has `take` writable bytes.
+            let st = unsafe { emcp_server_take_output(self.server, self.buf.ptr(), take, &mut n) };
             assert_eq!(st, EMCP_OK, "take_output");
-            assert!(n <= buf.len(), "take_output wrote {n} of {}", buf.len());
+            assert!(n <= take, "take_output wrote {n} of {take}");
+            self.buf.check("take_output's buffer");
+            self.check();
             if n == 0 {
                 return all;
             }
-            all.extend_from_slice(&buf[..n]);
+            all.extend_from_slice(self.buf.head(n));
         }
+    }
+
+    /// Panics when the library wrote outside the server's buffers.
+    fn check(&self) {
+        self.storage.check("the storage");
+        self.line.check("the line buffer");
+        self.outbuf.check("the output buffer");
     }
 
     /// Feed all of `bytes`, taking output whenever the server pauses; returns the output.
@@ -118,6 +195,7 @@ impl Conn {
             let st = unsafe { emcp_server_feed(self.server, rest.as_ptr(), rest.len(), &mut used) };
             assert_eq!(st, EMCP_OK, "feed");
             assert!(used <= rest.len(), "consumed {used} of {}", rest.len());
+            self.check();
             let taken = self.output();
             assert!(
                 used > 0 || rest.is_empty() || !taken.is_empty(),
@@ -137,6 +215,7 @@ impl Conn {
         // SAFETY: an initialised server.
         let st = unsafe { emcp_server_poll(self.server, &mut busy) };
         assert_eq!(st, EMCP_OK, "poll with an empty output buffer");
+        self.check();
         (busy, self.output())
     }
 }
@@ -182,35 +261,37 @@ fuzz_target!(
     } else {
         &raw const board_config
     };
-    let mut storage: Box<emcp_server_storage> = Box::new(emcp_server_storage {
-        bytes: [0; EMCP_SERVER_STORAGE_SIZE],
-    });
-    let mut line = vec![0u8; LINE];
-    let mut outbuf = vec![0u8; EMCP_OUTPUT_MIN_ROOM + 16 * usize::from(k[1])];
-    // SAFETY: every buffer outlives the server (dropped at the end of this run).
+    let take = 1 + 8 * usize::from(k[2]);
+    let mut conn = Conn {
+        server: null_mut(),
+        buffered,
+        buf: Guarded::new(if buffered { take } else { 0 }),
+        storage: Guarded::new(EMCP_SERVER_STORAGE_SIZE),
+        line: Guarded::new(LINE),
+        outbuf: Guarded::new(EMCP_OUTPUT_MIN_ROOM + 16 * usize::from(k[1])),
+    };
+    let out_len = conn.outbuf.len;
+    // SAFETY: every buffer outlives the server (dropped with `conn` at the end of this
+    // run); the storage is `EMCP_SERVER_STORAGE_SIZE` bytes, 8-aligned (`Guarded`).
     let st = unsafe {
         emcp_server_init(
-            &mut *storage,
-            std::mem::size_of::<emcp_server_storage>(),
+            conn.storage.ptr().cast::<emcp_server_storage>(),
+            EMCP_SERVER_STORAGE_SIZE,
             config,
-            line.as_mut_ptr(),
-            line.len(),
+            conn.line.ptr(),
+            LINE,
             if buffered {
-                outbuf.as_mut_ptr()
+                conn.outbuf.ptr()
             } else {
                 null_mut()
             },
-            outbuf.len(),
+            out_len,
             addr_of_mut!(board.server).cast(),
         )
     };
     assert_eq!(st, EMCP_OK, "init");
-    let take = 1 + 8 * usize::from(k[2]);
-    let mut conn = Conn {
-        server: unsafe { board.server }.cast(),
-        buffered,
-        buf: vec![0; if buffered { take } else { 0 }],
-    };
+    conn.check();
+    conn.server = unsafe { board.server }.cast();
     let mut ledger = Ledger::default();
 
     for (seg, ended) in segments(data) {
@@ -226,6 +307,7 @@ fuzz_target!(
                 EMCP_OK,
                 "finish"
             );
+            conn.check();
             out.extend(conn.output());
         }
         let class = INPUT.with(|m| {
@@ -247,5 +329,5 @@ fuzz_target!(
     }
     let unanswered = ledger.unanswered();
     assert!(unanswered.is_empty(), "never answered: {unanswered:?}");
-    drop((storage, line, outbuf));
+    drop(conn);
 });
