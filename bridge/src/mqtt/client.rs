@@ -67,13 +67,9 @@ impl std::fmt::Display for Broker {
     }
 }
 
-/// What a CONNACK's refusal means, for the two a login meets.
-fn refusal(reason: u8) -> &'static str {
-    match reason {
-        0x86 => ": bad user name or password",
-        0x87 => ": not authorized",
-        _ => "",
-    }
+/// What a CONNACK's refusal means, for the two a login meets: `": "` and the reason.
+fn refusal(reason: u8) -> String {
+    emcp::wire::mqtt::refusal_reason(reason).map_or_else(String::new, |why| format!(": {why}"))
 }
 
 /// A connected client. Dropping it closes the connection without DISCONNECT (the

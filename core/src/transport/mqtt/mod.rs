@@ -211,15 +211,14 @@ impl<R, W> core::fmt::Display for MqttError<R, W> {
             MqttError::Write(None) => f.write_str("the broker's connection accepted no byte"),
             MqttError::Closed => f.write_str("the broker closed the connection"),
             MqttError::Refused(code) => {
-                let why = match code {
-                    0x86 => ": bad user name or password",
-                    0x87 => ": not authorized",
-                    _ => "",
-                };
                 write!(
                     f,
-                    "the broker refused the connection (reason code {code:#04x}{why})"
-                )
+                    "the broker refused the connection (reason code {code:#04x}"
+                )?;
+                if let Some(why) = crate::wire::mqtt::refusal_reason(*code) {
+                    write!(f, ": {why}")?;
+                }
+                f.write_str(")")
             }
             MqttError::Malformed => f.write_str(
                 "the broker sent a packet that is not MQTT 5, or refused the control topic",
