@@ -23,10 +23,11 @@
 //!
 //! # Panic contract
 //!
-//! Nothing in this module panics, on any input or call sequence. [`parse`] is the only
-//! way to obtain a [`Value`]; once it has returned `Ok`, every accessor relies on the
-//! bytes being valid JSON, and is still written with checked access only (it would
-//! return `None` or stop early, never panic). Writer errors, including nesting deeper
+//! Nothing in this module panics, on any input or call sequence. [`parse`] is the way
+//! to obtain a [`Value`] ([`Value::trusted`] re-reads text it accepted before); once
+//! it has returned `Ok`, every accessor relies on the bytes being valid JSON, and is
+//! still written with checked access only (it would return `None` or stop early,
+//! never panic). Writer errors, including nesting deeper
 //! than [`WRITER_MAX_DEPTH`], are reported through [`JsonWriter::finish`].
 //!
 //! # Limits

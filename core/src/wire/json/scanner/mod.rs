@@ -14,10 +14,11 @@
 //!
 //! # Panic contract
 //!
-//! No function here panics, on any input. A [`Value`] or [`Str`] can only be obtained
-//! from [`parse`] (or by navigating from one), so accessors never see unvalidated
-//! bytes; even so they are written with checked access only, and would return `None`
-//! or stop early rather than panic.
+//! No function here panics, on any input. A [`Value`] or [`Str`] is obtained from
+//! [`parse`] (or by navigating from one), or from text a parse accepted before
+//! ([`Value::trusted`]), so accessors never see unvalidated bytes; even so they are
+//! written with checked access only, and would return `None` or stop early rather
+//! than panic.
 
 use core::fmt;
 
@@ -157,8 +158,9 @@ pub fn parse_with_depth(input: &[u8], max_depth: usize) -> Result<Value<'_>, Sca
 /// A validated JSON value: `raw` is exactly the value's bytes (no surrounding
 /// whitespace).
 ///
-/// Only [`parse`] (and navigation from a `Value`) constructs it, so every accessor may
-/// rely on validity — and still never panics.
+/// Only [`parse`] (and navigation from a `Value`) constructs it, or
+/// [`Value::trusted`] from text a parse accepted before, so every accessor may rely
+/// on validity — and still never panics.
 #[derive(Clone, Copy)]
 pub struct Value<'a> {
     raw: &'a [u8],
@@ -173,11 +175,21 @@ impl fmt::Debug for Value<'_> {
 }
 
 impl<'a> Value<'a> {
-    /// A value from JSON text that [`parse`] has already accepted (a device's static
-    /// schema, checked once when the server was built), without checking it again:
-    /// only the whitespace around it is trimmed. Navigation never panics on any
-    /// bytes, but its answers mean nothing for text that is not valid JSON.
-    pub(crate) fn trusted(text: &'a [u8]) -> Value<'a> {
+    /// A value from JSON text that [`parse`] has already accepted, without checking it
+    /// again: only the whitespace around it is trimmed. For text kept after its one
+    /// parse (a device's static schema checked when the server was built, a copy of
+    /// a line or of one of its values), so that reading it later costs a walk and
+    /// not a second validation. Navigation never panics on any bytes, but its
+    /// answers mean nothing for text that is not valid JSON: on untrusted input use
+    /// [`parse`].
+    ///
+    /// ```
+    /// use emcp::wire::json::{parse, Value};
+    /// let line = br#"{"id":7,"params":{"uri":"led://state"}}"#;
+    /// let kept = parse(line).unwrap().get("params").unwrap().raw().to_vec();
+    /// assert_eq!(Value::trusted(&kept).get("uri").unwrap().raw(), br#""led://state""#);
+    /// ```
+    pub fn trusted(text: &'a [u8]) -> Value<'a> {
         let start = skip_ws(text, 0);
         let end = text.iter().rposition(|&b| !is_ws(b)).map_or(0, |e| e + 1);
         Value {
