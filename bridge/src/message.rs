@@ -14,6 +14,15 @@
 //! by [`Message::parse`]. Both read JSON with the core's scanner: iterative, nesting
 //! bounded (32 levels for host lines, as the core; [`json::DEPTH_LIMIT`] for device
 //! lines), no recursion on any input.
+//!
+//! **One check per line.** A [`Message`] keeps the line it was read from once the
+//! scanner accepted it, with where its `id` and `params` are: its parameters
+//! ([`Message::param`], [`Message::meta`]) and its swaps ([`Message::with_id`],
+//! [`Message::with_value`]) read that copy again without checking it again
+//! ([`Value::trusted`]).
+
+use std::borrow::Cow;
+use std::ops::Range;
 
 use emcp::wire::error::RequestError;
 use emcp::wire::error::RpcError;
@@ -52,6 +61,118 @@ pub struct Message {
     /// A host line the core rejects: why (the core answers it with this error, with
     /// the line's id when it could read one, else `null`).
     pub rejected: Option<RequestError>,
+    /// The line, when the scanner accepted it.
+    read: Option<Read>,
+}
+
+/// The line a [`Message`] was read from, which the scanner accepted, and where in it
+/// the values the message reads again are.
+#[derive(Clone, Debug)]
+struct Read {
+    line: Vec<u8>,
+    /// The values of the root's members named `id` (every one), when the read walked
+    /// the root's members (else found when needed).
+    ids: Option<Ids>,
+    /// The value of `params` (the first so named), as in [`Message::params`].
+    params: Option<Range<usize>>,
+}
+
+impl Read {
+    /// `line`, accepted by the scanner, with `params` (a value of it, or none) and
+    /// the values of its `id` members when known.
+    fn new(line: &[u8], ids: Option<Ids>, params: Option<Value<'_>>) -> Read {
+        Read {
+            line: line.to_vec(),
+            ids,
+            params: params.and_then(|p| span(line, p)),
+        }
+    }
+
+    /// `params`, read again without a check.
+    fn params(&self) -> Option<Value<'_>> {
+        Some(Value::trusted(self.line.get(self.params.clone()?)?))
+    }
+}
+
+/// Where the values of members of one name are: nearly always one (no allocation).
+#[derive(Clone, Debug)]
+enum Ids {
+    One(Range<usize>),
+    Many(Vec<Range<usize>>),
+}
+
+impl Ids {
+    /// One more, after those.
+    fn push(ids: &mut Option<Ids>, span: Range<usize>) {
+        *ids = Some(match ids.take() {
+            None => Ids::One(span),
+            Some(Ids::One(first)) => Ids::Many(vec![first, span]),
+            Some(Ids::Many(mut all)) => {
+                all.push(span);
+                Ids::Many(all)
+            }
+        });
+    }
+
+    fn as_slice(&self) -> &[Range<usize>] {
+        match self {
+            Ids::One(one) => std::slice::from_ref(one),
+            Ids::Many(all) => all,
+        }
+    }
+}
+
+/// Where `value`, a value read from `line`, is in it.
+fn span(line: &[u8], value: Value<'_>) -> Option<Range<usize>> {
+    let start = (value.raw().as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+    Some(start..start + value.raw().len())
+}
+
+/// The values of the root's members named `id` in `line` (JSON), when `first`, the
+/// value of the first, is provably the only one: the line has no escape, so any name
+/// that reads `id` is spelled `"id"`, and those four bytes are there once. (Else the
+/// root's members are walked when the ids are needed.)
+fn only_id(line: &[u8], first: rpc::Id<'_>) -> Option<Ids> {
+    let once = memchr::memmem::find_iter(line, br#""id""#).nth(1).is_none();
+    let plain = memchr::memchr(b'\\', line).is_none();
+    let start = (first.raw().as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+    (once && plain).then(|| Ids::One(start..start + first.raw().len()))
+}
+
+/// Where the values of `object`'s members named `key` (every one, however its name is
+/// escaped) are in `line`, which `object` was read from.
+fn spans(line: &[u8], object: Value<'_>, key: &str) -> Option<Vec<Range<usize>>> {
+    object
+        .members()
+        .filter(|(k, _)| k.eq_str(key))
+        .map(|(_, v)| span(line, v))
+        .collect()
+}
+
+/// `line` with the values at each group's spans replaced by its JSON text, as one
+/// line ([`one_line`]); `None` when the first group has none. The spans are apart
+/// (each group's in order).
+fn splice(line: &[u8], groups: &[(&[Range<usize>], &str)]) -> Option<Vec<u8>> {
+    if groups.first().is_none_or(|(spans, _)| spans.is_empty()) {
+        return None;
+    }
+    let mut all: Vec<(&Range<usize>, &str)> = groups
+        .iter()
+        .flat_map(|(spans, text)| spans.iter().map(move |s| (s, *text)))
+        .collect();
+    if groups.len() > 1 {
+        all.sort_unstable_by_key(|(s, _)| s.start);
+    }
+    let extra: usize = all.iter().map(|(_, text)| text.len()).sum();
+    let mut out = Vec::with_capacity(line.len() + extra);
+    let mut at = 0;
+    for (span, text) in all {
+        out.extend_from_slice(line.get(at..span.start)?);
+        out.extend_from_slice(text.as_bytes());
+        at = span.end;
+    }
+    out.extend_from_slice(line.get(at..)?);
+    Some(into_one_line(out))
 }
 
 /// A value's JSON text (valid UTF-8: the scanner checked the whole line).
@@ -74,12 +195,6 @@ fn string(s: Str<'_>) -> String {
 /// The members [`Message::parse`] reads, in the order it files them.
 const MEMBERS: [&str; 5] = ["id", "method", "params", "result", "error"];
 
-/// A member of the JSON object `object` (JSON text), as JSON text.
-fn member(object: &str, key: &str) -> Option<String> {
-    let v = json::parse_with_depth(object.as_bytes(), json::DEPTH_LIMIT).ok()?;
-    v.get(key).map(|m| text(m.raw()))
-}
-
 impl Message {
     /// Look at one line (without its newline) from the device, or one the bridge
     /// built. `None`: not JSON (boot noise), or nested deeper than
@@ -95,12 +210,17 @@ impl Message {
         let root = json::parse_with_depth(line, json::DEPTH_LIMIT).ok()?;
         // One walk over the members (none unless an object), the first of each name
         // kept, as `Value::get` finds it: a line is read once, not once per member.
+        // Every `id` member is kept too, for `with_id`.
         let mut found = [None; 5];
+        let mut ids = None;
         for (key, value) in root.members() {
             // A name without escapes (nearly all) is compared as it is.
             let plain = key.as_plain();
             let is = |name: &&str| plain.map_or_else(|| key.eq_str(name), |k| k == *name);
             if let Some(i) = MEMBERS.iter().position(is) {
+                if i == 0 {
+                    Ids::push(&mut ids, span(line, value)?);
+                }
                 found[i].get_or_insert(value);
             }
         }
@@ -122,6 +242,12 @@ impl Message {
             params: params.map(|p| text(p.raw())),
             is_error,
             rejected: None,
+            // With no `id` member: none (not "not known").
+            read: Some(Read::new(
+                line,
+                Some(ids.unwrap_or(Ids::Many(Vec::new()))),
+                params,
+            )),
         })
     }
 
@@ -147,6 +273,8 @@ impl Message {
             params: params.map(|p| text(p.raw())),
             is_error: false,
             rejected: None,
+            // Accepted by the scanner (within the core's depth, below the bridge's).
+            read: Some(Read::new(line, id.and_then(|id| only_id(line, id)), params)),
         };
         match rpc::parse(line) {
             Ok(rpc::Message::Request(r)) => {
@@ -156,10 +284,19 @@ impl Message {
                 message(Kind::Notification, None, Some(n.method), n.params)
             }
             // A valid response is valid JSON within the core's depth: `parse` reads it.
-            Ok(rpc::Message::Response) => {
-                Message::parse(line).unwrap_or_else(|| message(Kind::Other, None, None, None))
-            }
-            Err(rpc::Rejected { id: None, error }) => Message::rejected(error),
+            Ok(rpc::Message::Response) => Message::parse(line).unwrap_or_else(|| Message {
+                read: None,
+                ..message(Kind::Other, None, None, None)
+            }),
+            // Not JSON: nothing to keep.
+            Err(rpc::Rejected {
+                id: None,
+                error: error @ RequestError::Parse(_),
+            }) => Message::rejected(error),
+            Err(rpc::Rejected { id: None, error }) => Message {
+                rejected: Some(error),
+                ..message(Kind::Other, None, None, None)
+            },
             Err(rpc::Rejected { id, error }) => Message {
                 rejected: Some(error),
                 ..message(Kind::Request, id, None, None)
@@ -176,6 +313,7 @@ impl Message {
             params: None,
             is_error: false,
             rejected: Some(error),
+            read: None,
         }
     }
 
@@ -184,16 +322,91 @@ impl Message {
         self.method.as_deref().unwrap_or("")
     }
 
-    /// A parameter (`params.<key>`), as JSON text.
+    /// A parameter (`params.<key>`) of the line read, as JSON text.
     pub fn param(&self, key: &str) -> Option<String> {
-        member(self.params.as_deref()?, key)
+        let params = self.read.as_ref()?.params()?;
+        params.get(key).map(|m| text(m.raw()))
     }
 
-    /// `params._meta.<key>`, as JSON text.
+    /// `params._meta.<key>` of the line read, as JSON text.
     pub fn meta(&self, key: &str) -> Option<String> {
-        let params = self.params.as_deref()?.as_bytes();
-        let params = json::parse_with_depth(params, json::DEPTH_LIMIT).ok()?;
+        let params = self.read.as_ref()?.params()?;
         params.get("_meta")?.get(key).map(|m| text(m.raw()))
+    }
+
+    /// The line read, as [`with_id`] makes it: with the value of every root member
+    /// named `id` replaced by the JSON text `id`, as one line. `None` when it has
+    /// none, or the message was not read from JSON.
+    ///
+    /// ```
+    /// use emcp_bridge::message::Message;
+    /// let m = Message::parse(br#"{"id":1,"i\u0064":2,"result":{}}"#).unwrap();
+    /// assert_eq!(m.with_id("3").unwrap(), br#"{"id":3,"i\u0064":3,"result":{}}"#);
+    /// ```
+    pub fn with_id(&self, id: &str) -> Option<Vec<u8>> {
+        let read = self.read.as_ref()?;
+        splice(&read.line, &[(&*read.ids()?, id)])
+    }
+
+    /// The line read, as [`with_value`] makes it: the value at `path` replaced by the
+    /// JSON text `value`, as one line. `None` when nothing is at `path`, or the
+    /// message was not read from JSON.
+    ///
+    /// ```
+    /// use emcp_bridge::message::Message;
+    /// let line = br#"{"method":"notifications/cancelled","params":{"requestId":"a"}}"#;
+    /// let m = Message::parse(line).unwrap();
+    /// assert_eq!(
+    ///     m.with_value(&["params", "requestId"], "17").unwrap(),
+    ///     br#"{"method":"notifications/cancelled","params":{"requestId":17}}"#
+    /// );
+    /// ```
+    pub fn with_value(&self, path: &[&str], value: &str) -> Option<Vec<u8>> {
+        if path == ["id"] {
+            return self.with_id(value);
+        }
+        let read = self.read.as_ref()?;
+        splice(&read.line, &[(&read.at(path)?, value)])
+    }
+
+    /// [`Message::with_id`], then [`with_value`] at `path` on the line that makes
+    /// when something is there: one splice when `id` and `value` are JSON scalars
+    /// (the second finds in the first's line what it would find in this one). `None`
+    /// when [`Message::with_id`] is.
+    pub(crate) fn with_id_then_value(
+        &self,
+        id: &str,
+        path: &[&str],
+        value: &str,
+    ) -> Option<Vec<u8>> {
+        let scalar = |t: &str| json::parse_with_depth(t.as_bytes(), 0).is_ok();
+        let read = self.read.as_ref()?;
+        if path.first() == Some(&"id") || !scalar(id) || !scalar(value) {
+            let line = self.with_id(id)?;
+            return Some(with_value(&line, path, value).unwrap_or(line));
+        }
+        let at = read.at(path).unwrap_or_default();
+        splice(&read.line, &[(&*read.ids()?, id), (&at, value)])
+    }
+}
+
+impl Read {
+    /// The values of the root's members named `id`.
+    fn ids(&self) -> Option<Cow<'_, [Range<usize>]>> {
+        Some(match &self.ids {
+            Some(ids) => Cow::Borrowed(ids.as_slice()),
+            None => Cow::Owned(spans(&self.line, Value::trusted(&self.line), "id")?),
+        })
+    }
+
+    /// The values at `path` (as [`with_value`] finds them).
+    fn at(&self, path: &[&str]) -> Option<Vec<Range<usize>>> {
+        let (last, outer) = path.split_last()?;
+        let mut object = Value::trusted(&self.line);
+        for key in outer {
+            object = object.get(key)?;
+        }
+        spans(&self.line, object, last)
     }
 }
 
@@ -248,34 +461,37 @@ pub fn with_value(line: &[u8], path: &[&str], value: &str) -> Option<Vec<u8>> {
     for key in outer {
         object = object.get(key)?;
     }
-    let base = line.as_ptr() as usize;
-    let mut spans = Vec::new();
-    for (key, v) in object.members() {
-        if key.eq_str(last) {
-            let start = (v.raw().as_ptr() as usize).checked_sub(base)?;
-            spans.push((start, start + v.raw().len()));
-        }
-    }
-    if spans.is_empty() {
-        return None;
-    }
-    let mut out = Vec::with_capacity(line.len() + spans.len() * value.len());
-    let mut at = 0;
-    for (start, end) in spans {
-        out.extend_from_slice(line.get(at..start)?);
-        out.extend_from_slice(value.as_bytes());
-        at = end;
-    }
-    out.extend_from_slice(line.get(at..)?);
-    Some(one_line(&out))
+    splice(line, &[(&spans(line, object, last)?, value)])
 }
 
 /// A JSON message (an HTTP body) as one line: its line breaks, whitespace outside
 /// strings, become spaces (JSON strings cannot hold one raw).
 pub fn one_line(json: &[u8]) -> Vec<u8> {
-    json.iter()
-        .map(|&b| if matches!(b, b'\n' | b'\r') { b' ' } else { b })
-        .collect()
+    into_one_line(json.to_vec())
+}
+
+/// [`one_line`] in place.
+fn into_one_line(mut json: Vec<u8>) -> Vec<u8> {
+    // Most lines have no break: found a word at a time, not compared byte by byte.
+    if memchr::memchr2(b'\n', b'\r', &json).is_some() {
+        for b in json.iter_mut().filter(|b| matches!(b, b'\n' | b'\r')) {
+            *b = b' ';
+        }
+    }
+    json
+}
+
+/// `text` as a JSON string, as `serde_json` writes it: as it is between quotes when
+/// nothing in it needs an escape (the bridge's own messages and method names).
+fn quoted(text: &str) -> String {
+    if text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        return serde_json::Value::from(text).to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    out.push_str(text);
+    out.push('"');
+    out
 }
 
 /// A JSON-RPC error response with the given raw id text.
@@ -288,14 +504,14 @@ pub fn one_line(json: &[u8]) -> Vec<u8> {
 /// );
 /// ```
 pub fn error_line(id: &str, code: i64, message: &str) -> Vec<u8> {
-    let message = serde_json::Value::from(message).to_string();
+    let message = quoted(message);
     format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":{message}}}}}"#)
         .into_bytes()
 }
 
 /// A request with a new id and the original's method and `params` text (replays).
 pub fn request_line(id: &str, method: &str, params: Option<&str>) -> Vec<u8> {
-    let method = serde_json::Value::from(method).to_string();
+    let method = quoted(method);
     match params {
         Some(p) => format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method},"params":{p}}}"#),
         None => format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method}}}"#),
@@ -313,7 +529,7 @@ pub fn request_line(id: &str, method: &str, params: Option<&str>) -> Vec<u8> {
 /// );
 /// ```
 pub fn error_line_data(id: &str, code: i64, message: &str, data: &serde_json::Value) -> Vec<u8> {
-    let message = serde_json::Value::from(message).to_string();
+    let message = quoted(message);
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":{message},"data":{data}}}}}"#
     )
@@ -342,7 +558,7 @@ pub fn too_long_line(limit: usize) -> Vec<u8> {
 
 /// `notifications/cancelled` for the request with this raw id.
 pub fn cancel_line(id: &str, reason: &str) -> Vec<u8> {
-    let reason = serde_json::Value::from(reason).to_string();
+    let reason = quoted(reason);
     format!(
         r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id},"reason":{reason}}}}}"#
     )
@@ -378,6 +594,55 @@ mod tests {
         let m = Message::parse(br#"{"id":1,"method":"x","params":{"_meta":{"progressToken":5}}}"#)
             .unwrap();
         assert_eq!(m.meta("progressToken").as_deref(), Some("5"));
+    }
+
+    #[test]
+    fn quoted_is_serde_jsons_string() {
+        for text in [
+            "timed out",
+            "",
+            "a \"b\"",
+            "back\\slash",
+            "tab\there",
+            "é \u{7f}",
+            "\u{1}",
+        ] {
+            assert_eq!(quoted(text), serde_json::Value::from(text).to_string());
+        }
+    }
+
+    /// The swaps of a message read its kept line as the free functions read the line.
+    #[test]
+    fn swaps_of_a_message_are_those_of_its_line() {
+        let lines: [&[u8]; 9] = [
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#,
+            b"{\"id\" : 7,\r\n \"method\":\"x\", \"params\" : {\"_meta\":{\"progressToken\":1,\"progressToken\":2}}}",
+            br#"{"id":1,"i\u0064":2,"method":"m","params":{"_meta":{"progress\u0054oken":3}}}"#,
+            br#"{"jsonrpc":"2.0","id":"id","method":"ping","params":{"x":"\"id\""}}"#,
+            br#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":{}},"params":{"_meta":{"progressToken":1}}}"#,
+            br#"{"jsonrpc":"2.0","id":3,"method":7,"params":{"_meta":{"progressToken":1}}}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a","requestId":4}}"#,
+            br#"{"jsonrpc":"2.0","id":"x","result":{"id":1}}"#,
+            br#"[{"id":1}]"#,
+        ];
+        let token = ["params", "_meta", "progressToken"];
+        let paths: [&[&str]; 4] = [&["id"], &token, &["params", "requestId"], &["result", "id"]];
+        for line in lines {
+            for m in [Message::from_host(line), Message::parse(line).unwrap()] {
+                let read = m.read.is_some();
+                assert_eq!(m.with_id("\"b\""), with_id(line, "\"b\"").filter(|_| read));
+                for path in paths {
+                    let free = with_value(line, path, "9").filter(|_| read);
+                    assert_eq!(m.with_value(path, "9"), free, "{path:?}");
+                    for value in ["\"t\"", "[1]"] {
+                        let both = with_id(line, "5")
+                            .filter(|_| read)
+                            .map(|l| with_value(&l, path, value).unwrap_or(l));
+                        assert_eq!(m.with_id_then_value("5", path, value), both, "{path:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -341,7 +341,7 @@ impl Relay {
         // with its id, however malformed (its error then comes from the device).
         let msg = Message::from_host(line);
         match msg.kind {
-            Kind::Request => self.host_request(&msg, line, now, &mut out),
+            Kind::Request => self.host_request(&msg, now, &mut out),
             Kind::Notification => self.host_notification(&msg, line, &mut out),
             Kind::Response => {
                 let id = msg.id.unwrap_or_default();
@@ -360,7 +360,7 @@ impl Relay {
         out
     }
 
-    fn host_request(&mut self, msg: &Message, line: &[u8], now: Instant, out: &mut Vec<Out>) {
+    fn host_request(&mut self, msg: &Message, now: Instant, out: &mut Vec<Out>) {
         let id = msg.id.clone().unwrap_or_default();
         if self.pending.contains_key(&id) {
             out.push(fail(&id, Fault::DuplicateId));
@@ -372,7 +372,7 @@ impl Relay {
         }
         let wire = self.wire_id();
         // A request is an object with an id (`Message::from_host`): `with_id` finds it.
-        let Some(line) = message::with_id(line, &wire) else {
+        let Some(line) = msg.with_id(&wire) else {
             out.push(fail(&id, Fault::Unavailable));
             return;
         };
@@ -455,7 +455,8 @@ impl Relay {
                 }
                 // The device knows the request by the bridge's id; a late answer to it
                 // names an id no request has any more, and is dropped.
-                let line = message::with_value(line, &["params", "requestId"], &p.wire)
+                let line = msg
+                    .with_value(&["params", "requestId"], &p.wire)
                     .unwrap_or_else(|| message::cancel_line(&p.wire, "cancelled"));
                 return self.send_or_hold(None, &line, out);
             }
@@ -497,7 +498,7 @@ impl Relay {
                             }
                         }
                         // A response has its id (it was read): the host's goes in its place.
-                        let answer = message::with_id(line, &host_id).unwrap_or_default();
+                        let answer = msg.with_id(&host_id).unwrap_or_default();
                         out.push(Out::Host(answer));
                     }
                     None => out.push(Out::Note(format!(
@@ -530,7 +531,7 @@ impl Relay {
                         }
                     };
                     let path = ["params", "_meta", SUBSCRIPTION_ID];
-                    match message::with_value(&line, &path, host_id) {
+                    match msg.with_value(&path, host_id) {
                         Some(l) => line = l,
                         None => return out,
                     }

@@ -196,7 +196,7 @@ impl World {
         }
         self.next += 1;
         let bridge = Mux::bridge_id(self.next);
-        let line = mux::request_line(body, &msg, &bridge);
+        let line = mux::request_line(&msg, &bridge);
         if line.len() > self.line_max {
             return; // answered on the connection
         }

@@ -369,7 +369,7 @@ fn request(
     let bridge = Mux::bridge_id(n);
     // The client's bytes with the bridge's id (and progress token): the device sees
     // what the client sent, malformed parts and all, and answers it as it would.
-    let line = mux::request_line(body, &msg, &bridge);
+    let line = mux::request_line(&msg, &bridge);
     if line.len() > shared.line_max {
         // Within the limit as sent, over it with the bridge's id.
         let _ = reply.write(&message::too_long_line(shared.line_max));

@@ -22,10 +22,10 @@ use std::sync::mpsc::Sender;
 use crate::message::{self, Kind, Message};
 use crate::pump::HostSide;
 
-/// The line for the device of a client's request: its body (`msg`, read from it)
-/// with the bridge id `bridge` in place of its id and of its `progressToken`, as one
-/// line; the rest of the client's bytes kept. A request without an id member (one the
-/// core rejects before reading it) is built anew from its method and `params`.
+/// The line for the device of a client's request `msg` (read from its body): the
+/// body with the bridge id `bridge` in place of its id and of its `progressToken`, as
+/// one line; the rest of the client's bytes kept. A request without an id member (one
+/// the core rejects before reading it) is built anew from its method and `params`.
 ///
 /// ```
 /// use emcp_bridge::http::mux::request_line;
@@ -33,18 +33,24 @@ use crate::pump::HostSide;
 /// let body = br#"{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"_meta":{"progressToken":0}}}"#;
 /// let msg = Message::from_host(body);
 /// assert_eq!(
-///     request_line(body, &msg, r#""emcp-bridge/h/1""#),
+///     request_line(&msg, r#""emcp-bridge/h/1""#),
 ///     br#"{"jsonrpc":"2.0","id":"emcp-bridge/h/1","method":"tools/call","params":{"_meta":{"progressToken":"emcp-bridge/h/1"}}}"#
 /// );
 /// ```
-pub fn request_line(body: &[u8], msg: &Message, bridge: &str) -> Vec<u8> {
-    let line = message::with_id(body, bridge)
-        .unwrap_or_else(|| message::request_line(bridge, msg.method(), msg.params.as_deref()));
+pub fn request_line(msg: &Message, bridge: &str) -> Vec<u8> {
     let token = ["params", "_meta", "progressToken"];
-    match msg.meta("progressToken") {
-        Some(_) => message::with_value(&line, &token, bridge).unwrap_or(line),
-        None => line,
-    }
+    let progress = msg.meta("progressToken").is_some();
+    let line = match progress {
+        true => msg.with_id_then_value(bridge, &token, bridge),
+        false => msg.with_id(bridge),
+    };
+    line.unwrap_or_else(|| {
+        let line = message::request_line(bridge, msg.method(), msg.params.as_deref());
+        match progress {
+            true => message::with_value(&line, &token, bridge).unwrap_or(line),
+            false => line,
+        }
+    })
 }
 
 /// What reaches a connection.
@@ -169,7 +175,7 @@ impl HostSide for Mux {
                     _ => route.client.as_str(),
                 };
                 // Read above from this line: the member is there.
-                message::with_value(&line, path, client).unwrap_or(line)
+                msg.with_value(path, client).unwrap_or(line)
             }
             None => line,
         };
@@ -255,11 +261,7 @@ mod tests {
         let bridge = Mux::bridge_id(n);
         let mut out = mux.event(HttpEvent::Request {
             message,
-            line: request_line(
-                line.as_bytes(),
-                &Message::from_host(line.as_bytes()),
-                &bridge,
-            ),
+            line: request_line(&Message::from_host(line.as_bytes()), &bridge),
             bridge,
             reply: tx,
         });
