@@ -42,7 +42,7 @@
 //! notifications pass to the host unchanged; the host's responses to them go back
 //! to the device that asked, and are dropped when that device has since reset.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use emcp::wire::error::{RequestError, RpcError};
@@ -200,6 +200,9 @@ pub struct Relay {
     config: Config,
     state: State,
     pending: HashMap<String, Pending>,
+    /// The host ids of the open listen streams in `pending`, in the order they are
+    /// re-sent after a reset (kept in order as they come and go: a reset sorts none).
+    listens: BTreeSet<String>,
     /// Every bridge id with a request on it: the host's in `pending`, and the
     /// bridge's replays on the current connection.
     wires: HashMap<String, Wire>,
@@ -224,6 +227,7 @@ impl Relay {
             config,
             state: State::Down,
             pending: HashMap::new(),
+            listens: BTreeSet::new(),
             wires: HashMap::new(),
             held: VecDeque::new(),
             session: Session::default(),
@@ -435,6 +439,9 @@ impl Relay {
             },
         );
         self.wires.insert(wire, Wire::Host(id.clone()));
+        if listen {
+            self.listens.insert(id.clone());
+        }
         self.send_or_hold(Some(id), &line, out);
     }
 
@@ -593,6 +600,7 @@ impl Relay {
         let mut ids: Vec<String> = self.pending.keys().cloned().collect();
         ids.sort();
         self.pending.clear();
+        self.listens.clear();
         self.wires.clear();
         self.held.clear();
         ids.iter().map(|id| fail(id, Fault::Unavailable)).collect()
@@ -633,13 +641,10 @@ impl Relay {
                 )));
             }
         }
-        let mut listens: Vec<(&String, &mut Pending)> = self
-            .pending
-            .iter_mut()
-            .filter(|(_, p)| p.listen.is_some() && !p.sent)
-            .collect();
-        listens.sort_by(|a, b| a.0.cmp(b.0));
-        for (id, p) in listens {
+        for id in &self.listens {
+            let Some(p) = self.pending.get_mut(id).filter(|p| !p.sent) else {
+                continue;
+            };
             // Not yet sent and not in `held`: an open stream of an earlier connection.
             if self.held.iter().any(|(k, _)| k.as_ref() == Some(id)) {
                 continue;
@@ -695,6 +700,9 @@ impl Relay {
     /// Host request `id` leaves the in-flight table, and its bridge id with it.
     fn forget(&mut self, id: &str) -> Option<Pending> {
         let p = self.pending.remove(id)?;
+        if p.listen.is_some() {
+            self.listens.remove(id);
+        }
         self.wires.remove(&p.wire);
         Some(p)
     }
