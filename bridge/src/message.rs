@@ -133,7 +133,10 @@ fn span(line: &[u8], value: Value<'_>) -> Option<Range<usize>> {
 /// that reads `id` is spelled `"id"`, and those four bytes are there once. (Else the
 /// root's members are walked when the ids are needed.)
 fn only_id(line: &[u8], first: rpc::Id<'_>) -> Option<Ids> {
-    let once = memchr::memmem::find_iter(line, br#""id""#).nth(1).is_none();
+    // Found by their `d`, a rare letter (a word at a time).
+    let mut keys = memchr::memchr_iter(b'd', line)
+        .filter(|&d| matches!(line.get(d.wrapping_sub(2)..d + 2), Some(br#""id""#)));
+    let once = keys.nth(1).is_none();
     let plain = memchr::memchr(b'\\', line).is_none();
     let start = (first.raw().as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
     (once && plain).then(|| Ids::One(start..start + first.raw().len()))
@@ -156,20 +159,31 @@ fn splice(line: &[u8], groups: &[(&[Range<usize>], &str)]) -> Option<Vec<u8>> {
     if groups.first().is_none_or(|(spans, _)| spans.is_empty()) {
         return None;
     }
-    let mut all: Vec<(&Range<usize>, &str)> = groups
-        .iter()
-        .flat_map(|(spans, text)| spans.iter().map(move |s| (s, *text)))
-        .collect();
-    if groups.len() > 1 {
-        all.sort_unstable_by_key(|(s, _)| s.start);
-    }
-    let extra: usize = all.iter().map(|(_, text)| text.len()).sum();
+    let extra: usize = groups.iter().map(|(s, text)| s.len() * text.len()).sum();
     let mut out = Vec::with_capacity(line.len() + extra);
     let mut at = 0;
-    for (span, text) in all {
+    let mut put = |span: &Range<usize>, text: &str| {
         out.extend_from_slice(line.get(at..span.start)?);
         out.extend_from_slice(text.as_bytes());
         at = span.end;
+        Some(())
+    };
+    match groups {
+        [(spans, text)] => {
+            for span in *spans {
+                put(span, text)?;
+            }
+        }
+        _ => {
+            let mut all: Vec<(&Range<usize>, &str)> = groups
+                .iter()
+                .flat_map(|(spans, text)| spans.iter().map(move |s| (s, *text)))
+                .collect();
+            all.sort_unstable_by_key(|(s, _)| s.start);
+            for (span, text) in all {
+                put(span, text)?;
+            }
+        }
     }
     out.extend_from_slice(line.get(at..)?);
     Some(into_one_line(out))

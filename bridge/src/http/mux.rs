@@ -128,6 +128,13 @@ impl Mux {
 
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
+/// Whether two ids are the same text, compared from the end: bridge ids share their
+/// start (`"emcp-bridge/h/`) and differ in their last digits, so a route that is not
+/// the one sought is told at its first byte or two.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().rev().eq(b.bytes().rev())
+}
+
 impl HostSide for Mux {
     type Event = HttpEvent;
 
@@ -135,7 +142,7 @@ impl HostSide for Mux {
         let Some(msg) = Message::parse(&line) else {
             return Ok(());
         };
-        let by_id = |routes: &[Route], id: &str| routes.iter().position(|r| r.bridge == id);
+        let by_id = |routes: &[Route], id: &str| routes.iter().position(|r| same(&r.bridge, id));
         // Where the line names its request, and so the client's value to put there.
         let mut swap: Option<&[&str]> = None;
         let target = match msg.kind {
@@ -237,7 +244,7 @@ impl HostSide for Mux {
                 Vec::new()
             }
             HttpEvent::Closed(bridge) => {
-                match self.routes.iter().position(|r| r.bridge == bridge) {
+                match self.routes.iter().position(|r| same(&r.bridge, &bridge)) {
                     Some(i) => {
                         self.routes.remove(i);
                         vec![message::cancel_line(&bridge, "stream closed")]
