@@ -103,9 +103,28 @@ impl World {
     /// answered by op 2, in the order they were sent.
     fn on_device(&mut self) -> &mut Vec<String> {
         for line in self.unread.drain(..) {
-            if let Some(m) = Message::parse(&line) {
-                if let (Kind::Request, Some(id)) = (m.kind, m.id) {
-                    self.on_device.push(id);
+            // A request as `Message::parse` reads one: the first `id`, not null, and
+            // the first `method`, a string (one walk, which stops once it has both).
+            let Ok(v) = json::parse_with_depth(&line, json::DEPTH_LIMIT) else {
+                continue;
+            };
+            let (mut id, mut method) = (None, None);
+            for (key, value) in v.members() {
+                let plain = key.as_plain();
+                let is = |name: &str| plain.map_or_else(|| key.eq_str(name), |k| k == name);
+                if is("id") {
+                    id.get_or_insert(value);
+                } else if is("method") {
+                    method.get_or_insert(value);
+                }
+                if id.is_some() && method.is_some() {
+                    break;
+                }
+            }
+            if let (Some(id), Some(method)) = (id, method) {
+                if !id.is_null() && method.as_str().is_some() {
+                    self.on_device
+                        .push(String::from_utf8_lossy(id.raw()).into_owned());
                 }
             }
         }
@@ -334,12 +353,16 @@ fuzz_target!(|data: &[u8]| {
             }
             _ => {}
         }
-        for s in &sessions {
-            for d in s.try_iter() {
-                let (Delivery::Line(l) | Delivery::Last(l)) = d;
-                assert!(!l.contains(&b'\n'), "a newline inside a session line");
+        // A stream the mux replaced (its sender gone) is dropped once read to the end.
+        sessions.retain(|s: &Receiver<Delivery>| loop {
+            match s.try_recv() {
+                Ok(Delivery::Line(l) | Delivery::Last(l)) => {
+                    assert!(!l.contains(&b'\n'), "a newline inside a session line");
+                }
+                Err(mpsc::TryRecvError::Empty) => break true,
+                Err(mpsc::TryRecvError::Disconnected) => break false,
             }
-        }
+        });
     }
     let out = w.relay.close();
     w.apply(out);
