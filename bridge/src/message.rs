@@ -518,9 +518,19 @@ fn quoted(text: &str) -> String {
 /// );
 /// ```
 pub fn error_line(id: &str, code: i64, message: &str) -> Vec<u8> {
-    let message = quoted(message);
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":{message}}}}}"#)
-        .into_bytes()
+    // Joined, not formatted: the relay's faults answer many requests at once.
+    let (message, code) = (quoted(message), code.to_string());
+    [
+        r#"{"jsonrpc":"2.0","id":"#,
+        id,
+        r#","error":{"code":"#,
+        &code,
+        r#","message":"#,
+        &message,
+        "}}",
+    ]
+    .concat()
+    .into_bytes()
 }
 
 /// A request with a new id and the original's method and `params` text (replays).

@@ -151,12 +151,10 @@ impl HostSide for Mux {
                 msg.id.as_deref().and_then(|id| by_id(&self.routes, id))
             }
             Kind::Notification => {
-                let sub = msg.meta(SUBSCRIPTION_ID);
-                let token = msg.param("progressToken");
-                if let Some(sub) = sub {
+                if let Some(sub) = msg.meta(SUBSCRIPTION_ID) {
                     swap = Some(&["params", "_meta", SUBSCRIPTION_ID]);
                     by_id(&self.routes, &sub)
-                } else if let Some(token) = token {
+                } else if let Some(token) = msg.param("progressToken") {
                     swap = Some(&["params", "progressToken"]);
                     by_id(&self.routes, &token).filter(|&i| self.routes[i].progress.is_some())
                 } else if msg.method().starts_with("notifications/resources/")
