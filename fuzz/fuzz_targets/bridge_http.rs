@@ -22,7 +22,13 @@
 //! response (`Delivery::Last`), carrying its client's id, unless its client left or
 //! cancelled it first: never two, and after the close none missing. Lines for a
 //! request before its response are never JSON-RPC responses to another id.
+//!
+//! What the oracle reads of a line (a response's id, a device line's request id) is
+//! kept for the process by the line's bytes (`emcp_fuzz::Memo`): a mutated input
+//! repeats most of its parent's lines, and each distinct line is read once.
 #![no_main]
+
+use std::cell::RefCell;
 
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
@@ -32,6 +38,7 @@ use emcp_bridge::http::mux::{self, Delivery, HttpEvent, Mux};
 use emcp_bridge::message::{self, Kind, Message};
 use emcp_bridge::pump::HostSide;
 use emcp_bridge::relay::{Config, Out, Relay};
+use emcp_fuzz::Memo;
 use libfuzzer_sys::fuzz_target;
 
 const IDS: [&str; 6] = ["1", "2", "\"a\"", "\"1\"", "\"emcp-bridge/h/1\"", "-0"];
@@ -44,6 +51,13 @@ const METHODS: [&str; 6] = [
     "resources/subscribe",
     "tools/list",
 ];
+
+thread_local! {
+    /// The id of each response line the oracle read (its raw JSON, empty without one).
+    static RESPONSE_ID: RefCell<Memo> = RefCell::new(Memo::new(32 << 20, 1 << 17));
+    /// The id of each line to the device that is a request (raw JSON, else empty).
+    static REQUEST_ID: RefCell<Memo> = RefCell::new(Memo::new(32 << 20, 1 << 17));
+}
 
 /// One POSTed request.
 struct Posted {
@@ -69,6 +83,32 @@ struct World {
     line_max: usize,
     next: u64,
     now: Instant,
+}
+
+/// The id of `line` when it is a request as `Message::parse` reads one (the first
+/// `id`, not null, and the first `method`, a string: one walk, which stops once it
+/// has both), its raw JSON; empty otherwise.
+fn request_id(line: &[u8]) -> Vec<u8> {
+    let Ok(v) = json::parse_with_depth(line, json::DEPTH_LIMIT) else {
+        return Vec::new();
+    };
+    let (mut id, mut method) = (None, None);
+    for (key, value) in v.members() {
+        let plain = key.as_plain();
+        let is = |name: &str| plain.map_or_else(|| key.eq_str(name), |k| k == name);
+        if is("id") {
+            id.get_or_insert(value);
+        } else if is("method") {
+            method.get_or_insert(value);
+        }
+        if id.is_some() && method.is_some() {
+            break;
+        }
+    }
+    match (id, method) {
+        (Some(id), Some(method)) if !id.is_null() && method.as_str().is_some() => id.raw().to_vec(),
+        _ => Vec::new(),
+    }
 }
 
 fn show(b: &[u8]) -> String {
@@ -103,29 +143,10 @@ impl World {
     /// answered by op 2, in the order they were sent.
     fn on_device(&mut self) -> &mut Vec<String> {
         for line in self.unread.drain(..) {
-            // A request as `Message::parse` reads one: the first `id`, not null, and
-            // the first `method`, a string (one walk, which stops once it has both).
-            let Ok(v) = json::parse_with_depth(&line, json::DEPTH_LIMIT) else {
-                continue;
-            };
-            let (mut id, mut method) = (None, None);
-            for (key, value) in v.members() {
-                let plain = key.as_plain();
-                let is = |name: &str| plain.map_or_else(|| key.eq_str(name), |k| k == name);
-                if is("id") {
-                    id.get_or_insert(value);
-                } else if is("method") {
-                    method.get_or_insert(value);
-                }
-                if id.is_some() && method.is_some() {
-                    break;
-                }
-            }
-            if let (Some(id), Some(method)) = (id, method) {
-                if !id.is_null() && method.as_str().is_some() {
-                    self.on_device
-                        .push(String::from_utf8_lossy(id.raw()).into_owned());
-                }
+            let id = REQUEST_ID.with(|m| m.borrow_mut().get(&line, || request_id(&line)));
+            if !id.is_empty() {
+                self.on_device
+                    .push(String::from_utf8_lossy(&id).into_owned());
             }
         }
         &mut self.on_device
@@ -159,11 +180,16 @@ impl World {
                             "a second response, or one after the client left: {}",
                             show(&line)
                         );
-                        let v =
-                            json::parse_with_depth(&line, json::DEPTH_LIMIT).unwrap_or_else(|e| {
-                                panic!("response not JSON ({e:?}): {}", show(&line))
-                            });
-                        let id = v.get("id").map(|i| i.raw()).unwrap_or(b"");
+                        let id = RESPONSE_ID.with(|m| {
+                            m.borrow_mut().get(&line, || {
+                                let v = json::parse_with_depth(&line, json::DEPTH_LIMIT)
+                                    .unwrap_or_else(|e| {
+                                        panic!("response not JSON ({e:?}): {}", show(&line))
+                                    });
+                                v.get("id").map_or_else(Vec::new, |i| i.raw().to_vec())
+                            })
+                        });
+                        let id = id.as_slice();
                         if id != p.client {
                             assert_eq!(
                                 show(id),
@@ -238,7 +264,13 @@ impl World {
     }
 }
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(
+    init: {
+        // The memos take their memory before the first run (see `Memo`).
+        RESPONSE_ID.with(|_| ());
+        REQUEST_ID.with(|_| ());
+    },
+    |data: &[u8]| {
     let mut data = data.iter().copied();
     let mut next = || data.next();
     let timeout = next().unwrap_or(0);

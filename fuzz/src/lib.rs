@@ -553,6 +553,17 @@ impl Verdict for Out {
     }
 }
 
+/// Bytes as they are (an id's raw JSON, say).
+impl Verdict for Vec<u8> {
+    fn keep(&self, to: &mut Vec<u8>) {
+        to.extend_from_slice(self);
+    }
+
+    fn read(from: &[u8]) -> Vec<u8> {
+        from.to_vec()
+    }
+}
+
 impl Verdict for Class {
     fn keep(&self, to: &mut Vec<u8>) {
         match self {
