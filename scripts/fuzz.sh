@@ -169,7 +169,7 @@ for t in "${targets[@]}"; do
     # operation, so longer inputs are slower, not deeper); -timeout: a slow input is a
     # finding too; -reload=0: one process fuzzes a corpus, and libFuzzer would
     # otherwise read the whole corpus directory again each second after it added an
-    # input (4 % of ffi_feed's time in a profile).
+    # input.
     max_len=8192
     [ "$t" != relay ] && [ "$t" != bridge_http ] || max_len=2048
     # The CPU time of the run (cargo's check and libFuzzer's process), user + system:
