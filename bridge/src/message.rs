@@ -45,7 +45,7 @@ pub enum Kind {
 }
 
 /// The parts of a line the relay needs.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
     /// Request, notification, response, or other JSON.
     pub kind: Kind,
@@ -61,15 +61,18 @@ pub struct Message {
     /// A host line the core rejects: why (the core answers it with this error, with
     /// the line's id when it could read one, else `null`).
     pub rejected: Option<RequestError>,
-    /// The line, when the scanner accepted it.
+    /// Read by the core's rules ([`Message::from_host`]), not [`Message::parse`]'s.
+    host: bool,
+    /// The line it was read from (empty for [`Message::rejected`]).
+    line: Vec<u8>,
+    /// Where its values are, when the scanner accepted the line.
     read: Option<Read>,
 }
 
-/// The line a [`Message`] was read from, which the scanner accepted, and where in it
-/// the values the message reads again are.
-#[derive(Clone, Debug)]
+/// Where in a [`Message`]'s line, which the scanner accepted, the values the message
+/// reads again are.
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Read {
-    line: Vec<u8>,
     /// The values of the root's members named `id` (every one), when the read walked
     /// the root's members (else found when needed).
     ids: Option<Ids>,
@@ -78,24 +81,23 @@ struct Read {
 }
 
 impl Read {
-    /// `line`, accepted by the scanner, with `params` (a value of it, or none) and
-    /// the values of its `id` members when known.
+    /// In `line`, accepted by the scanner: `params` (a value of it, or none) and the
+    /// values of its `id` members when known.
     fn new(line: &[u8], ids: Option<Ids>, params: Option<Value<'_>>) -> Read {
         Read {
-            line: line.to_vec(),
             ids,
             params: params.and_then(|p| span(line, p)),
         }
     }
 
-    /// `params`, read again without a check.
-    fn params(&self) -> Option<Value<'_>> {
-        Some(Value::trusted(self.line.get(self.params.clone()?)?))
+    /// `params` in `line`, read again without a check.
+    fn params<'a>(&self, line: &'a [u8]) -> Option<Value<'a>> {
+        Some(Value::trusted(line.get(self.params.clone()?)?))
     }
 }
 
 /// Where the values of members of one name are: nearly always one (no allocation).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Ids {
     One(Range<usize>),
     Many(Vec<Range<usize>>),
@@ -256,6 +258,8 @@ impl Message {
             params: params.map(|p| text(p.raw())),
             is_error,
             rejected: None,
+            host: false,
+            line: line.to_vec(),
             // With no `id` member: none (not "not known").
             read: Some(Read::new(
                 line,
@@ -287,6 +291,8 @@ impl Message {
             params: params.map(|p| text(p.raw())),
             is_error: false,
             rejected: None,
+            host: true,
+            line: line.to_vec(),
             // Accepted by the scanner (within the core's depth, below the bridge's).
             read: Some(Read::new(line, id.and_then(|id| only_id(line, id)), params)),
         };
@@ -298,15 +304,22 @@ impl Message {
                 message(Kind::Notification, None, Some(n.method), n.params)
             }
             // A valid response is valid JSON within the core's depth: `parse` reads it.
-            Ok(rpc::Message::Response) => Message::parse(line).unwrap_or_else(|| Message {
-                read: None,
-                ..message(Kind::Other, None, None, None)
-            }),
-            // Not JSON: nothing to keep.
+            Ok(rpc::Message::Response) => match Message::parse(line) {
+                Some(m) => Message { host: true, ..m },
+                None => Message {
+                    read: None,
+                    ..message(Kind::Other, None, None, None)
+                },
+            },
+            // Not JSON: nothing to read again.
             Err(rpc::Rejected {
                 id: None,
                 error: error @ RequestError::Parse(_),
-            }) => Message::rejected(error),
+            }) => Message {
+                host: true,
+                line: line.to_vec(),
+                ..Message::rejected(error)
+            },
             Err(rpc::Rejected { id: None, error }) => Message {
                 rejected: Some(error),
                 ..message(Kind::Other, None, None, None)
@@ -327,7 +340,32 @@ impl Message {
             params: None,
             is_error: false,
             rejected: Some(error),
+            host: true,
+            line: Vec::new(),
             read: None,
+        }
+    }
+
+    /// The line it was read from (empty for [`Message::rejected`]).
+    pub fn line(&self) -> &[u8] {
+        &self.line
+    }
+
+    /// [`Message::line`], owned.
+    pub fn into_line(self) -> Vec<u8> {
+        self.line
+    }
+
+    /// Read by [`Message::from_host`]'s rules (the core's), not [`Message::parse`]'s.
+    pub fn is_from_host(&self) -> bool {
+        self.host
+    }
+
+    /// The message of [`one_line`] of its line: itself when the line has no break.
+    pub fn into_one_line(self) -> Message {
+        match memchr::memchr2(b'\n', b'\r', &self.line) {
+            None => self,
+            Some(_) => self.read_again(one_line(&self.line)),
         }
     }
 
@@ -338,13 +376,13 @@ impl Message {
 
     /// A parameter (`params.<key>`) of the line read, as JSON text.
     pub fn param(&self, key: &str) -> Option<String> {
-        let params = self.read.as_ref()?.params()?;
+        let params = self.read.as_ref()?.params(&self.line)?;
         params.get(key).map(|m| text(m.raw()))
     }
 
     /// `params._meta.<key>` of the line read, as JSON text.
     pub fn meta(&self, key: &str) -> Option<String> {
-        let params = self.read.as_ref()?.params()?;
+        let params = self.read.as_ref()?.params(&self.line)?;
         params.get("_meta")?.get(key).map(|m| text(m.raw()))
     }
 
@@ -359,7 +397,7 @@ impl Message {
     /// ```
     pub fn with_id(&self, id: &str) -> Option<Vec<u8>> {
         let read = self.read.as_ref()?;
-        splice(&read.line, &[(&*read.ids()?, id)])
+        splice(&self.line, &[(&*read.ids(&self.line)?, id)])
     }
 
     /// The line read, as [`with_value`] makes it: the value at `path` replaced by the
@@ -380,7 +418,7 @@ impl Message {
             return self.with_id(value);
         }
         let read = self.read.as_ref()?;
-        splice(&read.line, &[(&read.at(path)?, value)])
+        splice(&self.line, &[(&read.at(&self.line, path)?, value)])
     }
 
     /// [`Message::with_id`], then [`with_value`] at `path` on the line that makes
@@ -399,28 +437,190 @@ impl Message {
             let line = self.with_id(id)?;
             return Some(with_value(&line, path, value).unwrap_or(line));
         }
-        let at = read.at(path).unwrap_or_default();
-        splice(&read.line, &[(&*read.ids()?, id), (&at, value)])
+        let at = read.at(&self.line, path).unwrap_or_default();
+        splice(&self.line, &[(&*read.ids(&self.line)?, id), (&at, value)])
     }
+
+    /// The message of the line [`Message::with_id`] makes.
+    ///
+    /// ```
+    /// use emcp_bridge::message::Message;
+    /// let m = Message::parse(br#"{"id":1,"result":{"n":2}}"#).unwrap();
+    /// let swapped = m.swap_id(r#""a""#).unwrap();
+    /// assert_eq!(swapped.line(), br#"{"id":"a","result":{"n":2}}"#);
+    /// assert_eq!(swapped.id.as_deref(), Some(r#""a""#));
+    /// ```
+    pub fn swap_id(&self, id: &str) -> Option<Message> {
+        let read = self.read.as_ref()?;
+        self.swapped(Some(id), &[(&*read.ids(&self.line)?, id)])
+    }
+
+    /// The message of the line [`Message::with_value`] makes.
+    pub fn swap_value(&self, path: &[&str], value: &str) -> Option<Message> {
+        match path.first() {
+            Some(&"id") if path.len() == 1 => self.swap_id(value),
+            // Inside an id: the id's text changes with it.
+            Some(&"id") => Some(self.read_again(self.with_value(path, value)?)),
+            _ => {
+                let read = self.read.as_ref()?;
+                self.swapped(None, &[(&read.at(&self.line, path)?, value)])
+            }
+        }
+    }
+
+    /// The message of the line [`Message::with_id_then_value`] makes.
+    pub(crate) fn swap_id_then_value(
+        &self,
+        id: &str,
+        path: &[&str],
+        value: &str,
+    ) -> Option<Message> {
+        let scalar = |t: &str| json::parse_with_depth(t.as_bytes(), 0).is_ok();
+        let read = self.read.as_ref()?;
+        if path.first() == Some(&"id") || !scalar(id) || !scalar(value) {
+            return Some(self.read_again(self.with_id_then_value(id, path, value)?));
+        }
+        let at = read.at(&self.line, path).unwrap_or_default();
+        self.swapped(Some(id), &[(&*read.ids(&self.line)?, id), (&at, value)])
+    }
+
+    /// The message of `line`, read by the rules this one was read by.
+    fn read_again(&self, line: Vec<u8>) -> Message {
+        match self.host {
+            true => Message::from_host(&line),
+            false => Message::parse_owned(line),
+        }
+    }
+
+    /// [`Message::parse`] of `line`, kept as [`Kind::Other`] when not JSON.
+    fn parse_owned(line: Vec<u8>) -> Message {
+        Message::parse(&line).unwrap_or(Message {
+            kind: Kind::Other,
+            id: None,
+            method: None,
+            params: None,
+            is_error: false,
+            rejected: None,
+            host: false,
+            line,
+            read: None,
+        })
+    }
+
+    /// The message of [`error_line`], as [`Message::parse`] reads it, made without
+    /// reading it when `id` is a JSON scalar (not `null`) as it is: its one id member
+    /// comes right after the envelope's start. Else read.
+    ///
+    /// ```
+    /// use emcp_bridge::message::{Kind, Message};
+    /// let m = Message::error("7", -32001, "timed out");
+    /// assert_eq!((&m.kind, m.id.as_deref(), m.is_error), (&Kind::Response, Some("7"), true));
+    /// assert_eq!(m.with_id("8").unwrap(), br#"{"jsonrpc":"2.0","id":8,"error":{"code":-32001,"message":"timed out"}}"#);
+    /// ```
+    pub fn error(id: &str, code: i64, message: &str) -> Message {
+        let line = error_line(id, code, message);
+        if scalar(id).is_none_or(|v| v.is_null()) {
+            return Message::parse_owned(line);
+        }
+        let start = ERROR_START.len();
+        Message {
+            kind: Kind::Response,
+            id: Some(id.to_owned()),
+            method: None,
+            params: None,
+            is_error: true,
+            rejected: None,
+            host: false,
+            read: Some(Read {
+                ids: Some(Ids::One(start..start + id.len())),
+                params: None,
+            }),
+            line,
+        }
+    }
+
+    /// The message of the line `splice` makes of this one with `groups`, `id` the
+    /// text put in its ids when the first group is its ids. Its spans are this one's,
+    /// moved by what each swap before them added or took away; its `id` is `id` and
+    /// its `params` the new line's. That is what reading the new line finds when each
+    /// swap puts a JSON scalar where a value was: the line stays JSON, no deeper, with
+    /// the same members in the same order, and the same kind while its id stays one
+    /// its rules take. Read again when that cannot be said: a host line the core
+    /// rejects (an id it refused may be swapped for one it takes), an id it would
+    /// refuse or `null`, an id swapped on a message without one, a value not a scalar.
+    fn swapped(&self, id: Option<&str>, groups: &[(&[Range<usize>], &str)]) -> Option<Message> {
+        let line = splice(&self.line, groups)?;
+        let read = self.read.as_ref()?;
+        // Scalars: the line's depth cannot grow.
+        let ids_kept = id.is_none_or(|id| {
+            let id = scalar(id).filter(|v| !v.is_null() && self.id.is_some());
+            // The core reads a host line's id (`Id::from_value`).
+            id.is_some_and(|v| !self.host || rpc::Id::from_value(v).is_ok())
+        });
+        let scalars = groups.iter().all(|(_, text)| scalar(text).is_some());
+        if self.rejected.is_some() || !ids_kept || !scalars {
+            return Some(self.read_again(line));
+        }
+        let moved = |r: &Range<usize>| Some(moved(groups, r.start)?..moved(groups, r.end)?);
+        let ids = match &read.ids {
+            None => None,
+            Some(Ids::One(r)) => Some(Ids::One(moved(r)?)),
+            Some(Ids::Many(all)) => Some(Ids::Many(all.iter().map(moved).collect::<Option<_>>()?)),
+        };
+        let params = match &read.params {
+            Some(r) => Some(moved(r)?),
+            None => None,
+        };
+        Some(Message {
+            kind: self.kind.clone(),
+            id: id.map_or_else(|| self.id.clone(), |id| Some(id.to_owned())),
+            method: self.method.clone(),
+            params: params.as_ref().and_then(|r| line.get(r.clone())).map(text),
+            is_error: self.is_error,
+            rejected: None,
+            host: self.host,
+            read: Some(Read { ids, params }),
+            line,
+        })
+    }
+}
+
+/// `t` when it is a JSON scalar as it is (no space around).
+fn scalar(t: &str) -> Option<Value<'_>> {
+    let v = json::parse_with_depth(t.as_bytes(), 0).ok()?;
+    (v.raw() == t.as_bytes()).then_some(v)
+}
+
+/// Where offset `at` of a line is after `splice` put each group's text in its spans
+/// (`at` not inside one): moved by what each span that ends by `at` added or took away.
+fn moved(groups: &[(&[Range<usize>], &str)], at: usize) -> Option<usize> {
+    let (mut added, mut removed) = (0, 0);
+    for (spans, text) in groups {
+        for span in spans.iter().filter(|s| s.end <= at) {
+            added += text.len();
+            removed += span.len();
+        }
+    }
+    (at + added).checked_sub(removed)
 }
 
 impl Read {
     /// The values of the root's members named `id`.
-    fn ids(&self) -> Option<Cow<'_, [Range<usize>]>> {
+    fn ids(&self, line: &[u8]) -> Option<Cow<'_, [Range<usize>]>> {
         Some(match &self.ids {
             Some(ids) => Cow::Borrowed(ids.as_slice()),
-            None => Cow::Owned(spans(&self.line, Value::trusted(&self.line), "id")?),
+            None => Cow::Owned(spans(line, Value::trusted(line), "id")?),
         })
     }
 
     /// The values at `path` (as [`with_value`] finds them).
-    fn at(&self, path: &[&str]) -> Option<Vec<Range<usize>>> {
+    fn at(&self, line: &[u8], path: &[&str]) -> Option<Vec<Range<usize>>> {
         let (last, outer) = path.split_last()?;
-        let mut object = Value::trusted(&self.line);
+        let mut object = Value::trusted(line);
         for key in outer {
             object = object.get(key)?;
         }
-        spans(&self.line, object, last)
+        spans(line, object, last)
     }
 }
 
@@ -521,7 +721,7 @@ pub fn error_line(id: &str, code: i64, message: &str) -> Vec<u8> {
     // Joined, not formatted: the relay's faults answer many requests at once.
     let (message, code) = (quoted(message), code.to_string());
     [
-        r#"{"jsonrpc":"2.0","id":"#,
+        ERROR_START,
         id,
         r#","error":{"code":"#,
         &code,
@@ -532,6 +732,9 @@ pub fn error_line(id: &str, code: i64, message: &str) -> Vec<u8> {
     .concat()
     .into_bytes()
 }
+
+/// What [`error_line`] writes before the id.
+const ERROR_START: &str = r#"{"jsonrpc":"2.0","id":"#;
 
 /// A request with a new id and the original's method and `params` text (replays).
 pub fn request_line(id: &str, method: &str, params: Option<&str>) -> Vec<u8> {
@@ -665,6 +868,113 @@ mod tests {
                         assert_eq!(m.with_id_then_value("5", path, value), both, "{path:?}");
                     }
                 }
+            }
+        }
+    }
+
+    /// What reading a message's line finds, its ids found when not known.
+    fn as_read(m: &Message) -> (Message, Option<Vec<Range<usize>>>) {
+        let ids = m
+            .read
+            .as_ref()
+            .and_then(|r| Some(r.ids(&m.line)?.into_owned()));
+        let mut m = m.clone();
+        if let Some(r) = &mut m.read {
+            r.ids = None;
+        }
+        (m, ids)
+    }
+
+    /// A swapped message is what reading its line by the same rules finds.
+    #[test]
+    fn swapped_messages_are_their_lines_read() {
+        let lines: [&[u8]; 16] = [
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#,
+            b"{\"jsonrpc\":\"2.0\",\"id\" : 7,\r\n \"method\":\"x\", \"params\" : {\"_meta\":{\"progressToken\":1,\"progressToken\":[2,{}]}}}",
+            br#"{"jsonrpc":"2.0","id":1,"i\u0064":2,"method":"m","params":{"_meta":{"progress\u0054oken":3}}}"#,
+            br#"{"jsonrpc":"2.0","id":"id","method":"ping","params":{"x":"\"id\""}}"#,
+            br#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":{}},"params":{"_meta":{"progressToken":1}}}"#,
+            br#"{"jsonrpc":"2.0","id":3,"method":7,"params":{"_meta":{"progressToken":1}}}"#,
+            br#"{"jsonrpc":"2.0","id":1.5e3,"method":"ping","params":[]}"#,
+            br#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a","requestId":4}}"#,
+            br#"{"jsonrpc":"2.0","method":"n","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"emcp-bridge/h/12345"}}}"#,
+            br#"{"jsonrpc":"2.0","id":"x","result":{"id":1}}"#,
+            br#"{"params":{"progressToken":{"a":[1,2,3]}},"id":"long-id-longer-than-the-new","result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#,
+            br#"{"jsonrpc":"2.0","id":{"a":1},"result":{}}"#,
+            br#"{"id":1,"method":"x","params":{"_meta":{"progressToken":1}},"id":2}"#,
+            br#"[{"id":1}]"#,
+        ];
+        let token = ["params", "_meta", "progressToken"];
+        let sub = ["params", "_meta", "io.modelcontextprotocol/subscriptionId"];
+        let paths: [&[&str]; 7] = [
+            &["id"],
+            &token,
+            &sub,
+            &["params", "requestId"],
+            &["params", "progressToken"],
+            &["result", "id"],
+            &["id", "a"],
+        ];
+        let values = [r#""emcp-bridge/h/1""#, "5", "[1]", "null", r#""t\u0041""#];
+        let mut derived = 0;
+        for line in lines {
+            let host = Message::from_host(line);
+            for m in [
+                host.clone(),
+                Message::parse(line).unwrap(),
+                host.into_one_line(),
+            ] {
+                let check = |swapped: Option<Message>, what: &str| {
+                    let Some(s) = swapped else { return false };
+                    let again = s.read_again(s.line.clone());
+                    assert_eq!(as_read(&s), as_read(&again), "{what} of {}", text(line));
+                    true
+                };
+                for id in values {
+                    let swapped = m.swap_id(id);
+                    assert_eq!(
+                        swapped.as_ref().map(Message::line),
+                        m.with_id(id).as_deref()
+                    );
+                    derived += usize::from(check(swapped, id));
+                    for path in paths {
+                        let swapped = m.swap_value(path, id);
+                        let line = m.with_value(path, id);
+                        assert_eq!(swapped.as_ref().map(Message::line), line.as_deref());
+                        derived += usize::from(check(swapped, &format!("{path:?} {id}")));
+                        for value in values {
+                            let swapped = m.swap_id_then_value(id, path, value);
+                            let line = m.with_id_then_value(id, path, value);
+                            assert_eq!(swapped.as_ref().map(Message::line), line.as_deref());
+                            check(swapped, &format!("{id} then {path:?} {value}"));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(derived > 300, "{derived} swaps checked");
+    }
+
+    /// An error message made without reading is what reading its line finds.
+    #[test]
+    fn error_messages_are_their_lines_read() {
+        let ids = [
+            "1",
+            "-0",
+            r#""emcp-bridge/h/1""#,
+            r#""a\"b\u0041""#,
+            "null",
+            "[1]",
+            " 2",
+            "{",
+        ];
+        for id in ids {
+            for text in ["timed out", "a \"quoted\" \\ text", "é\u{1}"] {
+                let m = Message::error(id, -32001, text);
+                let line = error_line(id, -32001, text);
+                assert_eq!(m, Message::parse_owned(line), "{id} {text}");
             }
         }
     }

@@ -22,6 +22,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::link::Link;
+use crate::message::Message;
 use crate::relay::{self, Out, Relay};
 
 /// Longest line read from either side; a longer one is dropped to the next newline
@@ -102,8 +103,19 @@ pub trait HostSide {
     /// The host cannot be written to any more: the pump stops.
     fn deliver(&mut self, line: Vec<u8>) -> io::Result<()>;
 
-    /// One of this side's events; returns lines to pass to the relay as host lines.
-    fn event(&mut self, event: Self::Event) -> Vec<Vec<u8>>;
+    /// A line the relay produced for the host, read already: [`HostSide::deliver`] of
+    /// its line unless the side has a use for what was read.
+    ///
+    /// # Errors
+    ///
+    /// As [`HostSide::deliver`].
+    fn deliver_message(&mut self, message: Message) -> io::Result<()> {
+        self.deliver(message.into_line())
+    }
+
+    /// One of this side's events; returns the host lines it makes for the relay
+    /// ([`Relay::host_message`]).
+    fn event(&mut self, event: Self::Event) -> Vec<Message>;
 }
 
 /// The stdio host: lines to a writer (stdout).
@@ -118,7 +130,7 @@ impl<W: Write> HostSide for Stdio<W> {
         self.0.flush()
     }
 
-    fn event(&mut self, event: Self::Event) -> Vec<Vec<u8>> {
+    fn event(&mut self, event: Self::Event) -> Vec<Message> {
         match event {}
     }
 }
@@ -241,8 +253,8 @@ impl<H: Send + 'static> Pump<H> {
                 Ok(Event::HostTooLong) => self.relay.host_too_long(),
                 Ok(Event::Side(event)) => {
                     let mut out = Vec::new();
-                    for line in host.event(event) {
-                        out.extend(self.relay.host_line(&line, now));
+                    for message in host.event(event) {
+                        out.extend(self.relay.host_message(message, now));
                     }
                     out
                 }
@@ -299,6 +311,7 @@ impl<H: Send + 'static> Pump<H> {
         for o in out {
             match o {
                 Out::Host(line) => host.deliver(line)?,
+                Out::HostMessage(message) => host.deliver_message(message)?,
                 Out::Device(line) => {
                     let Some(writer) = self.device.as_ref() else {
                         eprintln!("emcp-bridge: no device: line dropped");

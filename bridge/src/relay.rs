@@ -106,6 +106,9 @@ impl Fault {
 pub enum Out {
     /// Write this line (without newline) to the host.
     Host(Vec<u8>),
+    /// Write this message's line to the host: a device line, read already (with the
+    /// host's id in place of the bridge's when it is an answer).
+    HostMessage(Message),
     /// Write this line (without newline) to the device.
     Device(Vec<u8>),
     /// A diagnostic for stderr.
@@ -340,15 +343,29 @@ impl Relay {
         if line.len() > self.config.line_max {
             return vec![Out::Host(message::too_long_line(self.config.line_max))];
         }
-        let mut out = Vec::new();
+        self.host_message(Message::from_host(line), now)
+    }
+
+    /// One line from the host, read already: as [`Relay::host_line`] of its line. A
+    /// message not read by [`Message::from_host`]'s rules is read again by them.
+    pub fn host_message(&mut self, msg: Message, now: Instant) -> Vec<Out> {
+        let line = msg.line();
+        if line.len() > self.config.line_max {
+            return vec![Out::Host(message::too_long_line(self.config.line_max))];
+        }
         // Classified as the core behind the device does: a request is what it answers
         // with its id, however malformed (its error then comes from the device).
-        let msg = Message::from_host(line);
+        let msg = match msg.is_from_host() {
+            true => msg,
+            false => Message::from_host(line),
+        };
+        let line = msg.line();
+        let mut out = Vec::new();
         match msg.kind {
             Kind::Request => self.host_request(&msg, now, &mut out),
             Kind::Notification => self.host_notification(&msg, line, &mut out),
             Kind::Response => {
-                let id = msg.id.unwrap_or_default();
+                let id = msg.id.clone().unwrap_or_default();
                 if self.state != State::Down && self.device_requests.remove(&id) {
                     out.push(Out::Device(line.to_vec()));
                 } else {
@@ -484,7 +501,7 @@ impl Relay {
             Kind::Response => {
                 let Some(id) = msg.id.clone() else {
                     // id null: the answer to a line the device could not parse.
-                    out.push(Out::Host(line.to_vec()));
+                    out.push(Out::HostMessage(msg));
                     return out;
                 };
                 match self.wires.get(&id) {
@@ -505,8 +522,9 @@ impl Relay {
                             }
                         }
                         // A response has its id (it was read): the host's goes in its place.
-                        let answer = msg.with_id(&host_id).unwrap_or_default();
-                        out.push(Out::Host(answer));
+                        if let Some(answer) = msg.swap_id(&host_id) {
+                            out.push(Out::HostMessage(answer));
+                        }
                     }
                     None => out.push(Out::Note(format!(
                         "answer to {id}, a request timed out, cancelled or never sent, dropped"
@@ -517,10 +535,10 @@ impl Relay {
                 if let Some(id) = &msg.id {
                     self.device_requests.insert(id.clone());
                 }
-                out.push(Out::Host(line.to_vec()));
+                out.push(Out::HostMessage(msg));
             }
             Kind::Notification => {
-                let mut line = line.to_vec();
+                let mut swapped = None;
                 if let Some(sub) = msg.meta(SUBSCRIPTION_ID) {
                     let acknowledged = msg.method() == "notifications/subscriptions/acknowledged";
                     if acknowledged && self.acks.remove(&sub) {
@@ -538,8 +556,8 @@ impl Relay {
                         }
                     };
                     let path = ["params", "_meta", SUBSCRIPTION_ID];
-                    match msg.with_value(&path, host_id) {
-                        Some(l) => line = l,
+                    match msg.swap_value(&path, host_id) {
+                        Some(m) => swapped = Some(m),
                         None => return out,
                     }
                 }
@@ -554,9 +572,9 @@ impl Relay {
                         }
                     }
                 }
-                out.push(Out::Host(line));
+                out.push(Out::HostMessage(swapped.unwrap_or(msg)));
             }
-            Kind::Other => out.push(Out::Host(line.to_vec())),
+            Kind::Other => out.push(Out::HostMessage(msg)),
         }
         out
     }
@@ -709,7 +727,7 @@ impl Relay {
 }
 
 fn fail(id: &str, fault: Fault) -> Out {
-    Out::Host(message::error_line(id, fault.code(), fault.message()))
+    Out::HostMessage(Message::error(id, fault.code(), fault.message()))
 }
 
 #[cfg(test)]
@@ -732,6 +750,7 @@ mod tests {
         out.iter()
             .filter_map(|o| match o {
                 Out::Host(l) => Some(l.clone()),
+                Out::HostMessage(m) => Some(m.line().to_vec()),
                 _ => None,
             })
             .collect()
@@ -1344,6 +1363,9 @@ mod tests {
                     match o {
                         Out::Host(l) => {
                             let m = Message::parse(&l).unwrap();
+                            *answers.entry(m.id.unwrap()).or_default() += 1;
+                        }
+                        Out::HostMessage(m) => {
                             *answers.entry(m.id.unwrap()).or_default() += 1;
                         }
                         Out::Device(l) => {

@@ -1,7 +1,7 @@
 //! The bridge's HTTP side without its sockets: the `Mux` (client ids ↔ bridge ids,
 //! the routing of device lines to requests and the session stream) in front of the
 //! `Relay`, as the pump joins them, with each body prepared as `bridge/src/http`
-//! prepares it (`Message::from_host`, `mux::request_line`, `message::one_line`, the
+//! prepares it (`Message::from_host`, `mux::for_device`, `Message::into_one_line`, the
 //! device's line buffer).
 //!
 //! Input: three knob bytes (timeout: 0 none, else N × 100 ms; held-line limit 1–8;
@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 
 use emcp::wire::json;
 use emcp_bridge::http::mux::{self, Delivery, HttpEvent, Mux};
-use emcp_bridge::message::{self, Kind, Message};
+use emcp_bridge::message::{Kind, Message};
 use emcp_bridge::pump::HostSide;
 use emcp_bridge::relay::{Config, Out, Relay};
 use emcp_fuzz::Memo;
@@ -125,6 +125,10 @@ impl World {
                     let _ = self.mux.deliver(line);
                     delivered = true;
                 }
+                Out::HostMessage(m) => {
+                    let _ = self.mux.deliver_message(m);
+                    delivered = true;
+                }
                 Out::Device(line) => {
                     assert!(!line.contains(&b'\n'), "a newline inside a device line");
                     self.unread.push(line);
@@ -153,9 +157,9 @@ impl World {
     }
 
     /// Lines from the host side (the mux) into the relay.
-    fn host_lines(&mut self, lines: Vec<Vec<u8>>) {
+    fn host_lines(&mut self, lines: Vec<Message>) {
         for line in lines {
-            let out = self.relay.host_line(&line, self.now);
+            let out = self.relay.host_message(line, self.now);
             self.apply(out);
         }
     }
@@ -233,16 +237,14 @@ impl World {
                         }
                     }
                 }
-                let lines = self
-                    .mux
-                    .event(HttpEvent::Forward(msg, message::one_line(body)));
+                let lines = self.mux.event(HttpEvent::Forward(msg.into_one_line()));
                 return self.host_lines(lines);
             }
         }
         self.next += 1;
         let bridge = Mux::bridge_id(self.next);
-        let line = mux::request_line(&msg, &bridge);
-        if line.len() > self.line_max {
+        let sent = mux::for_device(&msg, &bridge);
+        if sent.line().len() > self.line_max {
             return; // answered on the connection
         }
         let (tx, rx) = mpsc::channel();
@@ -256,7 +258,7 @@ impl World {
         });
         let lines = self.mux.event(HttpEvent::Request {
             message: msg,
-            line,
+            sent,
             bridge,
             reply: tx,
         });

@@ -47,6 +47,7 @@ use std::time::{Duration, Instant};
 
 use emcp::wire::json;
 use emcp::wire::rpc;
+use emcp_bridge::message::Message;
 use emcp_bridge::relay::{Config, Out, Relay};
 use libfuzzer_sys::fuzz_target;
 
@@ -135,66 +136,69 @@ impl Ledger {
         let mut answered = Vec::new();
         let mut just = just;
         for o in out {
-            match o {
-                Out::Host(line) => {
-                    assert!(!line.contains(&b'\n'), "a newline inside a host line");
-                    let v = json::parse_with_depth(&line, json::DEPTH_LIMIT).unwrap_or_else(|e| {
-                        panic!("not JSON to the host ({e:?}): {}", show(&line))
-                    });
-                    // The first member of each name (as `get` finds it), in one pass.
-                    let [mut method, mut result, mut error, mut id] = [None; 4];
-                    for (k, x) in v.members() {
-                        for (name, slot) in [
-                            ("method", &mut method),
-                            ("result", &mut result),
-                            ("error", &mut error),
-                            ("id", &mut id),
-                        ] {
-                            if slot.is_none() && k.eq_str(name) {
-                                *slot = Some(x);
-                            }
-                        }
-                    }
-                    let is_response = method.is_none() && (result.is_some() || error.is_some());
-                    let Some(id) = id.filter(|i| is_response && !i.is_null()) else {
-                        continue;
-                    };
-                    let id = id.raw().to_vec();
-                    self.answered += 1;
-                    answered.push(id.clone());
-                    if let Some(j) = just.take_if(|j| j.id == id) {
-                        // The bridge's answer to the request just sent, at once.
-                        if !j.was_open {
-                            self.open.remove(&id);
-                        }
-                        continue;
-                    }
-                    let Some(mark) = self.open.remove(&id) else {
-                        panic!(
-                            "id {} answered without a request outstanding: {}",
-                            show(&id),
-                            show(&line)
-                        );
-                    };
-                    let carried = result
-                        .or_else(|| error.and_then(|e| e.get("data")))
-                        .and_then(|r| r.get(MARK))
-                        .and_then(|n| std::str::from_utf8(n.raw()).ok()?.parse::<u64>().ok());
-                    if let Some(carried) = carried {
-                        assert_eq!(
-                            mark,
-                            Some(carried),
-                            "the answer to request {carried} went to id {}: {}",
-                            show(&id),
-                            show(&line)
-                        );
-                    }
+            let line = match o {
+                Out::HostMessage(m) => {
+                    same_as_read(&m);
+                    m.into_line()
                 }
+                Out::Host(line) => line,
                 Out::Device(line) => {
                     assert!(!line.contains(&b'\n'), "a newline inside a device line");
                     device.push(line);
+                    continue;
                 }
-                Out::Note(_) => {}
+                Out::Note(_) => continue,
+            };
+            assert!(!line.contains(&b'\n'), "a newline inside a host line");
+            let v = json::parse_with_depth(&line, json::DEPTH_LIMIT)
+                .unwrap_or_else(|e| panic!("not JSON to the host ({e:?}): {}", show(&line)));
+            // The first member of each name (as `get` finds it), in one pass.
+            let [mut method, mut result, mut error, mut id] = [None; 4];
+            for (k, x) in v.members() {
+                for (name, slot) in [
+                    ("method", &mut method),
+                    ("result", &mut result),
+                    ("error", &mut error),
+                    ("id", &mut id),
+                ] {
+                    if slot.is_none() && k.eq_str(name) {
+                        *slot = Some(x);
+                    }
+                }
+            }
+            let is_response = method.is_none() && (result.is_some() || error.is_some());
+            let Some(id) = id.filter(|i| is_response && !i.is_null()) else {
+                continue;
+            };
+            let id = id.raw().to_vec();
+            self.answered += 1;
+            answered.push(id.clone());
+            if let Some(j) = just.take_if(|j| j.id == id) {
+                // The bridge's answer to the request just sent, at once.
+                if !j.was_open {
+                    self.open.remove(&id);
+                }
+                continue;
+            }
+            let Some(mark) = self.open.remove(&id) else {
+                panic!(
+                    "id {} answered without a request outstanding: {}",
+                    show(&id),
+                    show(&line)
+                );
+            };
+            let carried = result
+                .or_else(|| error.and_then(|e| e.get("data")))
+                .and_then(|r| r.get(MARK))
+                .and_then(|n| std::str::from_utf8(n.raw()).ok()?.parse::<u64>().ok());
+            if let Some(carried) = carried {
+                assert_eq!(
+                    mark,
+                    Some(carried),
+                    "the answer to request {carried} went to id {}: {}",
+                    show(&id),
+                    show(&line)
+                );
             }
         }
         if let Some(j) = just {
@@ -209,6 +213,31 @@ impl Ledger {
 }
 fn show(b: &[u8]) -> String {
     String::from_utf8_lossy(b).chars().take(200).collect()
+}
+
+/// A message the relay read (a device line, its id swapped when an answer) is what
+/// reading its line finds: its parts, and where its ids and `params` are (what a
+/// swap and a parameter read of each find).
+fn same_as_read(m: &Message) {
+    let again = Message::parse(m.line())
+        .unwrap_or_else(|| panic!("a message to the host not JSON: {}", show(m.line())));
+    let parts = |m: &Message| {
+        (
+            (
+                m.kind.clone(),
+                m.id.clone(),
+                m.method.clone(),
+                m.params.clone(),
+            ),
+            (m.is_error, m.rejected, m.line().to_vec(), m.with_id("0")),
+            (m.param("progressToken"), m.meta("progressToken")),
+        )
+    };
+    assert!(
+        parts(m) == parts(&again),
+        "a message not as its line reads: {}",
+        show(m.line())
+    );
 }
 
 /// Lines as the pump's reader yields them: split at `\n`, a trailing `\r` dropped,

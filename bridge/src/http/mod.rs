@@ -352,7 +352,7 @@ fn request(
     }
     if msg.kind != Kind::Request {
         // A notification, or a client's answer to a device request: 202.
-        shared.send(HttpEvent::Forward(msg, message::one_line(body)));
+        shared.send(HttpEvent::Forward(msg.into_one_line()));
         return finish(reply.finish(false), keep);
     }
     if let (false, Some(_)) = (legacy, &meta_version) {
@@ -369,8 +369,8 @@ fn request(
     let bridge = Mux::bridge_id(n);
     // The client's bytes with the bridge's id (and progress token): the device sees
     // what the client sent, malformed parts and all, and answers it as it would.
-    let line = mux::request_line(&msg, &bridge);
-    if line.len() > shared.line_max {
+    let sent = mux::for_device(&msg, &bridge);
+    if sent.line().len() > shared.line_max {
         // Within the limit as sent, over it with the bridge's id.
         let _ = reply.write(&message::too_long_line(shared.line_max));
         let _ = reply.write(b"\n");
@@ -379,7 +379,7 @@ fn request(
     let (tx, rx) = mpsc::channel();
     shared.send(HttpEvent::Request {
         message: msg,
-        line,
+        sent,
         bridge: bridge.clone(),
         reply: tx,
     });

@@ -22,34 +22,36 @@ use std::sync::mpsc::Sender;
 use crate::message::{self, Kind, Message};
 use crate::pump::HostSide;
 
-/// The line for the device of a client's request `msg` (read from its body): the
+/// What the device is sent for a client's request `msg` (read from its body): the
 /// body with the bridge id `bridge` in place of its id and of its `progressToken`, as
-/// one line; the rest of the client's bytes kept. A request without an id member (one
-/// the core rejects before reading it) is built anew from its method and `params`.
+/// one line, read (as the relay reads a host line); the rest of the client's bytes
+/// kept. A request without an id member (one the core rejects before reading it) is
+/// built anew from its method and `params`.
 ///
 /// ```
-/// use emcp_bridge::http::mux::request_line;
+/// use emcp_bridge::http::mux::for_device;
 /// use emcp_bridge::message::Message;
 /// let body = br#"{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"_meta":{"progressToken":0}}}"#;
 /// let msg = Message::from_host(body);
 /// assert_eq!(
-///     request_line(&msg, r#""emcp-bridge/h/1""#),
+///     for_device(&msg, r#""emcp-bridge/h/1""#).line(),
 ///     br#"{"jsonrpc":"2.0","id":"emcp-bridge/h/1","method":"tools/call","params":{"_meta":{"progressToken":"emcp-bridge/h/1"}}}"#
 /// );
 /// ```
-pub fn request_line(msg: &Message, bridge: &str) -> Vec<u8> {
+pub fn for_device(msg: &Message, bridge: &str) -> Message {
     let token = ["params", "_meta", "progressToken"];
     let progress = msg.meta("progressToken").is_some();
-    let line = match progress {
-        true => msg.with_id_then_value(bridge, &token, bridge),
-        false => msg.with_id(bridge),
+    let sent = match progress {
+        true => msg.swap_id_then_value(bridge, &token, bridge),
+        false => msg.swap_id(bridge),
     };
-    line.unwrap_or_else(|| {
+    sent.unwrap_or_else(|| {
         let line = message::request_line(bridge, msg.method(), msg.params.as_deref());
-        match progress {
+        let line = match progress {
             true => message::with_value(&line, &token, bridge).unwrap_or(line),
             false => line,
-        }
+        };
+        Message::from_host(&line)
     })
 }
 
@@ -70,16 +72,17 @@ pub enum HttpEvent {
     Request {
         /// The request, looked at.
         message: Message,
-        /// The line for the device ([`request_line`]).
-        line: Vec<u8>,
+        /// What the device is sent ([`for_device`]).
+        sent: Message,
         /// Its bridge id ([`Mux::bridge_id`]).
         bridge: String,
         /// Where this request's lines go.
         reply: Sender<Delivery>,
     },
-    /// A notification or a response from a client: passed to the device (a
+    /// A notification or a response from a client, as one line
+    /// ([`Message::into_one_line`]): passed to the device (a
     /// `notifications/cancelled` names the client's id: it is mapped).
-    Forward(Message, Vec<u8>),
+    Forward(Message),
     /// The initialize-era session's GET stream opened.
     SessionStream(Sender<Delivery>),
     /// A request's connection closed before its response (a listen stream ended):
@@ -139,9 +142,13 @@ impl HostSide for Mux {
     type Event = HttpEvent;
 
     fn deliver(&mut self, line: Vec<u8>) -> io::Result<()> {
-        let Some(msg) = Message::parse(&line) else {
-            return Ok(());
-        };
+        match Message::parse(&line) {
+            Some(msg) => self.deliver_message(msg),
+            None => Ok(()),
+        }
+    }
+
+    fn deliver_message(&mut self, msg: Message) -> io::Result<()> {
         let by_id = |routes: &[Route], id: &str| routes.iter().position(|r| same(&r.bridge, id));
         // Where the line names its request, and so the client's value to put there.
         let mut swap: Option<&[&str]> = None;
@@ -169,7 +176,7 @@ impl HostSide for Mux {
             Kind::Other => None,
         };
         let Some(i) = target else {
-            self.send_session(line);
+            self.send_session(msg.into_line());
             return Ok(());
         };
         let route = &self.routes[i];
@@ -180,9 +187,10 @@ impl HostSide for Mux {
                     _ => route.client.as_str(),
                 };
                 // Read above from this line: the member is there.
-                msg.with_value(path, client).unwrap_or(line)
+                msg.with_value(path, client)
+                    .unwrap_or_else(|| msg.line().to_vec())
             }
-            None => line,
+            None => msg.line().to_vec(),
         };
         let last = msg.kind == Kind::Response;
         let sent = route.reply.send(if last {
@@ -196,11 +204,11 @@ impl HostSide for Mux {
         Ok(())
     }
 
-    fn event(&mut self, event: HttpEvent) -> Vec<Vec<u8>> {
+    fn event(&mut self, event: HttpEvent) -> Vec<Message> {
         match event {
             HttpEvent::Request {
                 message,
-                line,
+                sent,
                 bridge,
                 reply,
             } => {
@@ -211,12 +219,12 @@ impl HostSide for Mux {
                     listen: message.method() == "subscriptions/listen",
                     reply,
                 });
-                vec![line]
+                vec![sent]
             }
-            HttpEvent::Forward(message, line) => {
+            HttpEvent::Forward(message) => {
                 if message.method() == "notifications/cancelled" {
                     let Some(client) = message.param("requestId") else {
-                        return vec![line];
+                        return vec![message];
                     };
                     // Which client sent it is not known: with two requests open under
                     // that id, cancelling either could stop another client's request
@@ -230,12 +238,10 @@ impl HostSide for Mux {
                         return Vec::new();
                     };
                     let route = self.routes.remove(r);
-                    return vec![message::cancel_line(
-                        &route.bridge,
-                        "cancelled by the client",
-                    )];
+                    let line = message::cancel_line(&route.bridge, "cancelled by the client");
+                    return vec![Message::from_host(&line)];
                 }
-                vec![line]
+                vec![message]
             }
             HttpEvent::SessionStream(reply) => {
                 self.session = Some(reply);
@@ -245,7 +251,8 @@ impl HostSide for Mux {
                 match self.routes.iter().position(|r| same(&r.bridge, &bridge)) {
                     Some(i) => {
                         self.routes.remove(i);
-                        vec![message::cancel_line(&bridge, "stream closed")]
+                        let line = message::cancel_line(&bridge, "stream closed");
+                        vec![Message::from_host(&line)]
                     }
                     None => Vec::new(),
                 }
@@ -266,11 +273,11 @@ mod tests {
         let bridge = Mux::bridge_id(n);
         let mut out = mux.event(HttpEvent::Request {
             message,
-            line: request_line(&Message::from_host(line.as_bytes()), &bridge),
+            sent: for_device(&Message::from_host(line.as_bytes()), &bridge),
             bridge,
             reply: tx,
         });
-        (out.remove(0), rx)
+        (out.remove(0).into_line(), rx)
     }
 
     #[test]
@@ -390,7 +397,7 @@ mod tests {
         let (_, _ra) = request(&mut mux, call);
         let (_, _rb) = request(&mut mux, call);
         let cancel = message::cancel_line("5", "x");
-        let out = mux.event(HttpEvent::Forward(Message::parse(&cancel).unwrap(), cancel));
+        let out = mux.event(HttpEvent::Forward(Message::from_host(&cancel)));
         assert!(out.is_empty());
         assert_eq!(mux.routes.len(), 2);
     }
@@ -404,9 +411,8 @@ mod tests {
         );
         let bridge = Message::parse(&l).unwrap().id.unwrap();
         let cancel = message::cancel_line("5", "x");
-        let out = mux.event(HttpEvent::Forward(Message::parse(&cancel).unwrap(), cancel));
-        let m = Message::parse(&out[0]).unwrap();
-        assert_eq!(m.param("requestId"), Some(bridge));
+        let out = mux.event(HttpEvent::Forward(Message::from_host(&cancel)));
+        assert_eq!(out[0].param("requestId"), Some(bridge));
         assert!(mux.routes.is_empty());
     }
 }
