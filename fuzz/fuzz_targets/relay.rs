@@ -51,6 +51,9 @@ use emcp_bridge::message::Message;
 use emcp_bridge::relay::{Config, Out, Relay};
 use libfuzzer_sys::fuzz_target;
 
+// Linked for the targets' allocator (see `emcp_fuzz`).
+use emcp_fuzz as _;
+
 const IDS: [&str; 16] = [
     "1",
     "2",

@@ -17,6 +17,13 @@
 //!   read, for targets that check the same lines over and over.
 //!
 //! Violations panic with a message naming the invariant: libFuzzer records the input.
+//!
+//! Every target allocates with mimalloc, linked through this crate: an execution
+//! builds a whole world (a relay and a mux, a server, their messages and buffers) and
+//! drops it, and that churn is what mimalloc is made for, where glibc's malloc spends
+//! its time sorting and merging the freed chunks. The code under test is the same
+//! with either. Built for AddressSanitizer (the corpus replays of `scripts/fuzz.sh`)
+//! the targets keep the system's allocator, which ASan watches.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -25,6 +32,10 @@ use std::fmt;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::Value;
+
+#[cfg(not(fuzz_asan))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Nesting limit of emcp's scanner for request lines (`emcp::wire::json::MAX_DEPTH`).
 pub const MAX_DEPTH: usize = emcp::wire::json::MAX_DEPTH;
