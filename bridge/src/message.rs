@@ -507,18 +507,19 @@ impl Message {
         })
     }
 
-    /// The message of [`error_line`], as [`Message::parse`] reads it, made without
-    /// reading it when `id` is a JSON scalar (not `null`) as it is: its one id member
-    /// comes right after the envelope's start. Else read.
+    /// The message of [`error_line`] with the error `tail` ([`error_tail`]), as
+    /// [`Message::parse`] reads it, made without reading it when `id` is a JSON
+    /// scalar (not `null`) as it is: its one id member comes right after the
+    /// envelope's start. Else read.
     ///
     /// ```
-    /// use emcp_bridge::message::{Kind, Message};
-    /// let m = Message::error("7", -32001, "timed out");
+    /// use emcp_bridge::message::{error_tail, Kind, Message};
+    /// let m = Message::error("7", &error_tail(-32001, "timed out"));
     /// assert_eq!((&m.kind, m.id.as_deref(), m.is_error), (&Kind::Response, Some("7"), true));
     /// assert_eq!(m.with_id("8").unwrap(), br#"{"jsonrpc":"2.0","id":8,"error":{"code":-32001,"message":"timed out"}}"#);
     /// ```
-    pub fn error(id: &str, code: i64, message: &str) -> Message {
-        let line = error_line(id, code, message);
+    pub fn error(id: &str, tail: &str) -> Message {
+        let line = [ERROR_START, id, tail].concat().into_bytes();
         if scalar(id).is_none_or(|v| v.is_null()) {
             return Message::parse_owned(line);
         }
@@ -718,19 +719,23 @@ fn quoted(text: &str) -> String {
 /// );
 /// ```
 pub fn error_line(id: &str, code: i64, message: &str) -> Vec<u8> {
-    // Joined, not formatted: the relay's faults answer many requests at once.
-    let (message, code) = (quoted(message), code.to_string());
-    [
-        ERROR_START,
-        id,
-        r#","error":{"code":"#,
-        &code,
-        r#","message":"#,
-        &message,
-        "}}",
-    ]
-    .concat()
-    .into_bytes()
+    [ERROR_START, id, &error_tail(code, message)]
+        .concat()
+        .into_bytes()
+}
+
+/// What follows the id in [`error_line`]: the error member, and the end. The relay
+/// makes its faults' once, and joins each answer from it and the id.
+///
+/// ```
+/// use emcp_bridge::message::error_tail;
+/// assert_eq!(error_tail(-32001, "timed out"), r#","error":{"code":-32001,"message":"timed out"}}"#);
+/// ```
+pub fn error_tail(code: i64, message: &str) -> String {
+    format!(
+        r#","error":{{"code":{code},"message":{}}}}}"#,
+        quoted(message)
+    )
 }
 
 /// What [`error_line`] writes before the id.
@@ -972,7 +977,7 @@ mod tests {
         ];
         for id in ids {
             for text in ["timed out", "a \"quoted\" \\ text", "é\u{1}"] {
-                let m = Message::error(id, -32001, text);
+                let m = Message::error(id, &error_tail(-32001, text));
                 let line = error_line(id, -32001, text);
                 assert_eq!(m, Message::parse_owned(line), "{id} {text}");
             }

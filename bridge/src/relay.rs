@@ -43,6 +43,7 @@
 //! to the device that asked, and are dropped when that device has since reset.
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use emcp::wire::error::{RequestError, RpcError};
@@ -71,6 +72,16 @@ pub enum Fault {
     TooManySubscriptions,
 }
 
+/// Every fault, in the order of [`Fault::tail`]'s places.
+const FAULTS: [Fault; 6] = [
+    Fault::Reset,
+    Fault::Timeout,
+    Fault::Unavailable,
+    Fault::DuplicateId,
+    Fault::Busy,
+    Fault::TooManySubscriptions,
+];
+
 /// Most `resources/subscribe` URIs the bridge keeps to replay after a device reset.
 /// A device serves far fewer (the core's bound is `MAX_RESOURCES`); the bound keeps a
 /// client that subscribes to ever new URIs from growing the bridge without end.
@@ -84,6 +95,23 @@ impl Fault {
             Fault::Timeout => -32001,
             Fault::DuplicateId => -32600,
         }
+    }
+
+    /// Its answer's error member and end ([`message::error_tail`]), made once: a
+    /// reset or the close answers every request in flight with the same one.
+    fn tail(self) -> &'static str {
+        static TAILS: OnceLock<[String; 6]> = OnceLock::new();
+        let tails =
+            TAILS.get_or_init(|| FAULTS.map(|f| message::error_tail(f.code(), f.message())));
+        let place = match self {
+            Fault::Reset => 0,
+            Fault::Timeout => 1,
+            Fault::Unavailable => 2,
+            Fault::DuplicateId => 3,
+            Fault::Busy => 4,
+            Fault::TooManySubscriptions => 5,
+        };
+        tails.get(place).map_or("", String::as_str)
     }
 
     /// The error message.
@@ -727,7 +755,7 @@ impl Relay {
 }
 
 fn fail(id: &str, fault: Fault) -> Out {
-    Out::HostMessage(Message::error(id, fault.code(), fault.message()))
+    Out::HostMessage(Message::error(id, fault.tail()))
 }
 
 #[cfg(test)]
@@ -740,6 +768,21 @@ mod tests {
 
     fn req(id: &str, method: &str) -> Vec<u8> {
         format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#).into_bytes()
+    }
+
+    /// Each fault's answer is the error line of its code and message.
+    #[test]
+    fn fault_answers_are_their_error_lines() {
+        for f in FAULTS {
+            let Out::HostMessage(m) = fail("\"x\"", f) else {
+                panic!("{f:?}: not a message");
+            };
+            assert_eq!(
+                m.line(),
+                message::error_line("\"x\"", f.code(), f.message()),
+                "{f:?}"
+            );
+        }
     }
 
     fn ok(id: &str) -> Vec<u8> {
