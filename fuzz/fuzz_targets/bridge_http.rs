@@ -23,6 +23,10 @@
 //! cancelled it first: never two, and after the close none missing. Lines for a
 //! request before its response are never JSON-RPC responses to another id.
 //!
+//! The connections are read when what reached them matters, and a channel keeps its
+//! lines in order: before a client leaves or cancels (a response before that is not
+//! one after it), and at the end; not after every delivery.
+//!
 //! What the oracle reads of a line (a response's id, a device line's request id) is
 //! kept for the process by the line's bytes (`emcp_fuzz::Memo`): a mutated input
 //! repeats most of its parent's lines, and each distinct line is read once.
@@ -83,6 +87,8 @@ struct World {
     line_max: usize,
     next: u64,
     now: Instant,
+    /// Something was delivered to a connection since they were last read.
+    delivered: bool,
 }
 
 /// The id of `line` when it is a request as `Message::parse` reads one (the first
@@ -118,16 +124,15 @@ fn show(b: &[u8]) -> String {
 impl World {
     /// Carry out what the relay asked for, as the pump does.
     fn apply(&mut self, out: Vec<Out>) {
-        let mut delivered = false;
         for o in out {
             match o {
                 Out::Host(line) => {
                     let _ = self.mux.deliver(line);
-                    delivered = true;
+                    self.delivered = true;
                 }
                 Out::HostMessage(m) => {
                     let _ = self.mux.deliver_message(m);
-                    delivered = true;
+                    self.delivered = true;
                 }
                 Out::Device(line) => {
                     assert!(!line.contains(&b'\n'), "a newline inside a device line");
@@ -135,11 +140,6 @@ impl World {
                 }
                 Out::Note(_) => {}
             }
-        }
-        // Only `deliver` sends to a connection: with nothing delivered there is
-        // nothing to read (every connection was read to the end after the last).
-        if delivered {
-            self.drain();
         }
     }
 
@@ -164,8 +164,12 @@ impl World {
         }
     }
 
-    /// What reached each request's connection.
+    /// What reached each request's connection since it was last read. Only `deliver`
+    /// sends to a connection: with nothing delivered since, there is nothing to read.
     fn drain(&mut self) {
+        if !std::mem::take(&mut self.delivered) {
+            return;
+        }
         for p in self.posted.iter_mut().filter(|p| !p.closed) {
             loop {
                 let d = match p.rx.try_recv() {
@@ -227,6 +231,7 @@ impl World {
             _ => {
                 if msg.method() == "notifications/cancelled" {
                     if let Some(client) = msg.param("requestId") {
+                        self.drain();
                         // The mux cancels the one open request with that client id,
                         // none when several are open under it.
                         let mut open = self.posted.iter_mut().filter(|p| {
@@ -293,6 +298,7 @@ fuzz_target!(
         line_max,
         next: 0,
         now: Instant::now(),
+        delivered: false,
     };
     let mut up = false;
     let mut sessions = Vec::new();
@@ -361,6 +367,7 @@ fuzz_target!(
                 w.apply(out);
             }
             6 if !w.posted.is_empty() => {
+                w.drain();
                 let i = usize::from(next().unwrap_or(0)) % w.posted.len();
                 let p = &mut w.posted[i];
                 if p.answered == 0 {
@@ -400,6 +407,7 @@ fuzz_target!(
     }
     let out = w.relay.close();
     w.apply(out);
+    w.drain();
     for p in &w.posted {
         assert!(
             p.answered == 1 || (p.answered == 0 && p.withdrawn),
