@@ -42,11 +42,16 @@
 //! notifications pass to the host unchanged; the host's responses to them go back
 //! to the device that asked, and are dropped when that device has since reset.
 
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use emcp::wire::error::{RequestError, RpcError};
+// foldhash, seeded at random per map, not std's SipHash: the one map whose keys a
+// client picks (`pending`, the host's ids) holds at most `Config::max_in_flight`,
+// which bounds what colliding ids could cost whatever the hash; the others are keyed
+// by the bridge's own ids or the device's.
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::message::{self, Kind, Message};
 
